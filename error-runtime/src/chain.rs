@@ -1,0 +1,94 @@
+//! Walking an error's source chain to classify it, as Go's `errors.As` and `errors.Is` do.
+//! Works on any `&(dyn Error + 'static)`, whatever wraps the classified error.
+
+use std::error::Error as StdError;
+use std::io;
+
+use crate::AgentError;
+
+/// The links of an error's chain: the error itself, then each cause in turn.
+///
+/// Unlike a plain `source()` loop it also visits the error inside a
+/// [`std::io::Error`]: `io::Error::source()` skips the error it wraps (it returns
+/// that error's own source), so a custom error inside `io::Error::other(..)` would
+/// otherwise never be seen.
+///
+/// ```
+/// use std::error::Error;
+/// use agent_error::links;
+///
+/// let inner = agent_error::Error::new("db.query", "timeout", "took too long");
+/// let outer = std::io::Error::other(inner);
+/// let codes: Vec<String> = links(&outer).map(|e| e.to_string()).collect();
+/// assert_eq!(codes, ["db.query [timeout]: took too long", "db.query [timeout]: took too long"]);
+/// ```
+pub fn links<'a>(err: &'a (dyn StdError + 'static)) -> Links<'a> {
+    Links { next: Some(err) }
+}
+
+/// The iterator returned by [`links`].
+#[derive(Clone, Debug)]
+pub struct Links<'a> {
+    next: Option<&'a (dyn StdError + 'static)>,
+}
+
+impl<'a> Iterator for Links<'a> {
+    type Item = &'a (dyn StdError + 'static);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let current = self.next?;
+        self.next = match current.downcast_ref::<io::Error>() {
+            Some(io) => match io.get_ref() {
+                Some(inner) => Some(inner),
+                None => current.source(),
+            },
+            None => current.source(),
+        };
+        Some(current)
+    }
+}
+
+/// The first link of `err`'s chain that is an [`AgentError`]: `err` itself, then
+/// each cause in turn (see [`links`]).
+///
+/// It recognises the runtime's own types and every non-generic derived type
+/// (collected at link time, feature `registry`), wherever they sit: behind
+/// `Box<dyn Error>`, `std::io::Error::other(..)`, `anyhow::Error` (pass
+/// `err.as_ref()`), or any wrapper that returns them from `source()`.
+///
+/// ```
+/// use agent_error::{find, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "tool.search", code = "not_found")]
+/// #[error("no results")]
+/// struct NoResults;
+///
+/// let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(NoResults);
+/// let io = std::io::Error::other(boxed);
+/// assert_eq!(find(&io).map(|e| e.code()), Some("not_found"));
+/// ```
+pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)> {
+    links(err).find_map(classify)
+}
+
+/// Whether `err` should be retried: the first classified link decides
+/// (see [`find`]); unclassified errors are not retryable.
+pub fn is_retryable(err: &(dyn StdError + 'static)) -> bool {
+    find(err).is_some_and(|e| e.is_retryable())
+}
+
+/// Whether any classified link of `err`'s chain has the code `code`.
+pub fn has_code(err: &(dyn StdError + 'static), code: &str) -> bool {
+    links(err).filter_map(classify).any(|e| e.code() == code)
+}
+
+/// The link itself as an [`AgentError`], if its type is known.
+pub(crate) fn classify<'a>(
+    link: &'a (dyn StdError + 'static),
+) -> Option<&'a (dyn AgentError + 'static)> {
+    if let Some(e) = link.downcast_ref::<crate::Error>() {
+        return Some(e);
+    }
+    crate::registry::classify(link)
+}

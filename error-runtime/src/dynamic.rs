@@ -1,0 +1,197 @@
+//! `Error`, the classified error built at run time, for code that does not derive.
+//! It speaks the same vocabulary as derived types and is found by the same chain walk.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+use crate::{AgentError, Recovery, RetryPolicy, codes};
+
+/// A classified error built at run time: op, code, message, optional cause,
+/// retry policy, hints and recovery.
+///
+/// The retry policy follows from the code unless set with
+/// [`with_policy`](Error::with_policy): [`codes::RATE_LIMIT`] is rate-limited,
+/// [`codes::TIMEOUT`] and [`codes::PROVIDER_UNAVAILABLE`] are retryable with the
+/// default tuning, every other code is not retryable. The recovery is
+/// [`Recovery::Retry`] for retryable errors and [`Recovery::Abort`] otherwise,
+/// unless set with [`with_recovery`](Error::with_recovery).
+///
+/// Display, like derived types: `{op} [{code}]: {message}`, then `: {cause}`.
+/// Two `Error`s are equal when their codes are.
+///
+/// ```
+/// use agent_error::{codes, AgentError, Error};
+///
+/// let io = std::io::Error::other("connection reset");
+/// let e = Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded")
+///     .with_source(io)
+///     .with_hint("raise the timeout");
+/// assert_eq!(e.to_string(), "llm.generate [timeout]: deadline exceeded: connection reset");
+/// assert!(e.is_retryable());
+/// assert_eq!(e.hints(), ["raise the timeout"]);
+/// ```
+#[derive(Debug)]
+pub struct Error {
+    op: Cow<'static, str>,
+    code: Cow<'static, str>,
+    message: Cow<'static, str>,
+    source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    policy: RetryPolicy,
+    hints: Vec<Cow<'static, str>>,
+    recovery: Option<Recovery>,
+}
+
+impl Error {
+    /// A new error; its retry policy follows from `code` (see [`Error`]).
+    ///
+    /// Neither `op` nor `code` is checked against the grammar here; use
+    /// [`codes::is_valid_code`] and [`codes::is_valid_op`] where input is untrusted.
+    pub fn new(
+        op: impl Into<Cow<'static, str>>,
+        code: impl Into<Cow<'static, str>>,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        let code = code.into();
+        let policy = default_policy(&code);
+        Error {
+            op: op.into(),
+            code,
+            message: message.into(),
+            source: None,
+            policy,
+            hints: Vec::new(),
+            recovery: None,
+        }
+    }
+
+    /// Sets the cause.
+    #[must_use]
+    pub fn with_source(
+        mut self,
+        source: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
+    ) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// Adds a recovery hint after the ones already there.
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<Cow<'static, str>>) -> Self {
+        self.hints.push(hint.into());
+        self
+    }
+
+    /// Replaces the retry policy.
+    #[must_use]
+    pub fn with_policy(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the delay the server asked for.
+    #[must_use]
+    pub fn with_retry_after(mut self, retry_after: Duration) -> Self {
+        self.policy = self.policy.with_retry_after(Some(retry_after));
+        self
+    }
+
+    /// Sets the recovery.
+    #[must_use]
+    pub fn with_recovery(mut self, recovery: Recovery) -> Self {
+        self.recovery = Some(recovery);
+        self
+    }
+}
+
+/// The policy an [`Error`] gets from its code alone.
+fn default_policy(code: &str) -> RetryPolicy {
+    match code {
+        codes::RATE_LIMIT => RetryPolicy::RATE_LIMITED,
+        codes::TIMEOUT | codes::PROVIDER_UNAVAILABLE => RetryPolicy::DEFAULT,
+        _ => RetryPolicy::NEVER,
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: {}", self.op, self.code, self.message)?;
+        match &self.source {
+            Some(source) => crate::__private::write_cause(f, &**source),
+            None => Ok(()),
+        }
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
+    }
+}
+
+impl AgentError for Error {
+    fn code(&self) -> &str {
+        &self.code
+    }
+
+    fn op(&self) -> &str {
+        &self.op
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        self.policy
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        self.hints.clone()
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery.unwrap_or(if self.policy.is_retryable() {
+            Recovery::Retry
+        } else {
+            Recovery::Abort
+        })
+    }
+
+    fn message(&self) -> String {
+        self.message.clone().into_owned()
+    }
+}
+
+impl PartialEq for Error {
+    /// Equal when the codes are, as derived types.
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+    }
+}
+
+impl Eq for Error {}
+
+/// Builds an [`Error`](crate::Error) with a formatted message:
+/// `error!(op, code, "format {}", args…)`.
+///
+/// ```
+/// use agent_error::{codes, error, AgentError};
+///
+/// let e = error!("tool.read", codes::NOT_FOUND, "no file at {}", "/tmp/x");
+/// assert_eq!(e.to_string(), "tool.read [not_found]: no file at /tmp/x");
+/// assert!(!e.is_retryable());
+/// ```
+#[macro_export]
+macro_rules! error {
+    ($op:expr, $code:expr, $($fmt:tt)+) => {
+        $crate::Error::new($op, $code, $crate::__private::format_message(::core::format_args!($($fmt)+)))
+    };
+}

@@ -1,0 +1,33 @@
+//! The runtime of [agent-error](https://docs.rs/agent-error): the [`AgentError`] trait,
+//! walking chains to classify errors, retry policies, the dynamic [`Error`] and the
+//! shared vocabulary of [`codes`].
+//!
+//! Most users depend on the `agent-error` facade crate, which re-exports all of this
+//! together with `#[derive(AgentError)]`. Depending on this crate alone works too;
+//! derived code then needs `#[agent(crate = "agent_error_runtime")]`.
+//!
+//! # Features
+//! - `registry` (default): collect every non-generic derived type at link time, so that
+//!   [`find`], [`is_retryable`] and [`has_code`] recognise it anywhere in a chain.
+//!   Without it they recognise the runtime's own types only.
+
+#![warn(missing_docs)]
+
+mod agent;
+mod chain;
+pub mod codes;
+mod dynamic;
+mod recovery;
+mod registry;
+pub mod retry;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use agent::AgentError;
+pub use agent_error_derive::AgentError;
+pub use chain::{Links, find, has_code, is_retryable, links};
+pub use dynamic::Error;
+pub use recovery::{Recovery, UnknownRecovery};
+pub use retry::{Jitter, RetryPolicy};

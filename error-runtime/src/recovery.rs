@@ -1,0 +1,87 @@
+//! What an agent loop should do about a failure.
+//! Every classified error names one [`Recovery`]; planners and loops branch on it.
+
+use core::fmt;
+use core::str::FromStr;
+
+/// The action an agent loop should take after a failure.
+///
+/// The derive sets it with `#[agent(recovery = "...")]`; without that, retryable
+/// variants recover with [`Recovery::Retry`] and all others with [`Recovery::Abort`].
+///
+/// ```
+/// use agent_error::Recovery;
+///
+/// assert_eq!("compact".parse::<Recovery>(), Ok(Recovery::Compact));
+/// assert_eq!(Recovery::Fallback.as_str(), "fallback");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Recovery {
+    /// Try the same call again, after the delay the retry policy gives.
+    Retry,
+    /// Change the plan: the arguments or the approach were wrong.
+    Replan,
+    /// Use another provider, model or tool.
+    Fallback,
+    /// Shrink the context (summarise, drop history) and try again.
+    Compact,
+    /// Stop; the failure is permanent.
+    Abort,
+    /// Hand the failure to a person (permissions, billing, policy).
+    Escalate,
+}
+
+impl Recovery {
+    /// Every recovery, in declaration order.
+    pub const ALL: [Recovery; 6] = [
+        Recovery::Retry,
+        Recovery::Replan,
+        Recovery::Fallback,
+        Recovery::Compact,
+        Recovery::Abort,
+        Recovery::Escalate,
+    ];
+
+    /// The lowercase name used in attributes and renderings (`"retry"`, `"compact"`, …).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Recovery::Retry => "retry",
+            Recovery::Replan => "replan",
+            Recovery::Fallback => "fallback",
+            Recovery::Compact => "compact",
+            Recovery::Abort => "abort",
+            Recovery::Escalate => "escalate",
+        }
+    }
+}
+
+impl fmt::Display for Recovery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The error of parsing a [`Recovery`] from text that names none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRecovery;
+
+impl fmt::Display for UnknownRecovery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "unknown recovery; expected one of retry, replan, fallback, compact, abort, escalate",
+        )
+    }
+}
+
+impl std::error::Error for UnknownRecovery {}
+
+impl FromStr for Recovery {
+    type Err = UnknownRecovery;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Recovery::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or(UnknownRecovery)
+    }
+}

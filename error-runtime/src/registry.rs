@@ -1,0 +1,73 @@
+//! The link-time registry of derived types, so that a chain walk can recognise them.
+//! Each non-generic `#[derive(AgentError)]` type submits one [`Registration`].
+
+use std::error::Error as StdError;
+
+use crate::AgentError;
+
+/// How the registry recognises one type: a checked downcast to it.
+#[doc(hidden)]
+pub struct Registration {
+    cast: for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>,
+}
+
+impl Registration {
+    /// The registration of `T`.
+    pub const fn of<T: AgentError + 'static>() -> Self {
+        Registration { cast: cast::<T> }
+    }
+}
+
+fn cast<'a, T: AgentError + 'static>(
+    err: &'a (dyn StdError + 'static),
+) -> Option<&'a (dyn AgentError + 'static)> {
+    err.downcast_ref::<T>()
+        .map(|e| e as &(dyn AgentError + 'static))
+}
+
+#[cfg(feature = "registry")]
+inventory::collect!(Registration);
+
+#[cfg(feature = "registry")]
+pub(crate) fn classify<'a>(
+    link: &'a (dyn StdError + 'static),
+) -> Option<&'a (dyn AgentError + 'static)> {
+    inventory::iter::<Registration>
+        .into_iter()
+        .find_map(|r| (r.cast)(link))
+}
+
+#[cfg(not(feature = "registry"))]
+pub(crate) fn classify<'a>(
+    _link: &'a (dyn StdError + 'static),
+) -> Option<&'a (dyn AgentError + 'static)> {
+    None
+}
+
+/// Registers a concrete type with the chain walk, so [`find`](crate::find) recognises it.
+///
+/// The derive registers every non-generic type by itself; use this for a concrete
+/// instantiation of a generic error type (`MyError<String>`) or for a hand-written
+/// [`AgentError`] impl. Without the `registry` feature it does nothing.
+///
+/// ```
+/// use agent_error::{find, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "store.get")]
+/// enum StoreError<K: std::fmt::Debug + std::fmt::Display + 'static> {
+///     #[error("missing key {0}")]
+///     NotFound(K),
+/// }
+///
+/// agent_error::register!(StoreError<String>);
+///
+/// let e = std::io::Error::other(StoreError::NotFound("a".to_string()));
+/// assert_eq!(find(&e).map(|e| e.code()), Some("not_found"));
+/// ```
+#[macro_export]
+macro_rules! register {
+    ($ty:ty) => {
+        $crate::__private::register_type!($ty);
+    };
+}

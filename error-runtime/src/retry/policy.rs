@@ -1,0 +1,342 @@
+//! The retry policy an error carries, its defaults, its backoff curve and its run-time builder.
+
+use core::fmt;
+use core::time::Duration;
+
+/// How a backoff delay is randomised, so that many clients do not retry in step.
+///
+/// The retry loop applies it to [`RetryPolicy::backoff`]; the policy itself only
+/// records the choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Jitter {
+    /// Wait exactly the backoff delay.
+    None,
+    /// Wait a uniform random delay between zero and the backoff delay.
+    Full,
+    /// Wait half the backoff delay plus a uniform random share of the other half.
+    Equal,
+    /// Wait a random delay between the base delay and three times the previous delay,
+    /// capped at the maximum delay.
+    Decorrelated,
+}
+
+impl Jitter {
+    /// The lowercase name used in attributes (`"none"`, `"full"`, `"equal"`, `"decorrelated"`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+            Jitter::Decorrelated => "decorrelated",
+        }
+    }
+}
+
+impl fmt::Display for Jitter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// Whether and how an error should be retried.
+///
+/// A policy is `Copy` and cheap: derived errors build theirs from constants.
+/// Read it through the accessors; build one at run time with [`RetryPolicy::builder`].
+///
+/// The defaults (SPEC §1.3), used by [`RetryPolicy::DEFAULT`] and by any field a
+/// `retry(...)` attribute leaves out: 3 attempts in all, base 200ms, factor 2,
+/// max delay 30s, full jitter, `max_wait` 60s.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::RetryPolicy;
+///
+/// let p = RetryPolicy::DEFAULT;
+/// assert!(p.is_retryable());
+/// assert_eq!(p.max_attempts(), 3);
+/// assert_eq!(p.backoff(0), Duration::from_millis(200));
+/// assert_eq!(p.backoff(1), Duration::from_millis(400));
+/// assert_eq!(p.backoff(1_000), Duration::from_secs(30)); // capped, never overflows
+/// assert!(!RetryPolicy::NEVER.is_retryable());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetryPolicy {
+    retryable: bool,
+    rate_limited: bool,
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+    factor: f64,
+    jitter: Jitter,
+    max_wait: Duration,
+    retry_after: Option<Duration>,
+}
+
+impl RetryPolicy {
+    /// Attempts in all (the first call plus retries) when nothing else is said: 3.
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+    /// The first retry's delay when nothing else is said: 200ms.
+    pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(200);
+    /// The growth factor of the delay when nothing else is said: 2.
+    pub const DEFAULT_FACTOR: f64 = 2.0;
+    /// The cap on a backoff delay when nothing else is said: 30s.
+    pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(30);
+    /// The jitter when nothing else is said: full.
+    pub const DEFAULT_JITTER: Jitter = Jitter::Full;
+    /// The longest server-requested delay (`Retry-After`) honoured when nothing else is said: 60s.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+
+    /// Not retryable: one attempt in all, no delay.
+    pub const NEVER: RetryPolicy = RetryPolicy {
+        retryable: false,
+        rate_limited: false,
+        max_attempts: 1,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+        factor: 1.0,
+        jitter: Jitter::None,
+        max_wait: Duration::ZERO,
+        retry_after: None,
+    };
+
+    /// Retryable with the default tuning.
+    pub const DEFAULT: RetryPolicy = RetryPolicy {
+        retryable: true,
+        rate_limited: false,
+        max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
+        base_delay: Self::DEFAULT_BASE_DELAY,
+        max_delay: Self::DEFAULT_MAX_DELAY,
+        factor: Self::DEFAULT_FACTOR,
+        jitter: Self::DEFAULT_JITTER,
+        max_wait: Self::DEFAULT_MAX_WAIT,
+        retry_after: None,
+    };
+
+    /// Rate-limited (and so retryable) with the default tuning.
+    pub const RATE_LIMITED: RetryPolicy = RetryPolicy {
+        rate_limited: true,
+        ..Self::DEFAULT
+    };
+
+    /// Starts a run-time policy from [`RetryPolicy::DEFAULT`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::{Jitter, RetryPolicy};
+    ///
+    /// let p = RetryPolicy::builder()
+    ///     .max_attempts(5)
+    ///     .base_delay(Duration::from_millis(50))
+    ///     .max_delay(Duration::from_secs(2))
+    ///     .jitter(Jitter::Equal)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(p.backoff(3), Duration::from_millis(400));
+    ///
+    /// let bad = RetryPolicy::builder().max_attempts(0).build();
+    /// assert!(bad.is_err());
+    /// ```
+    pub const fn builder() -> RetryPolicyBuilder {
+        RetryPolicyBuilder {
+            policy: Self::DEFAULT,
+        }
+    }
+
+    /// Whether the failure may succeed if tried again.
+    pub const fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// Whether the failure is a rate limit (retryable; callers may fall back instead of waiting).
+    pub const fn is_rate_limited(&self) -> bool {
+        self.rate_limited
+    }
+
+    /// Attempts in all, the first one included; 1 for a policy that is not retryable.
+    pub const fn max_attempts(&self) -> u32 {
+        if self.retryable { self.max_attempts } else { 1 }
+    }
+
+    /// The delay before the first retry, before jitter.
+    pub const fn base_delay(&self) -> Duration {
+        self.base_delay
+    }
+
+    /// The cap on any backoff delay, jitter included.
+    pub const fn max_delay(&self) -> Duration {
+        self.max_delay
+    }
+
+    /// How much the delay grows from one retry to the next (at least 1).
+    pub const fn factor(&self) -> f64 {
+        self.factor
+    }
+
+    /// How the delay is randomised.
+    pub const fn jitter(&self) -> Jitter {
+        self.jitter
+    }
+
+    /// The longest server-requested delay that is honoured; a longer one means give up.
+    pub const fn max_wait(&self) -> Duration {
+        self.max_wait
+    }
+
+    /// The delay the server asked for (`Retry-After`), when it asked.
+    pub const fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    /// The same policy with the server's requested delay set (or cleared).
+    pub const fn with_retry_after(mut self, retry_after: Option<Duration>) -> Self {
+        self.retry_after = retry_after;
+        self
+    }
+
+    /// The un-jittered delay before retry number `retry` (0-based):
+    /// `min(max_delay, base_delay * factor^retry)`.
+    ///
+    /// Defined for every `retry`: it saturates at [`max_delay`](Self::max_delay)
+    /// and never overflows or panics. It is zero for [`RetryPolicy::NEVER`].
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let base = self.base_delay.as_nanos() as f64;
+        let cap = self.max_delay.as_nanos() as f64;
+        let delay = base * self.factor.powf(f64::from(retry));
+        // `!(delay < cap)` also catches NaN and infinity.
+        if !(delay < cap) {
+            self.max_delay
+        } else {
+            // Below `cap`, which came from a `Duration`, so it fits in u64 nanoseconds
+            // for any cap under 584 years; saturate beyond that.
+            let nanos = delay.round();
+            if nanos >= u64::MAX as f64 {
+                self.max_delay
+            } else {
+                Duration::from_nanos(nanos as u64)
+            }
+        }
+    }
+
+    #[doc(hidden)]
+    /// Used by derived code: the tuning was checked at compile time.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn __derived(
+        rate_limited: bool,
+        max_attempts: u32,
+        base_delay: Duration,
+        max_delay: Duration,
+        factor: f64,
+        jitter: Jitter,
+        max_wait: Duration,
+    ) -> Self {
+        RetryPolicy {
+            retryable: true,
+            rate_limited,
+            max_attempts,
+            base_delay,
+            max_delay,
+            factor,
+            jitter,
+            max_wait,
+            retry_after: None,
+        }
+    }
+}
+
+impl Default for RetryPolicy {
+    /// [`RetryPolicy::NEVER`]: nothing is retried unless it says so.
+    fn default() -> Self {
+        Self::NEVER
+    }
+}
+
+/// Builds a [`RetryPolicy`] at run time, for errors that are not derived.
+///
+/// It checks the same rules the derive checks at compile time.
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct RetryPolicyBuilder {
+    policy: RetryPolicy,
+}
+
+impl RetryPolicyBuilder {
+    /// Attempts in all, the first one included (at least 1).
+    pub const fn max_attempts(mut self, attempts: u32) -> Self {
+        self.policy.max_attempts = attempts;
+        self
+    }
+
+    /// The delay before the first retry (more than zero).
+    pub const fn base_delay(mut self, delay: Duration) -> Self {
+        self.policy.base_delay = delay;
+        self
+    }
+
+    /// The cap on any delay (at least the base delay).
+    pub const fn max_delay(mut self, delay: Duration) -> Self {
+        self.policy.max_delay = delay;
+        self
+    }
+
+    /// The growth factor (finite, at least 1).
+    pub const fn factor(mut self, factor: f64) -> Self {
+        self.policy.factor = factor;
+        self
+    }
+
+    /// The jitter.
+    pub const fn jitter(mut self, jitter: Jitter) -> Self {
+        self.policy.jitter = jitter;
+        self
+    }
+
+    /// The longest server-requested delay that is honoured.
+    pub const fn max_wait(mut self, max_wait: Duration) -> Self {
+        self.policy.max_wait = max_wait;
+        self
+    }
+
+    /// Marks the policy rate-limited.
+    pub const fn rate_limited(mut self, rate_limited: bool) -> Self {
+        self.policy.rate_limited = rate_limited;
+        self
+    }
+
+    /// The server's requested delay.
+    pub const fn retry_after(mut self, retry_after: Option<Duration>) -> Self {
+        self.policy.retry_after = retry_after;
+        self
+    }
+
+    /// The policy, or what is wrong with it.
+    pub fn build(self) -> Result<RetryPolicy, InvalidPolicy> {
+        let p = self.policy;
+        if p.max_attempts == 0 {
+            return Err(InvalidPolicy("max_attempts must be at least 1"));
+        }
+        if p.base_delay.is_zero() {
+            return Err(InvalidPolicy("base_delay must be more than zero"));
+        }
+        if p.base_delay > p.max_delay {
+            return Err(InvalidPolicy("base_delay must not exceed max_delay"));
+        }
+        if !(p.factor.is_finite() && p.factor >= 1.0) {
+            return Err(InvalidPolicy(
+                "factor must be a finite number of at least 1",
+            ));
+        }
+        Ok(p)
+    }
+}
+
+/// Why a [`RetryPolicyBuilder`] refused to build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidPolicy(&'static str);
+
+impl fmt::Display for InvalidPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid retry policy: {}", self.0)
+    }
+}
+
+impl std::error::Error for InvalidPolicy {}

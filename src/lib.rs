@@ -1,0 +1,4 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub use agent_error_runtime::*;
