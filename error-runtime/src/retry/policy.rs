@@ -202,8 +202,8 @@ impl RetryPolicy {
         let base = self.base_delay.as_nanos() as f64;
         let cap = self.max_delay.as_nanos() as f64;
         let delay = base * self.factor.powf(f64::from(retry));
-        // `!(delay < cap)` also catches NaN and infinity.
-        if !(delay < cap) {
+        // Not below the cap covers NaN and infinity too.
+        if delay.partial_cmp(&cap) != Some(core::cmp::Ordering::Less) {
             self.max_delay
         } else {
             // Below `cap`, which came from a `Duration`, so it fits in u64 nanoseconds

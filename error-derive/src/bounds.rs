@@ -1,0 +1,96 @@
+//! Generic bounds, added only where the generated code needs them: a field whose type
+//! mentions a type parameter gets a bound for what is done with it (thiserror's rule).
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::{GenericArgument, Generics, Ident, PathArguments, ReturnType, Type};
+
+/// The type parameters in scope.
+pub struct Params<'a> {
+    names: Vec<&'a Ident>,
+}
+
+impl<'a> Params<'a> {
+    pub fn new(generics: &'a Generics) -> Self {
+        Params {
+            names: generics.type_params().map(|p| &p.ident).collect(),
+        }
+    }
+
+    /// Whether `ty` mentions a type parameter.
+    pub fn mentioned_in(&self, ty: &Type) -> bool {
+        !self.names.is_empty() && self.crawl(ty)
+    }
+
+    fn crawl(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Path(p) => {
+                if let Some(q) = &p.qself
+                    && self.crawl(&q.ty)
+                {
+                    return true;
+                }
+                let first_is_param = p.qself.is_none()
+                    && p.path
+                        .segments
+                        .first()
+                        .is_some_and(|s| self.names.contains(&&s.ident));
+                first_is_param
+                    || p.path.segments.iter().any(|s| match &s.arguments {
+                        PathArguments::AngleBracketed(a) => a.args.iter().any(|arg| match arg {
+                            GenericArgument::Type(t) => self.crawl(t),
+                            GenericArgument::AssocType(a) => self.crawl(&a.ty),
+                            _ => false,
+                        }),
+                        PathArguments::Parenthesized(a) => {
+                            a.inputs.iter().any(|t| self.crawl(&t.ty))
+                                || matches!(&a.output, ReturnType::Type(_, t) if self.crawl(t))
+                        }
+                        PathArguments::None => false,
+                    })
+            }
+            Type::Reference(r) => self.crawl(&r.elem),
+            Type::Ptr(p) => self.crawl(&p.elem),
+            Type::Slice(s) => self.crawl(&s.elem),
+            Type::Array(a) => self.crawl(&a.elem),
+            Type::Paren(p) => self.crawl(&p.elem),
+            Type::Group(g) => self.crawl(&g.elem),
+            Type::Tuple(t) => t.elems.iter().any(|t| self.crawl(t)),
+            // Trait objects, impl Trait, macros: be safe and bound them.
+            Type::TraitObject(_) | Type::ImplTrait(_) | Type::Macro(_) | Type::Verbatim(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Predicates collected for one impl, without duplicates.
+#[derive(Default)]
+pub struct Bounds {
+    predicates: Vec<TokenStream>,
+    seen: Vec<String>,
+}
+
+impl Bounds {
+    pub fn add(&mut self, ty: impl ToTokens, bound: TokenStream) {
+        let predicate = quote!(#ty: #bound);
+        let key = predicate.to_string();
+        if !self.seen.contains(&key) {
+            self.seen.push(key);
+            self.predicates.push(predicate);
+        }
+    }
+
+    /// The where clause: the type's own predicates and these.
+    pub fn where_clause(&self, generics: &Generics) -> TokenStream {
+        let own = generics
+            .where_clause
+            .as_ref()
+            .map(|w| w.predicates.iter().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if own.is_empty() && self.predicates.is_empty() {
+            return TokenStream::new();
+        }
+        let added = &self.predicates;
+        quote!(where #(#own,)* #(#added,)*)
+    }
+}

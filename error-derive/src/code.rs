@@ -1,0 +1,286 @@
+//! Codes and ops: the default code made from a variant's name, the grammar both follow,
+//! uniqueness within a type, and the generated `code()` and `op()`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::Ident;
+
+use crate::attr::{AgentAttrs, Place, RenameRule, Sp};
+use crate::errors::Errors;
+use crate::model::{Body, Field, Input, Op, Variant};
+
+const CODE_GRAMMAR: &str = "a code is 1 to 64 ASCII characters in `.`-separated segments, each all-lowercase like `rate_limit` or all-uppercase like `INVALID_ARGS`";
+
+/// Why `code` breaks the grammar, if it does.
+pub fn check_code(code: &str) -> Result<(), String> {
+    if code.is_empty() {
+        return Err(format!("the code is empty; {CODE_GRAMMAR}"));
+    }
+    if code.len() > 64 {
+        return Err(format!(
+            "`{code}` is {} characters long; {CODE_GRAMMAR}",
+            code.len()
+        ));
+    }
+    for segment in code.split('.') {
+        let mut chars = segment.chars();
+        let ok = match chars.next() {
+            Some(c) if c.is_ascii_lowercase() => {
+                chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            }
+            Some(c) if c.is_ascii_uppercase() => {
+                chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }
+            _ => false,
+        };
+        if !ok {
+            let shown = if segment.is_empty() {
+                "an empty segment".to_string()
+            } else {
+                format!("segment `{segment}`")
+            };
+            return Err(format!("`{code}` has {shown}; {CODE_GRAMMAR}"));
+        }
+    }
+    Ok(())
+}
+
+/// Reports `op` if it breaks the grammar of ops.
+pub fn check_op(op: &Sp<String>, errors: &mut Errors) {
+    let ok = !op.value.is_empty()
+        && op.value.split('.').all(|segment| {
+            let mut chars = segment.chars();
+            matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
+                && chars
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        });
+    if !ok {
+        errors.at(
+            op.span,
+            format!(
+                "invalid op `{}`: an op is `.`-separated lowercase segments, each a letter then letters, digits, `_` or `-`, like \"llm.generate\"",
+                op.value
+            ),
+        );
+    }
+}
+
+/// The variant's final code with its span, namespace included.
+pub fn resolve(
+    ident: &Ident,
+    place: Place,
+    container: &AgentAttrs,
+    own: &AgentAttrs,
+    errors: &mut Errors,
+) -> Option<(String, Span)> {
+    let (code, span) = match &own.code {
+        Some(code) => {
+            if let Err(why) = check_code(&code.value) {
+                errors.at(code.span, format!("invalid code: {why}"));
+                return None;
+            }
+            (code.value.clone(), code.span)
+        }
+        None => {
+            let rule = container
+                .rename_all
+                .as_ref()
+                .map_or(RenameRule::Snake, |r| r.value);
+            let code = rename(&ident.to_string(), rule);
+            if let Err(why) = check_code(&code) {
+                let what = if place == Place::Struct {
+                    "struct"
+                } else {
+                    "variant"
+                };
+                errors.at(
+                    ident.span(),
+                    format!("the default code made from {what} `{ident}` is not valid: {why}; set one with #[agent(code = \"...\")]"),
+                );
+                return None;
+            }
+            (code, ident.span())
+        }
+    };
+    let code = match &container.namespace {
+        Some(ns) => format!("{}.{code}", ns.value),
+        None => code,
+    };
+    if code.len() > 64 {
+        errors.at(
+            span,
+            format!(
+                "the code `{code}` is {} characters long with its namespace; {CODE_GRAMMAR}",
+                code.len()
+            ),
+        );
+        return None;
+    }
+    Some((code, span))
+}
+
+/// `RateLimited` as `rate_limited` or `RATE_LIMITED`; `HTTPError` as `http_error`.
+pub fn rename(name: &str, rule: RenameRule) -> String {
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev != '_'
+                && (prev.is_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_uppercase() && next_lower))
+            {
+                out.push('_');
+            }
+        }
+        out.push(c);
+    }
+    match rule {
+        RenameRule::Snake => out.to_lowercase(),
+        RenameRule::ScreamingSnake => out.to_uppercase(),
+    }
+}
+
+/// The variant's op: its own, a field's, or the container's; reports a missing or doubled one.
+pub fn resolve_op(
+    ident: &Ident,
+    place: Place,
+    container: &AgentAttrs,
+    own: &AgentAttrs,
+    fields: &[Field],
+    errors: &mut Errors,
+) -> Option<Op> {
+    let mut op_fields = fields
+        .iter()
+        .filter_map(|f| f.attrs.op.map(|span| (f, span)));
+    let field = op_fields.next();
+    for (f, span) in op_fields {
+        errors.at(
+            span,
+            format!(
+                "a variant has one #[op] field; `{}` is a second one, remove one of them",
+                field_name(f)
+            ),
+        );
+    }
+    let own_op = own.op.as_ref().filter(|_| place == Place::Enum);
+    if let Some(op) = own_op {
+        check_op(op, errors);
+    }
+    match (field, own_op.or(container.op.as_ref())) {
+        (Some((f, span)), _) if own.op.is_some() => {
+            errors.at(
+                span,
+                format!(
+                    "the op is given twice: by `op = \"{}\"` and by the #[op] field `{}`; keep one",
+                    own.op
+                        .as_ref()
+                        .map(|o| o.value.as_str())
+                        .unwrap_or_default(),
+                    field_name(f)
+                ),
+            );
+            None
+        }
+        (Some((f, _)), _) => Some(Op::Field(f.index)),
+        (None, Some(op)) => Some(Op::Static(op.value.clone())),
+        (None, None) => {
+            let (what, where_) = if place == Place::Struct {
+                ("struct", "#[agent(op = \"llm.generate\")] to the struct")
+            } else {
+                (
+                    "variant",
+                    "#[agent(op = \"llm.generate\")] to the enum or to this variant",
+                )
+            };
+            errors.at(
+                ident.span(),
+                format!("no op for {what} `{ident}`: add {where_}, or mark a field #[op] to take it from the field at run time"),
+            );
+            None
+        }
+    }
+}
+
+fn field_name(f: &Field) -> String {
+    f.name.clone().unwrap_or_else(|| f.index.to_string())
+}
+
+/// Reports two variants with the same final code.
+pub fn check_unique(variants: &[Variant], errors: &mut Errors) {
+    let mut seen: Vec<(&str, &Ident)> = Vec::new();
+    for v in variants {
+        let Body::Classified(c) = &v.body else {
+            continue;
+        };
+        match seen.iter().find(|(code, _)| *code == c.code) {
+            Some((_, first)) => errors.at(
+                c.code_span,
+                format!(
+                    "`{}` has the code `{}`, already the code of `{}`; codes are unique within a type, so give one of them another #[agent(code = \"...\")]",
+                    v.ident, c.code, first
+                ),
+            ),
+            None => seen.push((&c.code, v.ident)),
+        }
+    }
+}
+
+/// `fn code(&self) -> &str`.
+pub fn expand_code(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let arms = input.variants.iter().map(|v| {
+        let path = &v.path;
+        match &v.body {
+            Body::Classified(c) => {
+                let code = &c.code;
+                quote!(#path { .. } => #code,)
+            }
+            Body::Transparent(i) => transparent_arm(v, *i, quote!(#krate::AgentError::code)),
+        }
+    });
+    let arms = input.match_self(arms);
+    quote! {
+        #[inline]
+        fn code(&self) -> &str {
+            #arms
+        }
+    }
+}
+
+/// `fn op(&self) -> &str`.
+pub fn expand_op(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let arms = input.variants.iter().map(|v| {
+        let path = &v.path;
+        match &v.body {
+            Body::Classified(c) => match &c.op {
+                Op::Static(op) => quote!(#path { .. } => #op,),
+                Op::Field(i) => {
+                    let f = &v.fields[*i];
+                    let (pat, binding) = (f.pattern(), &f.binding);
+                    quote!(#path { #pat, .. } => ::core::convert::AsRef::<str>::as_ref(#binding),)
+                }
+            },
+            Body::Transparent(i) => transparent_arm(v, *i, quote!(#krate::AgentError::op)),
+        }
+    });
+    let arms = input.match_self(arms);
+    quote! {
+        #[inline]
+        fn op(&self) -> &str {
+            #arms
+        }
+    }
+}
+
+/// A match arm that calls `method` on the variant's one field.
+pub fn transparent_arm(v: &Variant, index: usize, method: TokenStream) -> TokenStream {
+    let path = &v.path;
+    let f = &v.fields[index];
+    let (pat, binding) = (f.pattern(), &f.binding);
+    quote!(#path { #pat, .. } => #method(#binding),)
+}

@@ -1,0 +1,36 @@
+//! Collects every misuse found in the input, so that one build reports them all.
+
+use proc_macro2::{Span, TokenStream};
+use std::fmt::Display;
+
+/// The errors found so far; each stays at its own token.
+#[derive(Default)]
+pub struct Errors {
+    all: Option<syn::Error>,
+}
+
+impl Errors {
+    pub fn push(&mut self, error: syn::Error) {
+        match &mut self.all {
+            Some(all) => all.combine(error),
+            None => self.all = Some(error),
+        }
+    }
+
+    pub fn at(&mut self, span: Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    /// How many errors were reported.
+    pub fn len(&self) -> usize {
+        self.all.as_ref().map_or(0, |e| e.into_iter().count())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.all.is_none()
+    }
+
+    pub fn into_compile_errors(self) -> TokenStream {
+        self.all.map(|e| e.to_compile_error()).unwrap_or_default()
+    }
+}

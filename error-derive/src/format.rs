@@ -1,0 +1,419 @@
+//! Format strings (`#[error("...")]`, doc-comment messages, hints): finds the fields they
+//! name, rewrites `{0}` and `.field` into bindings, and prepares the redacted variant.
+
+use proc_macro2::{Group, Ident, Spacing, Span, TokenStream, TokenTree};
+use quote::quote;
+use syn::LitStr;
+
+use crate::attr::Format;
+use crate::errors::Errors;
+use crate::model::Field;
+
+/// The formatting trait a placeholder uses, for inferring generic bounds.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FmtTrait {
+    Display,
+    Debug,
+    LowerHex,
+    UpperHex,
+    Octal,
+    Binary,
+    LowerExp,
+    UpperExp,
+    Pointer,
+}
+
+impl FmtTrait {
+    fn of_spec(spec: &str) -> Self {
+        if spec.ends_with('?') {
+            return FmtTrait::Debug;
+        }
+        match spec.chars().last() {
+            Some('x') => FmtTrait::LowerHex,
+            Some('X') => FmtTrait::UpperHex,
+            Some('o') => FmtTrait::Octal,
+            Some('b') => FmtTrait::Binary,
+            Some('e') => FmtTrait::LowerExp,
+            Some('E') => FmtTrait::UpperExp,
+            Some('p') => FmtTrait::Pointer,
+            _ => FmtTrait::Display,
+        }
+    }
+
+    pub fn path(self) -> TokenStream {
+        match self {
+            FmtTrait::Display => quote!(::core::fmt::Display),
+            FmtTrait::Debug => quote!(::core::fmt::Debug),
+            FmtTrait::LowerHex => quote!(::core::fmt::LowerHex),
+            FmtTrait::UpperHex => quote!(::core::fmt::UpperHex),
+            FmtTrait::Octal => quote!(::core::fmt::Octal),
+            FmtTrait::Binary => quote!(::core::fmt::Binary),
+            FmtTrait::LowerExp => quote!(::core::fmt::LowerExp),
+            FmtTrait::UpperExp => quote!(::core::fmt::UpperExp),
+            FmtTrait::Pointer => quote!(::core::fmt::Pointer),
+        }
+    }
+}
+
+/// A checked format string, ready to expand.
+#[derive(Clone)]
+pub struct Template {
+    /// The string as the user wrote it (for the catalog).
+    #[allow(dead_code)]
+    pub written: String,
+    /// The rewritten string literal.
+    lit: LitStr,
+    /// Arguments after the string, for the operator's view.
+    args: Vec<TokenStream>,
+    /// The same arguments with redacted fields replaced, for public renderings.
+    public_args: Vec<TokenStream>,
+    /// Fields the placeholders name, with the trait they are formatted with.
+    pub uses: Vec<(usize, FmtTrait)>,
+    /// Whether the string is plain text: no placeholders and no arguments.
+    plain: Option<String>,
+}
+
+impl Template {
+    /// Whether the public rendering differs from the operator's.
+    pub fn mentions_redacted(&self) -> bool {
+        self.args
+            .iter()
+            .zip(&self.public_args)
+            .any(|(a, b)| a.to_string() != b.to_string())
+    }
+
+    /// `write!`s the message into `formatter`.
+    pub fn write(&self, formatter: &Ident, public: bool) -> TokenStream {
+        if let Some(plain) = &self.plain {
+            return quote!(#formatter.write_str(#plain));
+        }
+        let lit = &self.lit;
+        let args = if public {
+            &self.public_args
+        } else {
+            &self.args
+        };
+        quote!(::core::write!(#formatter, #lit #(, #args)*))
+    }
+
+    /// The message as a `String` (for hints): borrowed when plain.
+    pub fn to_cow(&self, public: bool) -> TokenStream {
+        if let Some(plain) = &self.plain {
+            return quote!(::std::borrow::Cow::Borrowed(#plain));
+        }
+        let lit = &self.lit;
+        let args = if public {
+            &self.public_args
+        } else {
+            &self.args
+        };
+        quote!(::std::borrow::Cow::Owned(::std::format!(#lit #(, #args)*)))
+    }
+}
+
+/// Checks `format` against the fields of `owner` and rewrites it. Reports every
+/// placeholder that names no field.
+pub fn resolve(
+    format: &Format,
+    fields: &[Field],
+    owner: &str,
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> Option<Template> {
+    let text = format.lit.value();
+    let span = format.lit.span();
+    let user_named: Vec<String> = format.named.iter().map(|(n, _)| n.to_string()).collect();
+    let mut ok = true;
+    let mut used: Vec<(usize, FmtTrait)> = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    let mut placeholders = 0usize;
+
+    let mut lookup = |name: &str, trait_: FmtTrait, errors: &mut Errors| -> Option<String> {
+        if user_named.iter().any(|n| n == name) {
+            return Some(name.to_string());
+        }
+        let field = if name.bytes().all(|b| b.is_ascii_digit()) {
+            let index: usize = name.parse().ok()?;
+            if !format.positional.is_empty() && fields.iter().all(|f| f.name.is_some()) {
+                // `{0}` in a variant with named fields and extra arguments is Rust's own positional argument.
+                return Some(name.to_string());
+            }
+            let found = fields.iter().find(|f| f.name.is_none() && f.index == index);
+            if found.is_none() {
+                let message = if fields.iter().any(|f| f.name.is_some()) {
+                    format!(
+                        "`{{{name}}}` names a positional field, but `{owner}` has named fields; write the field's name, like {}",
+                        example(fields)
+                    )
+                } else {
+                    format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields))
+                };
+                errors.at(span, message);
+            }
+            found
+        } else {
+            let found = fields.iter().find(|f| f.name.as_deref() == Some(name));
+            if found.is_none() {
+                errors.at(
+                    span,
+                    format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields)),
+                );
+            }
+            found
+        }?;
+        used.push((field.index, trait_));
+        Some(field.binding.to_string())
+    };
+
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..2]);
+            rest = &tail[2..];
+            continue;
+        }
+        if let Some(after) = tail.strip_prefix('}') {
+            // A lone `}`: rustc reports it on the literal.
+            out.push('}');
+            rest = after;
+            continue;
+        }
+        let Some(close) = tail.find('}') else {
+            out.push_str(tail);
+            rest = "";
+            break;
+        };
+        placeholders += 1;
+        let inner = &tail[1..close];
+        let (arg, spec) = match inner.split_once(':') {
+            Some((arg, spec)) => (arg.trim(), Some(spec)),
+            None => (inner.trim(), None),
+        };
+        let trait_ = FmtTrait::of_spec(spec.unwrap_or(""));
+        out.push('{');
+        if !arg.is_empty() {
+            match lookup(arg, trait_, errors) {
+                Some(name) => out.push_str(&name),
+                None => {
+                    ok = false;
+                    out.push_str(arg);
+                }
+            }
+        }
+        if let Some(spec) = spec {
+            out.push(':');
+            out.push_str(&rewrite_spec(
+                spec,
+                &mut |name| lookup(name, FmtTrait::Display, errors),
+                &mut ok,
+            ));
+        }
+        out.push('}');
+        rest = &tail[close + 1..];
+    }
+    out.push_str(rest);
+    if !ok {
+        return None;
+    }
+
+    let mut args = Vec::new();
+    let mut public_args = Vec::new();
+    let redacted = quote!(#krate::__private::Redacted);
+    for arg in format
+        .positional
+        .iter()
+        .chain(format.named.iter().map(|(_, a)| a))
+    {
+        let mut mentioned = Vec::new();
+        let rewritten = match rewrite_args(arg.clone(), fields, owner, &mut mentioned) {
+            Ok(tokens) => tokens,
+            Err(e) => {
+                errors.push(e);
+                ok = false;
+                continue;
+            }
+        };
+        let secret = mentioned.iter().any(|&i| fields[i].attrs.redact.is_some());
+        args.push(rewritten.clone());
+        public_args.push(if secret { redacted.clone() } else { rewritten });
+    }
+    if !ok {
+        return None;
+    }
+    // Name the user's named arguments again in front of their values.
+    let positional = format.positional.len();
+    for (i, (name, _)) in format.named.iter().enumerate() {
+        let value = &args[positional + i];
+        args[positional + i] = quote!(#name = #value);
+        let value = &public_args[positional + i];
+        public_args[positional + i] = quote!(#name = #value);
+    }
+    // Then one named argument for each field the string names.
+    let mut seen: Vec<usize> = Vec::new();
+    for &(index, _) in &used {
+        if seen.contains(&index) {
+            continue;
+        }
+        seen.push(index);
+        let binding = &fields[index].binding;
+        args.push(quote!(#binding = #binding));
+        if fields[index].attrs.redact.is_some() {
+            public_args.push(quote!(#binding = #redacted));
+        } else {
+            public_args.push(quote!(#binding = #binding));
+        }
+    }
+
+    let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
+    Some(Template {
+        written: text,
+        lit: LitStr::new(&out, span),
+        args,
+        public_args,
+        uses: used,
+        plain,
+    })
+}
+
+/// A placeholder naming one of `fields`, for messages.
+fn example(fields: &[Field]) -> String {
+    match fields.iter().find_map(|f| f.name.as_deref()) {
+        Some(name) => format!("`{{{name}}}`"),
+        None => "`{0}`".to_string(),
+    }
+}
+
+fn list(fields: &[Field]) -> String {
+    if fields.is_empty() {
+        return "it has no fields".to_string();
+    }
+    let names: Vec<String> = fields
+        .iter()
+        .map(|f| match &f.name {
+            Some(name) => format!("`{name}`"),
+            None => format!("`{}`", f.index),
+        })
+        .collect();
+    format!("its fields are {}", names.join(", "))
+}
+
+/// Rewrites `name$` width and precision arguments inside a format spec.
+fn rewrite_spec(
+    spec: &str,
+    lookup: &mut dyn FnMut(&str) -> Option<String>,
+    ok: &mut bool,
+) -> String {
+    let mut out = String::with_capacity(spec.len());
+    let mut rest = spec;
+    while let Some(dollar) = rest.find('$') {
+        let before = &rest[..dollar];
+        let start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &before[start..];
+        out.push_str(&before[..start]);
+        if !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()) {
+            match lookup(name) {
+                Some(binding) => out.push_str(&binding),
+                None => {
+                    *ok = false;
+                    out.push_str(name);
+                }
+            }
+        } else {
+            out.push_str(name);
+        }
+        out.push('$');
+        rest = &rest[dollar + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `{{` and `}}` as the text they stand for.
+fn unescape(text: &str) -> String {
+    text.replace("{{", "{").replace("}}", "}")
+}
+
+/// Rewrites `.field` and `.0` in format arguments into the field's binding, and
+/// records which fields an argument mentions (for redaction).
+fn rewrite_args(
+    tokens: TokenStream,
+    fields: &[Field],
+    owner: &str,
+    mentioned: &mut Vec<usize>,
+) -> syn::Result<TokenStream> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let tt = &tokens[i];
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == '.' && p.spacing() == Spacing::Alone => {
+                let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
+                    None => true,
+                    Some(TokenTree::Punct(prev)) => {
+                        prev.as_char() != '.' || prev.spacing() == Spacing::Alone
+                    }
+                    Some(_) => false,
+                };
+                let member = tokens.get(i + 1).and_then(|next| match next {
+                    TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
+                    TokenTree::Literal(lit) => {
+                        let text = lit.to_string();
+                        text.bytes()
+                            .all(|b| b.is_ascii_digit())
+                            .then(|| (text, lit.span()))
+                    }
+                    _ => None,
+                });
+                if let (true, Some((name, span))) = (starts_expr, member) {
+                    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                    let field = fields.iter().find(|f| match &f.name {
+                        Some(n) => *n == name,
+                        None => f.index.to_string() == name,
+                    });
+                    let Some(field) = field else {
+                        return Err(syn::Error::new(
+                            span,
+                            format!("`.{name}` names no field of `{owner}`; {}", list(fields)),
+                        ));
+                    };
+                    mentioned.push(field.index);
+                    let mut binding = field.binding.clone();
+                    binding.set_span(span);
+                    out.extend(quote!((#binding)));
+                    i += 2;
+                    continue;
+                }
+                out.extend([tt.clone()]);
+            }
+            TokenTree::Ident(ident) => {
+                if let Some(field) = fields.iter().find(|f| f.binding == *ident) {
+                    mentioned.push(field.index);
+                }
+                out.extend([tt.clone()]);
+            }
+            TokenTree::Group(group) => {
+                let inner = rewrite_args(group.stream(), fields, owner, mentioned)?;
+                let mut rebuilt = Group::new(group.delimiter(), inner);
+                rebuilt.set_span(group.span());
+                out.extend([TokenTree::Group(rebuilt)]);
+            }
+            _ => out.extend([tt.clone()]),
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// A template from a doc comment or hint: a string literal with no arguments.
+pub fn from_text(text: &str, span: Span) -> Format {
+    Format {
+        lit: LitStr::new(text, span),
+        positional: Vec::new(),
+        named: Vec::new(),
+    }
+}

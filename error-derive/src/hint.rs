@@ -1,0 +1,34 @@
+//! Recovery hints: `#[agent(hint = "...")]`, repeatable, interpolating fields. Hints are
+//! shown in public renderings, so a `#[redact]` field in a hint reads `[redacted]`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::message::bind_all;
+use crate::model::{Body, Input};
+
+/// `fn hints(&self)`.
+pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Classified(c) if c.hints.is_empty() => {
+            let path = &v.path;
+            quote!(#path { .. } => ::std::vec::Vec::new(),)
+        }
+        Body::Classified(c) => {
+            let pattern = bind_all(v);
+            let hints = c.hints.iter().map(|h| h.to_cow(true));
+            quote!(#pattern => ::std::vec![#(#hints),*],)
+        }
+        Body::Transparent(i) => {
+            crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::hints))
+        }
+    });
+    let body = input.match_self(arms);
+    quote! {
+        #[allow(unused_variables)]
+        fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> {
+            #body
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Messages and Display: `fmt_message`, `fmt_public_message` (redacted) and
+//! `Display` as `{op} [{code}]: {message}`, then `: {cause}` when there is one.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::model::{Body, Classified, Input, Op, Variant};
+use crate::source;
+
+/// The formatter's name in generated code; a field may be called `f`.
+pub fn formatter() -> Ident {
+    Ident::new("__agent_f", Span::call_site())
+}
+
+/// A pattern that binds every field of `v`.
+pub fn bind_all(v: &Variant) -> TokenStream {
+    let path = &v.path;
+    let fields = v.fields.iter().map(|f| f.pattern());
+    quote!(#path { #(#fields,)* .. })
+}
+
+fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
+    let krate = &input.krate;
+    let f = formatter();
+    let code = &c.code;
+    let prefix = match &c.op {
+        Op::Static(op) => {
+            let head = format!("{op} [{code}]: ");
+            quote!(#f.write_str(#head)?;)
+        }
+        Op::Field(i) => {
+            let binding = &v.fields[*i].binding;
+            let tail = format!(" [{code}]: ");
+            quote! {
+                #f.write_str(::core::convert::AsRef::<str>::as_ref(#binding))?;
+                #f.write_str(#tail)?;
+            }
+        }
+    };
+    let message = c.message.write(&f, false);
+    let body = match c.source {
+        Some(i) => {
+            let (_, cause, optional) = source::cause(v, i, krate);
+            if optional {
+                quote! {
+                    #message?;
+                    match #cause {
+                        ::core::option::Option::Some(__agent_cause) => #krate::__private::write_cause(#f, __agent_cause),
+                        ::core::option::Option::None => ::core::result::Result::Ok(()),
+                    }
+                }
+            } else {
+                quote! {
+                    #message?;
+                    #krate::__private::write_cause(#f, #cause)
+                }
+            }
+        }
+        None => message,
+    };
+    let pattern = bind_all(v);
+    quote!(#pattern => { #prefix #body })
+}
+
+/// `impl Display`: the operator's view.
+pub fn expand_display(input: &Input) -> TokenStream {
+    let f = formatter();
+    let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Classified(c) => display_arm(input, v, c),
+        Body::Transparent(i) => {
+            let field = &v.fields[*i];
+            let (path, pat, binding) = (&v.path, field.pattern(), &field.binding);
+            quote!(#path { #pat, .. } => ::core::fmt::Display::fmt(#binding, #f),)
+        }
+    });
+    let body = input.match_self(arms);
+    quote! {
+        #[allow(unused_variables)]
+        fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #body
+        }
+    }
+}
+
+/// `fmt_message` and `fmt_public_message` of `AgentError`.
+pub fn expand_messages(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let f = formatter();
+    let method = |public: bool| {
+        let name = if public {
+            quote!(fmt_public_message)
+        } else {
+            quote!(fmt_message)
+        };
+        let arms = input.variants.iter().map(|v| match &v.body {
+            Body::Classified(c) => {
+                let pattern = bind_all(v);
+                let write = c.message.write(&f, public);
+                quote!(#pattern => #write,)
+            }
+            Body::Transparent(i) => {
+                let field = &v.fields[*i];
+                let (path, pat, binding) = (&v.path, field.pattern(), &field.binding);
+                quote!(#path { #pat, .. } => #krate::AgentError::#name(#binding, #f),)
+            }
+        });
+        let body = input.match_self(arms);
+        quote! {
+            #[allow(unused_variables)]
+            fn #name(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #body
+            }
+        }
+    };
+    let private = method(false);
+    let public = if input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => c.message.mentions_redacted(),
+        Body::Transparent(_) => true,
+    }) {
+        method(true)
+    } else {
+        quote! {
+            #[inline]
+            fn fmt_public_message(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #krate::AgentError::fmt_message(self, #f)
+            }
+        }
+    };
+    quote!(#private #public)
+}

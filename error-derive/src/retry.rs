@@ -1,0 +1,302 @@
+//! Retry behaviour: which variants are retryable, their tuning merged from variant,
+//! container and runtime defaults and checked, `#[retry_after]`, and the recovery.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned as _;
+use syn::{GenericArgument, PathArguments, Type};
+
+use crate::attr::{AgentAttrs, Jitter, Place, Recovery, RetryArgs, Sp};
+use crate::duration::Nanos;
+use crate::errors::Errors;
+use crate::model::{Body, Field, Input};
+
+/// The runtime's defaults (SPEC §1.3), mirrored so that `base <= max` is checked at compile time.
+const DEFAULT_ATTEMPTS: u32 = 3;
+const DEFAULT_BASE: Nanos = Nanos(200_000_000);
+const DEFAULT_MAX: Nanos = Nanos(30_000_000_000);
+const DEFAULT_FACTOR: f64 = 2.0;
+const DEFAULT_MAX_WAIT: Nanos = Nanos(60_000_000_000);
+
+/// A retryable variant's complete tuning.
+#[derive(Clone, Copy)]
+pub struct Policy {
+    pub rate_limited: bool,
+    pub attempts: u32,
+    pub base: Nanos,
+    pub max: Nanos,
+    pub factor: f64,
+    pub jitter: Jitter,
+    pub max_wait: Nanos,
+}
+
+fn merged(own: Option<&RetryArgs>, container: Option<&RetryArgs>) -> Policy {
+    macro_rules! pick {
+        ($field:ident, $default:expr) => {
+            own.and_then(|a| a.$field.as_ref())
+                .or_else(|| container.and_then(|a| a.$field.as_ref()))
+                .map_or($default, |s| s.value)
+        };
+    }
+    Policy {
+        rate_limited: false,
+        attempts: pick!(attempts, DEFAULT_ATTEMPTS),
+        base: pick!(base, DEFAULT_BASE),
+        max: pick!(max, DEFAULT_MAX),
+        factor: pick!(factor, DEFAULT_FACTOR),
+        jitter: pick!(jitter, Jitter::Full),
+        max_wait: pick!(max_wait, DEFAULT_MAX_WAIT),
+    }
+}
+
+/// Reports `base` above `max`, at whichever of the two this attribute wrote.
+fn check_order(policy: &Policy, args: &RetryArgs, errors: &mut Errors) {
+    if policy.base <= policy.max {
+        return;
+    }
+    let (span, fix) = match (&args.base, &args.max) {
+        (_, Some(max)) => (max.span, "raise `max` or lower `base`"),
+        (Some(base), None) => (base.span, "lower `base`, or raise `max` (30s by default)"),
+        (None, None) => return,
+    };
+    errors.at(
+        span,
+        format!(
+            "`base` ({}) is greater than `max` ({}): the first delay would exceed the cap; {fix}",
+            policy.base, policy.max
+        ),
+    );
+}
+
+/// Checks a container's `retry(...)` on its own, once.
+pub fn check_alone(retry: &Sp<RetryArgs>, errors: &mut Errors) {
+    check_order(&merged(Some(&retry.value), None), &retry.value, errors);
+}
+
+/// The variant's policy, or `None` when it is not retryable. Reports a bad tuning.
+pub fn resolve(
+    place: Place,
+    container: &AgentAttrs,
+    own: &AgentAttrs,
+    errors: &mut Errors,
+) -> Option<Policy> {
+    if own.retry_markers().is_empty() {
+        return None;
+    }
+    // On a struct the container's attributes are the variant's own.
+    let container_args = match place {
+        Place::Enum => container.retry.as_ref().map(|r| &r.value),
+        Place::Struct | Place::Variant => None,
+    };
+    let own_args = own.retry.as_ref().map(|r| &r.value);
+    let mut policy = merged(own_args, container_args);
+    if let Some(args) = own_args {
+        check_order(&policy, args, errors);
+    }
+    policy.rate_limited = own.rate_limited.is_some();
+    Some(policy)
+}
+
+/// The `#[retry_after]` field; reports a second one, a wrong type, or a variant that is never retried.
+pub fn retry_after_field(fields: &[Field], own: &AgentAttrs, errors: &mut Errors) -> Option<usize> {
+    let mut found = None;
+    for f in fields {
+        let Some(span) = f.attrs.retry_after else {
+            continue;
+        };
+        if found.is_some() {
+            errors.at(
+                span,
+                "a variant has one #[retry_after] field; remove this one",
+            );
+            continue;
+        }
+        if !is_duration_or_option(f.ty) {
+            errors.at(
+                f.ty.span(),
+                "#[retry_after] needs a field of type `Duration` or `Option<Duration>` (std::time::Duration), the delay the server asked for",
+            );
+            continue;
+        }
+        if own.retry_markers().is_empty() {
+            errors.at(
+                span,
+                "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
+            );
+            continue;
+        }
+        found = Some(f.index);
+    }
+    found
+}
+
+fn is_duration_or_option(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if last.ident == "Duration" {
+        return last.arguments.is_none();
+    }
+    if last.ident != "Option" {
+        return false;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    match args.args.first() {
+        Some(GenericArgument::Type(inner)) if args.args.len() == 1 => matches!(
+            inner,
+            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Duration" && s.arguments.is_none())
+        ),
+        _ => false,
+    }
+}
+
+impl Jitter {
+    fn tokens(self, krate: &TokenStream) -> TokenStream {
+        match self {
+            Jitter::None => quote!(#krate::Jitter::None),
+            Jitter::Full => quote!(#krate::Jitter::Full),
+            Jitter::Equal => quote!(#krate::Jitter::Equal),
+            Jitter::Decorrelated => quote!(#krate::Jitter::Decorrelated),
+        }
+    }
+}
+
+impl Recovery {
+    pub fn tokens(self, krate: &TokenStream) -> TokenStream {
+        match self {
+            Recovery::Retry => quote!(#krate::Recovery::Retry),
+            Recovery::Replan => quote!(#krate::Recovery::Replan),
+            Recovery::Fallback => quote!(#krate::Recovery::Fallback),
+            Recovery::Compact => quote!(#krate::Recovery::Compact),
+            Recovery::Abort => quote!(#krate::Recovery::Abort),
+            Recovery::Escalate => quote!(#krate::Recovery::Escalate),
+        }
+    }
+}
+
+impl Policy {
+    /// The policy as a constant expression.
+    pub fn tokens(&self, krate: &TokenStream) -> TokenStream {
+        let Policy {
+            rate_limited,
+            attempts,
+            base,
+            max,
+            factor,
+            jitter,
+            max_wait,
+        } = *self;
+        let (base, max, max_wait) = (base.to_tokens(), max.to_tokens(), max_wait.to_tokens());
+        let factor = proc_macro2::Literal::f64_suffixed(factor);
+        let jitter = jitter.tokens(krate);
+        quote!(const {
+            #krate::RetryPolicy::__derived(#rate_limited, #attempts, #base, #max, #factor, #jitter, #max_wait)
+        })
+    }
+}
+
+/// One arm per variant: `value(classified)` or a forward to the transparent field.
+fn arms(
+    input: &Input,
+    method: TokenStream,
+    value: impl Fn(&crate::model::Variant, &crate::model::Classified) -> TokenStream,
+) -> Vec<TokenStream> {
+    input
+        .variants
+        .iter()
+        .map(|v| match &v.body {
+            Body::Classified(c) => value(v, c),
+            Body::Transparent(i) => crate::code::transparent_arm(v, *i, method.clone()),
+        })
+        .collect()
+}
+
+/// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`, each a plain `match`.
+pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let retry_after_of =
+        |v: &crate::model::Variant, c: &crate::model::Classified| -> (TokenStream, TokenStream) {
+            let path = &v.path;
+            match c.retry_after {
+                Some(i) => {
+                    let f = &v.fields[i];
+                    let (pat, binding) = (f.pattern(), &f.binding);
+                    (
+                        quote!(#path { #pat, .. }),
+                        quote!(#krate::__private::RetryAfterField::retry_after(#binding)),
+                    )
+                }
+                None => (quote!(#path { .. }), quote!(::core::option::Option::None)),
+            }
+        };
+
+    let policy = arms(
+        input,
+        quote!(#krate::AgentError::retry_policy),
+        |v, c| match &c.policy {
+            Some(p) => {
+                let policy = p.tokens(krate);
+                let (pattern, retry_after) = retry_after_of(v, c);
+                if c.retry_after.is_some() {
+                    quote!(#pattern => #policy.with_retry_after(#retry_after),)
+                } else {
+                    quote!(#pattern => #policy,)
+                }
+            }
+            None => {
+                let path = &v.path;
+                quote!(#path { .. } => #krate::RetryPolicy::NEVER,)
+            }
+        },
+    );
+    let retryable = arms(input, quote!(#krate::AgentError::is_retryable), |v, c| {
+        let path = &v.path;
+        let value = c.policy.is_some();
+        quote!(#path { .. } => #value,)
+    });
+    let rate_limited = arms(
+        input,
+        quote!(#krate::AgentError::is_rate_limited),
+        |v, c| {
+            let path = &v.path;
+            let value = c.policy.is_some_and(|p| p.rate_limited);
+            quote!(#path { .. } => #value,)
+        },
+    );
+    let retry_after = arms(input, quote!(#krate::AgentError::retry_after), |v, c| {
+        let (pattern, value) = retry_after_of(v, c);
+        quote!(#pattern => #value,)
+    });
+    let recovery = arms(input, quote!(#krate::AgentError::recovery), |v, c| {
+        let path = &v.path;
+        let value = c.recovery.tokens(krate);
+        quote!(#path { .. } => #value,)
+    });
+
+    let [policy, retryable, rate_limited, retry_after, recovery] =
+        [policy, retryable, rate_limited, retry_after, recovery].map(|arms| input.match_self(arms));
+    quote! {
+        fn retry_policy(&self) -> #krate::RetryPolicy {
+            #policy
+        }
+        #[inline]
+        fn is_retryable(&self) -> bool {
+            #retryable
+        }
+        #[inline]
+        fn is_rate_limited(&self) -> bool {
+            #rate_limited
+        }
+        #[inline]
+        fn retry_after(&self) -> ::core::option::Option<::core::time::Duration> {
+            #retry_after
+        }
+        #[inline]
+        fn recovery(&self) -> #krate::Recovery {
+            #recovery
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Causes: which field is a variant's `#[source]` (or `#[from]`), the generated
+//! `Error::source()`, the `: {cause}` of Display, and the `From` impls.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{GenericArgument, PathArguments, Type};
+
+use crate::errors::Errors;
+use crate::model::{Body, Field, Input, Variant};
+
+/// The `#[from]` field; reports one beside other fields.
+pub fn from_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
+    let f = fields.iter().find(|f| f.attrs.from.is_some())?;
+    if fields.len() > 1 {
+        errors.at(
+            f.attrs.from?,
+            format!(
+                "#[from] needs its field to be the variant's only field, since `From` cannot fill the other {}; remove #[from] and use #[source], or move the other fields out",
+                fields.len() - 1
+            ),
+        );
+        return None;
+    }
+    Some(f.index)
+}
+
+/// The cause field: the one marked `#[source]` or `#[from]`, else one named `source`.
+/// Reports a second marked one.
+pub fn source_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
+    let mut marked = fields
+        .iter()
+        .filter_map(|f| f.attrs.source.or(f.attrs.from).map(|span| (f, span)));
+    match marked.next() {
+        Some((first, _)) => {
+            for (_, span) in marked {
+                errors.at(
+                    span,
+                    format!(
+                        "a variant has one cause, and `{}` is already its #[source]; remove this #[source] or #[from]",
+                        first.name.clone().unwrap_or_else(|| first.index.to_string())
+                    ),
+                );
+            }
+            Some(first.index)
+        }
+        None => fields
+            .iter()
+            .find(|f| f.name.as_deref() == Some("source"))
+            .map(|f| f.index),
+    }
+}
+
+/// Whether the cause field is an `Option<...>`, which may hold no cause.
+pub fn is_option(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|s| {
+            s.ident == "Option"
+                && matches!(&s.arguments, PathArguments::AngleBracketed(a)
+                    if a.args.len() == 1 && matches!(a.args.first(), Some(GenericArgument::Type(_))))
+        })
+}
+
+/// The pattern binding a variant's cause, and its value as `&dyn Error`, optional or not.
+pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, TokenStream, bool) {
+    let f = &v.fields[index];
+    let (pat, binding, path) = (f.pattern(), &f.binding, &v.path);
+    let pattern = quote!(#path { #pat, .. });
+    let optional = is_option(f.ty);
+    // Method syntax, so that a `Box<dyn Error>` cause auto-derefs to the trait object.
+    let value = if optional {
+        quote!(#binding.as_ref().map(|__agent_cause| {
+            use #krate::__private::AsDynError as _;
+            __agent_cause.as_dyn_error()
+        }))
+    } else {
+        quote!({
+            use #krate::__private::AsDynError as _;
+            #binding.as_dyn_error()
+        })
+    };
+    (pattern, value, optional)
+}
+
+/// `fn source(&self)` of `std::error::Error`.
+pub fn expand_source(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Transparent(i) => {
+            crate::code::transparent_arm(v, *i, quote!(::core::error::Error::source))
+        }
+        Body::Classified(c) => match c.source {
+            Some(i) => {
+                let (pattern, value, optional) = cause(v, i, krate);
+                if optional {
+                    quote!(#pattern => #value,)
+                } else {
+                    quote!(#pattern => ::core::option::Option::Some(#value),)
+                }
+            }
+            None => {
+                let path = &v.path;
+                quote!(#path { .. } => ::core::option::Option::None,)
+            }
+        },
+    });
+    let body = input.match_self(arms);
+    quote! {
+        fn source(&self) -> ::core::option::Option<&(dyn ::core::error::Error + 'static)> {
+            #body
+        }
+    }
+}
+
+/// One `From` impl per `#[from]` field.
+pub fn expand_from(input: &Input) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let ident = input.ident;
+    input
+        .variants
+        .iter()
+        .filter_map(|v| {
+            let f = &v.fields[v.from?];
+            let (ty, member, path) = (f.ty, &f.member, &v.path);
+            Some(quote! {
+                #[automatically_derived]
+                impl #impl_generics ::core::convert::From<#ty> for #ident #ty_generics #where_clause {
+                    #[inline]
+                    fn from(source: #ty) -> Self {
+                        #path { #member: source }
+                    }
+                }
+            })
+        })
+        .collect()
+}
