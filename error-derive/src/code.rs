@@ -284,3 +284,61 @@ pub fn transparent_arm(v: &Variant, index: usize, method: TokenStream) -> TokenS
     let (pat, binding) = (f.pattern(), &f.binding);
     quote!(#path { #pat, .. } => #method(#binding),)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check_code, rename};
+    use crate::attr::RenameRule::{ScreamingSnake, Snake};
+    use proptest::prelude::*;
+
+    #[test]
+    fn renames_variant_names() {
+        assert_eq!(rename("RateLimited", Snake), "rate_limited");
+        assert_eq!(rename("HTTPError", Snake), "http_error");
+        assert_eq!(rename("Http2Error", Snake), "http2_error");
+        assert_eq!(rename("IOError", ScreamingSnake), "IO_ERROR");
+        assert_eq!(rename("InvalidArgs", ScreamingSnake), "INVALID_ARGS");
+        assert_eq!(rename("Timeout", Snake), "timeout");
+        assert_eq!(rename("Already_Snake", Snake), "already_snake");
+        assert_eq!(rename("r#Type", Snake), "type");
+    }
+
+    #[test]
+    fn checks_the_code_grammar() {
+        for ok in [
+            "rate_limit",
+            "auth.missing_api_key",
+            "INVALID_ARGS",
+            "tool.INVALID_ARGS",
+            "a1",
+            "x",
+        ] {
+            assert!(check_code(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "Rate",
+            "rate-limit",
+            "a..b",
+            ".a",
+            "a.",
+            "1a",
+            "_a",
+            "aB",
+            "a b",
+            "é",
+        ] {
+            assert!(check_code(bad).is_err(), "{bad}");
+        }
+        assert!(check_code(&"a".repeat(64)).is_ok());
+        assert!(check_code(&"a".repeat(65)).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn camel_case_names_make_valid_codes(name in "[A-Z][a-z]{1,6}([A-Z][a-z0-9]{0,6}){0,4}") {
+            prop_assert!(check_code(&rename(&name, Snake)).is_ok());
+            prop_assert!(check_code(&rename(&name, ScreamingSnake)).is_ok());
+        }
+    }
+}

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// A checked, positive duration in nanoseconds.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Nanos(pub u128);
 
 const UNITS: [(&str, u128); 6] = [
@@ -92,5 +92,73 @@ impl std::fmt::Display for Nanos {
             .map(|(unit, scale)| (n / scale, *unit))
             .unwrap_or((n, "ns"));
         write!(f, "{value}{unit}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Nanos, parse};
+    use proptest::prelude::*;
+
+    #[test]
+    fn accepts_every_unit_and_decimals() {
+        assert_eq!(parse("250ms").ok(), Some(Nanos(250_000_000)));
+        assert_eq!(parse("1.5s").ok(), Some(Nanos(1_500_000_000)));
+        assert_eq!(parse("2m").ok(), Some(Nanos(120_000_000_000)));
+        assert_eq!(parse("1h").ok(), Some(Nanos(3_600_000_000_000)));
+        assert_eq!(parse("7us").ok(), Some(Nanos(7_000)));
+        assert_eq!(parse("3ns").ok(), Some(Nanos(3)));
+        assert_eq!(parse("0.001s").ok(), Some(Nanos(1_000_000)));
+        assert_eq!(parse("1.000000001s").ok(), Some(Nanos(1_000_000_001)));
+    }
+
+    #[test]
+    fn rejects_with_the_reason() {
+        let err = |s: &str| parse(s).err().unwrap();
+        assert!(err("fast").starts_with("malformed duration `fast`"));
+        assert!(err("5").starts_with("duration `5` has no unit"));
+        assert!(err("5sec").starts_with("unknown unit `sec`"));
+        assert!(err("0s").starts_with("a duration must be more than zero"));
+        assert!(err("0.0ms").starts_with("a duration must be more than zero"));
+        assert!(err("-1s").starts_with("a duration cannot be negative"));
+        assert!(err("1.5ns").contains("finer than a nanosecond"));
+        assert!(err("1.s").starts_with("malformed duration"));
+        assert!(err(".5s").starts_with("malformed duration"));
+        assert!(err("1.2.3s").starts_with("malformed duration"));
+        assert!(err("99999999999999999999999999999999999999999h").contains("too long"));
+    }
+
+    #[test]
+    fn displays_in_the_largest_exact_unit() {
+        assert_eq!(Nanos(1_500_000_000).to_string(), "1500ms");
+        assert_eq!(Nanos(30_000_000_000).to_string(), "30s");
+        assert_eq!(Nanos(120_000_000_000).to_string(), "2m");
+        assert_eq!(Nanos(7).to_string(), "7ns");
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(text in "\\PC{0,24}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn round_trips_whole_numbers(value in 1u64..1_000_000, unit in 0usize..6) {
+            let (name, scale) = super::UNITS[unit];
+            let parsed = parse(&format!("{value}{name}")).unwrap();
+            prop_assert_eq!(parsed, Nanos(u128::from(value) * scale));
+            prop_assert_eq!(parse(&parsed.to_string()).unwrap(), parsed);
+        }
+
+        #[test]
+        fn milliseconds_with_decimals_are_exact(whole in 0u64..10_000, frac in 0u32..1000) {
+            let parsed = parse(&format!("{whole}.{frac:03}s"));
+            let expected = u128::from(whole) * 1_000_000_000 + u128::from(frac) * 1_000_000;
+            if expected == 0 {
+                prop_assert!(parsed.is_err());
+            } else {
+                prop_assert_eq!(parsed.unwrap(), Nanos(expected));
+            }
+        }
     }
 }
