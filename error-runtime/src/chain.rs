@@ -92,5 +92,9 @@ pub(crate) fn classify<'a>(
     if let Some(e) = link.downcast_ref::<crate::Error>() {
         return Some(e);
     }
+    #[cfg(feature = "http")]
+    if let Some(e) = link.downcast_ref::<crate::http::StatusError>() {
+        return Some(e);
+    }
     crate::registry::classify(link)
 }

@@ -17,6 +17,8 @@ mod agent;
 mod chain;
 pub mod codes;
 mod dynamic;
+#[cfg(feature = "http")]
+pub mod http;
 mod recovery;
 mod registry;
 pub mod retry;

@@ -1,0 +1,386 @@
+//! `Retrier`: runs an operation again while its error's own policy says to, within the caps
+//! the caller sets. One decision function serves the blocking and the async loop.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use super::budget::RetryBudget;
+use super::jitter::{self, JitterSource};
+use crate::AgentError;
+
+/// The hook called before each retry: the classified error, the retry number (1 for
+/// the first retry) and the delay about to be waited.
+type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
+
+/// Retries an operation as each failure's own [`RetryPolicy`](crate::RetryPolicy) says.
+///
+/// For every failure it [`find`](crate::find)s the classified error in the chain and asks
+/// its policy:
+/// - an unclassified or non-retryable error is returned at once;
+/// - a server-requested delay (`retry_after`) is waited exactly, unless it is longer than
+///   the `max_wait` (the smaller of the policy's and the retrier's): then the error is returned;
+/// - otherwise the delay is the policy's jittered backoff, never above its `max_delay`;
+/// - attempts stop at the smaller of the policy's `max_attempts` and the retrier's cap;
+/// - a retry that would end after `max_elapsed` is not made;
+/// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made.
+///
+/// The operation's error type is any `E: Error + 'static`. For `anyhow::Error` or a
+/// boxed error, which do not implement `Error`, return a concrete error type from the
+/// closure (or wrap the cause in [`agent_error::Error`](crate::Error) with `with_source`).
+///
+/// [`run`](Retrier::run) gives back the last error unchanged;
+/// [`run_detailed`](Retrier::run_detailed) also tells how it ended and after how many
+/// attempts. Nothing is allocated per attempt.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::{codes, retry::{Retrier, Stop}, Error};
+///
+/// let retrier = Retrier::new().seed(7);
+/// let mut slept = Vec::new();
+/// let outcome = retrier.run_detailed_with_sleep(
+///     |attempt| {
+///         if attempt < 3 {
+///             Err(Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded"))
+///         } else {
+///             Ok("done")
+///         }
+///     },
+///     |delay| slept.push(delay),
+/// );
+/// assert_eq!(outcome.result.unwrap(), "done");
+/// assert_eq!(outcome.attempts, 3);
+/// assert_eq!(outcome.stop, Stop::Succeeded);
+/// assert_eq!(slept.len(), 2);
+/// assert!(slept[0] <= Duration::from_millis(200) && slept[1] <= Duration::from_millis(400));
+/// ```
+pub struct Retrier {
+    max_attempts: u32,
+    max_elapsed: Option<Duration>,
+    max_wait: Duration,
+    on_retry: Option<Box<OnRetry>>,
+    budget: Option<RetryBudget>,
+    jitter: JitterSource,
+}
+
+impl fmt::Debug for Retrier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Retrier")
+            .field("max_attempts", &self.max_attempts)
+            .field("max_elapsed", &self.max_elapsed)
+            .field("max_wait", &self.max_wait)
+            .field("on_retry", &self.on_retry.is_some())
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Retrier {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a [`Retrier`] run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Stop {
+    /// The operation succeeded.
+    Succeeded,
+    /// The error is not retryable, or not classified at all.
+    Permanent,
+    /// The attempts allowed by the policy or the retrier were used up.
+    AttemptsExhausted,
+    /// The shared [`RetryBudget`] could not pay for another retry.
+    BudgetEmpty,
+    /// Another retry would end after the retrier's `max_elapsed`.
+    Deadline,
+    /// The server asked to wait longer than `max_wait`.
+    WaitTooLong,
+}
+
+impl Stop {
+    /// A short lowercase name (`"succeeded"`, `"budget_empty"`, …), for logs and metrics.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Stop::Succeeded => "succeeded",
+            Stop::Permanent => "permanent",
+            Stop::AttemptsExhausted => "attempts_exhausted",
+            Stop::BudgetEmpty => "budget_empty",
+            Stop::Deadline => "deadline",
+            Stop::WaitTooLong => "wait_too_long",
+        }
+    }
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The result of a run, with how it ended.
+#[derive(Debug)]
+#[must_use]
+pub struct Outcome<T, E> {
+    /// What the last attempt returned.
+    pub result: Result<T, E>,
+    /// Attempts made in all, the first one included.
+    pub attempts: u32,
+    /// How the run ended.
+    pub stop: Stop,
+    /// The delays waited in all.
+    pub waited: Duration,
+}
+
+impl<T, E> Outcome<T, E> {
+    /// The result alone.
+    pub fn into_result(self) -> Result<T, E> {
+        self.result
+    }
+}
+
+/// What to do after a failed attempt.
+enum Step {
+    Wait(Duration),
+    Stop(Stop),
+}
+
+/// The state of one run, shared by the blocking and the async loop.
+struct Run<'r> {
+    retrier: &'r Retrier,
+    started: Instant,
+    waited: Duration,
+    previous: Option<Duration>,
+    spent: u32,
+}
+
+impl<'r> Run<'r> {
+    fn new(retrier: &'r Retrier) -> Self {
+        Run {
+            retrier,
+            started: Instant::now(),
+            waited: Duration::ZERO,
+            previous: None,
+            spent: 0,
+        }
+    }
+
+    fn succeeded(&self, attempt: u32) {
+        if let Some(budget) = &self.retrier.budget {
+            budget.refill(if attempt == 1 {
+                budget.success_refill()
+            } else {
+                self.spent
+            });
+        }
+    }
+
+    /// Decides about the failure of attempt number `attempt` (1-based).
+    fn failed(&mut self, err: &(dyn StdError + 'static), attempt: u32) -> Step {
+        let r = self.retrier;
+        let Some(classified) = crate::find(err) else {
+            return Step::Stop(Stop::Permanent);
+        };
+        let policy = classified.retry_policy();
+        if !policy.is_retryable() {
+            return Step::Stop(Stop::Permanent);
+        }
+        if attempt >= policy.max_attempts().min(r.max_attempts) {
+            return Step::Stop(Stop::AttemptsExhausted);
+        }
+        let delay = match policy.retry_after() {
+            Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
+                return Step::Stop(Stop::WaitTooLong);
+            }
+            Some(asked) => asked,
+            None => jitter::delay(&policy, attempt - 1, self.previous, &r.jitter),
+        };
+        if let Some(limit) = r.max_elapsed {
+            // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
+            let elapsed = self.started.elapsed().max(self.waited);
+            if elapsed.saturating_add(delay) > limit {
+                return Step::Stop(Stop::Deadline);
+            }
+        }
+        if let Some(budget) = &r.budget {
+            let cost = budget.cost_of(classified.code());
+            if !budget.try_spend(cost) {
+                return Step::Stop(Stop::BudgetEmpty);
+            }
+            self.spent = self.spent.saturating_add(cost);
+        }
+        if let Some(hook) = &r.on_retry {
+            hook(classified, attempt, delay);
+        }
+        self.waited = self.waited.saturating_add(delay);
+        self.previous = Some(delay);
+        Step::Wait(delay)
+    }
+}
+
+impl Retrier {
+    /// A retrier with no caps of its own: each error's policy decides alone. Jitter is
+    /// seeded from the process's random hasher keys.
+    pub fn new() -> Self {
+        Retrier {
+            max_attempts: u32::MAX,
+            max_elapsed: None,
+            max_wait: Duration::MAX,
+            on_retry: None,
+            budget: None,
+            jitter: JitterSource::from_entropy(),
+        }
+    }
+
+    /// Caps the attempts in all (the first one included), whatever the policies allow.
+    #[must_use]
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// Makes no retry that would end more than `limit` after the run started.
+    #[must_use]
+    pub fn max_elapsed(mut self, limit: Duration) -> Self {
+        self.max_elapsed = Some(limit);
+        self
+    }
+
+    /// Caps the server-requested delay that is honoured, below the policies' own `max_wait`.
+    #[must_use]
+    pub fn max_wait(mut self, limit: Duration) -> Self {
+        self.max_wait = limit;
+        self
+    }
+
+    /// Calls `hook(error, retry number, delay)` before each retry (retry 1 is the first).
+    #[must_use]
+    pub fn on_retry(
+        mut self,
+        hook: impl Fn(&dyn AgentError, u32, Duration) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_retry = Some(Box::new(hook));
+        self
+    }
+
+    /// Shares a [`RetryBudget`] with other retriers.
+    #[must_use]
+    pub fn budget(mut self, budget: RetryBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Seeds the jitter, so that the same seed gives the same delays.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.jitter = JitterSource::seeded(seed);
+        self
+    }
+
+    /// Runs `op(attempt)` (attempt 1 first) until it succeeds or the policy says stop,
+    /// sleeping the thread between attempts. Returns the last result unchanged.
+    pub fn run<T, E: StdError + 'static>(
+        &self,
+        op: impl FnMut(u32) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.run_detailed_with_sleep(op, std::thread::sleep).result
+    }
+
+    /// [`run`](Retrier::run), telling how it ended.
+    pub fn run_detailed<T, E: StdError + 'static>(
+        &self,
+        op: impl FnMut(u32) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        self.run_detailed_with_sleep(op, std::thread::sleep)
+    }
+
+    /// [`run_detailed`](Retrier::run_detailed) with a sleep of the caller's (a fake one in tests).
+    pub fn run_detailed_with_sleep<T, E: StdError + 'static>(
+        &self,
+        mut op: impl FnMut(u32) -> Result<T, E>,
+        mut sleep: impl FnMut(Duration),
+    ) -> Outcome<T, E> {
+        let mut run = Run::new(self);
+        let mut attempt = 1;
+        loop {
+            let result = op(attempt);
+            let stop = match &result {
+                Ok(_) => {
+                    run.succeeded(attempt);
+                    Stop::Succeeded
+                }
+                Err(e) => match run.failed(e, attempt) {
+                    Step::Wait(delay) => {
+                        sleep(delay);
+                        attempt += 1;
+                        continue;
+                    }
+                    Step::Stop(stop) => stop,
+                },
+            };
+            return Outcome {
+                result,
+                attempts: attempt,
+                stop,
+                waited: run.waited,
+            };
+        }
+    }
+
+    /// Runs `op(attempt)` as [`run`](Retrier::run) does, awaiting `sleep(delay)` between
+    /// attempts: any runtime's sleep works (with the `tokio` feature, pass
+    /// [`tokio_sleep`](crate::retry::tokio_sleep)).
+    pub async fn run_async<T, E, F, Fut, S, SFut>(&self, op: F, sleep: S) -> Result<T, E>
+    where
+        E: StdError + 'static,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        S: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        self.run_async_detailed(op, sleep).await.result
+    }
+
+    /// [`run_async`](Retrier::run_async), telling how it ended.
+    pub async fn run_async_detailed<T, E, F, Fut, S, SFut>(
+        &self,
+        mut op: F,
+        mut sleep: S,
+    ) -> Outcome<T, E>
+    where
+        E: StdError + 'static,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        S: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        let mut run = Run::new(self);
+        let mut attempt = 1;
+        loop {
+            let result = op(attempt).await;
+            let stop = match &result {
+                Ok(_) => {
+                    run.succeeded(attempt);
+                    Stop::Succeeded
+                }
+                Err(e) => match run.failed(e, attempt) {
+                    Step::Wait(delay) => {
+                        sleep(delay).await;
+                        attempt += 1;
+                        continue;
+                    }
+                    Step::Stop(stop) => stop,
+                },
+            };
+            return Outcome {
+                result,
+                attempts: attempt,
+                stop,
+                waited: run.waited,
+            };
+        }
+    }
+}
