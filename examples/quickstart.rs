@@ -14,14 +14,22 @@ use anyhow::Context as _;
 #[agent(op = "llm.generate", retry(max_wait = "30s"))]
 pub enum LlmError {
     /// The provider is throttling this client.
-    #[agent(code = "rate_limit", rate_limited, hint = "lower the request rate or raise the quota")]
+    #[agent(
+        code = "rate_limit",
+        rate_limited,
+        hint = "lower the request rate or raise the quota"
+    )]
     #[error("provider returned 429")]
     RateLimited {
         #[retry_after]
         retry_after: Option<Duration>,
     },
 
-    #[agent(code = "timeout", retryable, retry(attempts = 4, base = "100ms", max = "5s"))]
+    #[agent(
+        code = "timeout",
+        retryable,
+        retry(attempts = 4, base = "100ms", max = "5s")
+    )]
     #[error("deadline exceeded after {tokens} tokens")]
     Timeout {
         tokens: u32,
@@ -43,7 +51,11 @@ pub enum LlmError {
     },
 
     /// prompt of {tokens} tokens is over the context window of {limit}
-    #[agent(code = "context_overflow", recovery = "compact", hint = "summarise older turns")]
+    #[agent(
+        code = "context_overflow",
+        recovery = "compact",
+        hint = "summarise older turns"
+    )]
     ContextOverflow { tokens: usize, limit: usize },
 }
 
@@ -92,20 +104,37 @@ fn describe(e: &dyn AgentError) {
 
 fn main() {
     let errors = [
-        LlmError::RateLimited { retry_after: Some(Duration::from_secs(2)) },
-        LlmError::Timeout { tokens: 12, source: std::io::Error::other("connection reset") },
-        LlmError::Auth { console: "platform.openai.com".into(), key: "sk-live-123".into() },
-        LlmError::ContextOverflow { tokens: 140_000, limit: 128_000 },
+        LlmError::RateLimited {
+            retry_after: Some(Duration::from_secs(2)),
+        },
+        LlmError::Timeout {
+            tokens: 12,
+            source: std::io::Error::other("connection reset"),
+        },
+        LlmError::Auth {
+            console: "platform.openai.com".into(),
+            key: "sk-live-123".into(),
+        },
+        LlmError::ContextOverflow {
+            tokens: 140_000,
+            limit: 128_000,
+        },
     ];
     for e in &errors {
         println!("{}:", e.code());
         describe(e);
     }
     println!("tool.INVALID_ARGS:");
-    describe(&ToolFailure::InvalidArgs { tool: "fs.read".into(), reason: "`path` is missing".into() });
+    describe(&ToolFailure::InvalidArgs {
+        tool: "fs.read".into(),
+        reason: "`path` is missing".into(),
+    });
 
     // Codes compare, fields don't.
-    let a = LlmError::ContextOverflow { tokens: 1, limit: 2 };
+    let a = LlmError::ContextOverflow {
+        tokens: 1,
+        limit: 2,
+    };
     println!("\nequal by code: {}", a == errors[3]);
 
     // Code far from the failure sees only `dyn Error`, yet classifies it.
@@ -118,7 +147,11 @@ fn main() {
     let err = wrapped.unwrap_err();
     let found = find(err.as_ref()).expect("a classified link");
     println!("  outer:       {err}");
-    println!("  found:       {} (retryable: {})", found.code(), is_retryable(err.as_ref()));
+    println!(
+        "  found:       {} (retryable: {})",
+        found.code(),
+        is_retryable(err.as_ref())
+    );
 
     println!("\nbehind std::io::Error:");
     let io = std::io::Error::other(LlmError::RateLimited { retry_after: None });

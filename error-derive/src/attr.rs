@@ -150,10 +150,10 @@ pub fn agent_attrs(attrs: &[Attribute], place: Place, errors: &mut Errors) -> Ag
     let mut out = AgentAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("agent")) {
         if attr.meta.require_list().is_err() {
-            errors.at(
-                attr.span(),
+            errors.push(syn::Error::new_spanned(
+                attr,
                 "write the keys inside parentheses: #[agent(op = \"llm.generate\", code = \"timeout\")]",
-            );
+            ));
             continue;
         }
         let result = attr.parse_nested_meta(|meta| {
@@ -175,6 +175,8 @@ pub fn agent_attrs(attrs: &[Attribute], place: Place, errors: &mut Errors) -> Ag
                     format!(
                         "`{key}` belongs on a variant, not on the enum; move it to each variant it applies to"
                     )
+                } else if let Some(near) = closest(&key, &keys) {
+                    format!("unknown key `{key}` in #[agent(...)]; did you mean `{near}`?")
                 } else {
                     format!("unknown key `{key}` in #[agent(...)]; expected one of: {}", keys.join(", "))
                 };
@@ -324,7 +326,10 @@ fn parse_key(
                 ),
                 _ => errors.at(
                     lit.span(),
-                    "an HTTP status is a number from 100 to 599, like status = 503",
+                    format!(
+                        "`{}` is not an HTTP status: write a number from 100 to 599, like status = 503",
+                        lit.base10_digits()
+                    ),
                 ),
             }
         }
@@ -367,7 +372,32 @@ fn parse_key(
     Ok(())
 }
 
-const RETRY_KEYS: &str = "attempts, base, max, factor, jitter, max_wait";
+const RETRY_KEYS: &[&str] = &["attempts", "base", "max", "factor", "jitter", "max_wait"];
+
+/// The key a misspelled `word` most likely meant, when it is only a typo away.
+fn closest<'a>(word: &str, keys: &[&'a str]) -> Option<&'a str> {
+    keys.iter()
+        .map(|key| (edit_distance(word, key), *key))
+        .filter(|&(distance, key)| distance <= (key.len() / 3).max(1))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, key)| key)
+}
+
+/// Levenshtein distance, counted in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
 
 fn retry_key(args: &mut RetryArgs, meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<()> {
     let key = meta
@@ -469,10 +499,14 @@ fn retry_key(args: &mut RetryArgs, meta: &ParseNestedMeta, errors: &mut Errors) 
             } else {
                 format!("`{key}`")
             };
-            errors.at(
-                span,
-                format!("unknown key {shown} in retry(...); expected one of: {RETRY_KEYS}"),
-            );
+            let message = match closest(&key, RETRY_KEYS) {
+                Some(near) => format!("unknown key {shown} in retry(...); did you mean `{near}`?"),
+                None => format!(
+                    "unknown key {shown} in retry(...); expected one of: {}",
+                    RETRY_KEYS.join(", ")
+                ),
+            };
+            errors.at(span, message);
             return skip_value(meta);
         }
     }
@@ -553,10 +587,10 @@ pub fn error_attr(attrs: &[Attribute], errors: &mut Errors) -> Option<ErrorAttr>
     let mut found: Option<ErrorAttr> = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("error")) {
         if found.is_some() {
-            errors.at(
-                attr.span(),
+            errors.push(syn::Error::new_spanned(
+                attr,
                 "only one #[error(...)] is allowed here; keep one",
-            );
+            ));
             continue;
         }
         match attr.parse_args_with(parse_error_args) {
@@ -651,28 +685,24 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "retry_after" => &mut out.retry_after,
             "redact" => &mut out.redact,
             "agent" => {
-                errors.at(
-                    attr.span(),
+                errors.push(syn::Error::new_spanned(
+                    attr,
                     "#[agent(...)] goes on the type or a variant; on a field use #[source], #[from], #[op], #[retry_after] or #[redact]",
-                );
+                ));
                 continue;
             }
             _ => continue,
         };
         if attr.meta.require_path_only().is_err() {
-            errors.at(
-                attr.span(),
+            errors.push(syn::Error::new_spanned(
+                attr,
                 format!("#[{name}] takes no arguments; write #[{name}]"),
-            );
+            ));
             continue;
         }
-        set(
-            slot,
-            attr.span(),
-            &format!("#[{name}]"),
-            attr.span(),
-            errors,
-        );
+        // The attribute's name, which later errors point at (a span cannot cover `#[...]` on stable).
+        let span = attr.path().span();
+        set(slot, span, &format!("#[{name}]"), span, errors);
     }
     out
 }

@@ -22,47 +22,99 @@ pub fn check_code(code: &str) -> Result<(), String> {
             code.len()
         ));
     }
-    for segment in code.split('.') {
-        let mut chars = segment.chars();
-        let ok = match chars.next() {
-            Some(c) if c.is_ascii_lowercase() => {
-                chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            }
-            Some(c) if c.is_ascii_uppercase() => {
-                chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-            }
-            _ => false,
-        };
-        if !ok {
-            let shown = if segment.is_empty() {
-                "an empty segment".to_string()
-            } else {
-                format!("segment `{segment}`")
-            };
-            return Err(format!("`{code}` has {shown}; {CODE_GRAMMAR}"));
-        }
+    match code.split('.').find_map(segment_problem) {
+        Some(problem) => Err(format!("`{code}` has {problem}; {CODE_GRAMMAR}")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// Reports `op` if it breaks the grammar of ops.
-pub fn check_op(op: &Sp<String>, errors: &mut Errors) {
-    let ok = !op.value.is_empty()
-        && op.value.split('.').all(|segment| {
+/// What is wrong with one segment of a code, if anything.
+fn segment_problem(segment: &str) -> Option<String> {
+    let Some(first) = segment.chars().next() else {
+        return Some("an empty segment".to_string());
+    };
+    if let Some(c) = segment
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_'))
+    {
+        return Some(format!("`{c}` in segment `{segment}`"));
+    }
+    if !first.is_ascii_alphabetic() {
+        return Some(format!(
+            "segment `{segment}`, which starts with `{first}` instead of a letter"
+        ));
+    }
+    let mixed = if first.is_ascii_uppercase() {
+        segment.chars().any(|c| c.is_ascii_lowercase())
+    } else {
+        segment.chars().any(|c| c.is_ascii_uppercase())
+    };
+    mixed.then(|| format!("segment `{segment}`, which mixes lowercase and uppercase"))
+}
+
+/// A valid code or op close to `text`, to suggest: `Rate-Limit` as `rate_limit`.
+fn suggest(text: &str, keep: impl Fn(char) -> bool, uppercase: bool) -> String {
+    let segments: Vec<String> = text
+        .split('.')
+        .map(|segment| {
+            let mut out = String::new();
+            for c in segment.chars() {
+                let c = if keep(c) { c } else { '_' };
+                if !(c == '_' && (out.is_empty() || out.ends_with('_'))) {
+                    out.push(if uppercase {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c.to_ascii_lowercase()
+                    });
+                }
+            }
+            let start = out
+                .find(|c: char| c.is_ascii_alphabetic())
+                .unwrap_or(out.len());
+            out[start..].trim_end_matches('_').to_string()
+        })
+        .filter(|segment| !segment.is_empty())
+        .collect();
+    segments.join(".")
+}
+
+/// A valid code close to an invalid one, in the case most of its letters are in.
+pub fn suggest_code(code: &str) -> Option<String> {
+    let upper = code.chars().filter(char::is_ascii_uppercase).count();
+    let lower = code.chars().filter(char::is_ascii_lowercase).count();
+    let fixed = suggest(code, |c| c.is_ascii_alphanumeric(), upper > lower);
+    (fixed != code && check_code(&fixed).is_ok()).then_some(fixed)
+}
+
+fn op_problem(op: &str) -> bool {
+    op.is_empty()
+        || !op.split('.').all(|segment| {
             let mut chars = segment.chars();
             matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
                 && chars
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
-        });
-    if !ok {
-        errors.at(
-            op.span,
-            format!(
-                "invalid op `{}`: an op is `.`-separated lowercase segments, each a letter then letters, digits, `_` or `-`, like \"llm.generate\"",
-                op.value
-            ),
-        );
+        })
+}
+
+/// Reports `op` if it breaks the grammar of ops.
+pub fn check_op(op: &Sp<String>, errors: &mut Errors) {
+    if !op_problem(&op.value) {
+        return;
     }
+    let grammar =
+        "an op is `.`-separated lowercase segments, each a letter then letters, digits, `_` or `-`";
+    let fixed = suggest(&op.value, |c| c.is_ascii_alphanumeric() || c == '-', false);
+    let fix = if op_problem(&fixed) {
+        ", like \"llm.generate\"".to_string()
+    } else {
+        format!("; write op = \"{fixed}\"")
+    };
+    let what = if op.value.is_empty() {
+        "the op is empty".to_string()
+    } else {
+        format!("invalid op `{}`", op.value)
+    };
+    errors.at(op.span, format!("{what}: {grammar}{fix}"));
 }
 
 /// The variant's final code with its span, namespace included.
@@ -76,7 +128,10 @@ pub fn resolve(
     let (code, span) = match &own.code {
         Some(code) => {
             if let Err(why) = check_code(&code.value) {
-                errors.at(code.span, format!("invalid code: {why}"));
+                let fix = suggest_code(&code.value)
+                    .map(|fixed| format!("; write code = \"{fixed}\""))
+                    .unwrap_or_default();
+                errors.at(code.span, format!("invalid code: {why}{fix}"));
                 return None;
             }
             (code.value.clone(), code.span)
@@ -93,9 +148,10 @@ pub fn resolve(
                 } else {
                     "variant"
                 };
+                let fixed = suggest_code(&code).unwrap_or_else(|| "...".to_string());
                 errors.at(
                     ident.span(),
-                    format!("the default code made from {what} `{ident}` is not valid: {why}; set one with #[agent(code = \"...\")]"),
+                    format!("the default code made from {what} `{ident}` is not valid: {why}; set one with #[agent(code = \"{fixed}\")]"),
                 );
                 return None;
             }

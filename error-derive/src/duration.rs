@@ -42,9 +42,11 @@ pub fn parse(text: &str) -> Result<Nanos, String> {
         return Err(format!("duration `{text}` has no unit: {EXAMPLE}"));
     }
     let Some(&(_, scale)) = UNITS.iter().find(|(name, _)| *name == unit) else {
-        return Err(format!(
-            "unknown unit `{unit}` in duration `{text}`: use ns, us, ms, s, m or h"
-        ));
+        let fix = match meant_unit(unit) {
+            Some(meant) => format!("write \"{number}{meant}\""),
+            None => "use ns, us, ms, s, m or h".to_string(),
+        };
+        return Err(format!("unknown unit `{unit}` in duration `{text}`: {fix}"));
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     let too_long = || format!("duration `{text}` is too long");
@@ -72,6 +74,19 @@ pub fn parse(text: &str) -> Result<Nanos, String> {
         return Err(too_long());
     }
     Ok(Nanos(nanos))
+}
+
+/// The unit a longer or foreign spelling stands for: `sec` for `s`, `µs` for `us`.
+fn meant_unit(unit: &str) -> Option<&'static str> {
+    Some(match unit.to_ascii_lowercase().as_str() {
+        "nanos" | "nsec" | "nanosecond" | "nanoseconds" => "ns",
+        "µs" | "μs" | "micros" | "usec" | "microsecond" | "microseconds" => "us",
+        "millis" | "msec" | "msecs" | "millisecond" | "milliseconds" => "ms",
+        "sec" | "secs" | "second" | "seconds" => "s",
+        "min" | "mins" | "minute" | "minutes" => "m",
+        "hr" | "hrs" | "hour" | "hours" => "h",
+        _ => return None,
+    })
 }
 
 impl Nanos {

@@ -17,7 +17,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         Some(model) if errors.is_empty() => impls(&model),
         _ => {
             let mut out = errors.into_compile_errors();
-            out.extend(fallback(input));
+            // A union gets no impls: `Error` needs `Debug`, which a union cannot derive either.
+            if !matches!(input.data, syn::Data::Union(_)) {
+                out.extend(fallback(input));
+            }
             out
         }
     }

@@ -296,7 +296,10 @@ fn list(fields: &[Field]) -> String {
             None => format!("`{}`", f.index),
         })
         .collect();
-    format!("its fields are {}", names.join(", "))
+    match &names[..] {
+        [only] => format!("its only field is {only}"),
+        _ => format!("its fields are {}", names.join(", ")),
+    }
 }
 
 /// Rewrites `name$` width and precision arguments inside a format spec.

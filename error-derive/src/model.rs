@@ -3,7 +3,6 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
 use crate::attr::{self, AgentAttrs, ErrorAttr, FieldAttrs, Place, Recovery};
@@ -126,7 +125,7 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
         Data::Union(data) => {
             errors.at(
                 data.union_token.span,
-                "#[derive(AgentError)] works on enums and structs, not unions; wrap the union's failures in an enum",
+                "#[derive(AgentError)] works on enums and structs, not unions; declare the error as an enum, one variant per failure",
             );
             return None;
         }
@@ -135,10 +134,10 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
     let container = attr::agent_attrs(&input.attrs, place, errors);
     if place == Place::Enum {
         for attr in input.attrs.iter().filter(|a| a.path().is_ident("error")) {
-            errors.at(
-                attr.span(),
-                "#[error(...)] goes on each variant of an enum, not on the enum itself",
-            );
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "#[error(...)] goes on each variant of an enum, not on the enum itself; move the message to the variants",
+            ));
         }
     }
     if let Some(op) = &container.op {
@@ -147,7 +146,10 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
     if let Some(ns) = &container.namespace
         && let Err(why) = code::check_code(&ns.value)
     {
-        errors.at(ns.span, format!("invalid namespace: {why}"));
+        let fix = code::suggest_code(&ns.value)
+            .map(|fixed| format!("; write namespace = \"{fixed}\""))
+            .unwrap_or_default();
+        errors.at(ns.span, format!("invalid namespace: {why}{fix}"));
     }
     if place == Place::Enum
         && let Some(retry) = &container.retry
@@ -348,12 +350,22 @@ fn check_transparent(
     errors: &mut Errors,
 ) {
     if fields.len() != 1 {
+        let what = if place == Place::Struct {
+            "struct"
+        } else {
+            "variant"
+        };
+        let (has, fix) = match fields.len() {
+            0 => (
+                "no fields".to_string(),
+                "add the error as its one field, like `Other(OtherError)`",
+            ),
+            n => (format!("{n} fields"), "keep only the error inside"),
+        };
         errors.at(
             span,
             format!(
-                "#[error(transparent)] forwards to exactly one field, the error inside; this {} has {}",
-                if place == Place::Struct { "struct" } else { "variant" },
-                fields.len()
+                "#[error(transparent)] forwards to exactly one field, the error inside, but this {what} has {has}; {fix}, or write a message like #[error(\"...\")] instead of `transparent`"
             ),
         );
     }

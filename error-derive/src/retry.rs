@@ -56,7 +56,13 @@ fn check_order(policy: &Policy, args: &RetryArgs, errors: &mut Errors) {
     }
     let (span, fix) = match (&args.base, &args.max) {
         (_, Some(max)) => (max.span, "raise `max` or lower `base`"),
-        (Some(base), None) => (base.span, "lower `base`, or raise `max` (30s by default)"),
+        (Some(base), None) if policy.max == DEFAULT_MAX => {
+            (base.span, "lower `base`, or raise `max` (30s by default)")
+        }
+        (Some(base), None) => (
+            base.span,
+            "lower `base`, or raise `max` here (the enum's retry(...) sets it)",
+        ),
         (None, None) => return,
     };
     errors.at(
@@ -114,7 +120,7 @@ pub fn retry_after_field(fields: &[Field], own: &AgentAttrs, errors: &mut Errors
         if !is_duration_or_option(f.ty) {
             errors.at(
                 f.ty.span(),
-                "#[retry_after] needs a field of type `Duration` or `Option<Duration>` (std::time::Duration), the delay the server asked for",
+                "#[retry_after] needs a field of type `Duration` or `Option<Duration>` (std::time::Duration), the delay the server asked for; convert a number of seconds with `Duration::from_secs`",
             );
             continue;
         }

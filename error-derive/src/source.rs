@@ -2,7 +2,8 @@
 //! `Error::source()`, the `: {cause}` of Display, and the `From` impls.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned as _;
 use syn::{GenericArgument, PathArguments, Type};
 
 use crate::errors::Errors;
@@ -12,11 +13,27 @@ use crate::model::{Body, Field, Input, Variant};
 pub fn from_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
     let f = fields.iter().find(|f| f.attrs.from.is_some())?;
     if fields.len() > 1 {
+        let others: Vec<String> = fields
+            .iter()
+            .filter(|o| o.index != f.index)
+            .map(|o| format!("`{}`", name(o)))
+            .collect();
+        let fix = match fields
+            .iter()
+            .find(|o| o.index != f.index && o.attrs.source.is_some())
+        {
+            Some(source) => format!(
+                "`{}` is already the #[source], so remove #[from]",
+                name(source)
+            ),
+            None => "write #[source] instead of #[from], or make this the variant's only field"
+                .to_string(),
+        };
         errors.at(
             f.attrs.from?,
             format!(
-                "#[from] needs its field to be the variant's only field, since `From` cannot fill the other {}; remove #[from] and use #[source], or move the other fields out",
-                fields.len() - 1
+                "#[from] goes on a variant's only field: the `From` impl it generates could not fill {}; {fix}",
+                others.join(", ")
             ),
         );
         return None;
@@ -24,20 +41,28 @@ pub fn from_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
     Some(f.index)
 }
 
+fn name(f: &Field) -> String {
+    f.name.clone().unwrap_or_else(|| f.index.to_string())
+}
+
 /// The cause field: the one marked `#[source]` or `#[from]`, else one named `source`.
 /// Reports a second marked one.
 pub fn source_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
-    let mut marked = fields
-        .iter()
-        .filter_map(|f| f.attrs.source.or(f.attrs.from).map(|span| (f, span)));
+    // A `#[from]` beside other fields is already reported by `from_field`, cause included.
+    let from_reported = fields.len() > 1 && fields.iter().any(|f| f.attrs.from.is_some());
+    let mut marked = fields.iter().filter_map(|f| match f.attrs.source {
+        Some(span) => Some((f, span)),
+        None if from_reported => None,
+        None => f.attrs.from.map(|span| (f, span)),
+    });
     match marked.next() {
         Some((first, _)) => {
             for (_, span) in marked {
                 errors.at(
                     span,
                     format!(
-                        "a variant has one cause, and `{}` is already its #[source]; remove this #[source] or #[from]",
-                        first.name.clone().unwrap_or_else(|| first.index.to_string())
+                        "a variant has one cause, and `{}` is already its #[source]; remove this #[source]",
+                        name(first)
                     ),
                 );
             }
@@ -67,16 +92,18 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
     let (pat, binding, path) = (f.pattern(), &f.binding, &v.path);
     let pattern = quote!(#path { #pat, .. });
     let optional = is_option(f.ty);
-    // Method syntax, so that a `Box<dyn Error>` cause auto-derefs to the trait object.
+    // Method syntax, so that a `Box<dyn Error>` cause auto-derefs to the trait object;
+    // spanned at the field's type, where rustc then reports a cause that is not an error.
+    let as_dyn_error = quote_spanned!(f.ty.span()=> as_dyn_error);
     let value = if optional {
         quote!(#binding.as_ref().map(|__agent_cause| {
             use #krate::__private::AsDynError as _;
-            __agent_cause.as_dyn_error()
+            __agent_cause.#as_dyn_error()
         }))
     } else {
         quote!({
             use #krate::__private::AsDynError as _;
-            #binding.as_dyn_error()
+            #binding.#as_dyn_error()
         })
     };
     (pattern, value, optional)
