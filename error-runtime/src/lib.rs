@@ -1,6 +1,6 @@
 //! The runtime of [agent-error](https://docs.rs/agent-error): the [`AgentError`] trait,
-//! walking chains to classify errors, retry policies, the dynamic [`Error`] and the
-//! shared vocabulary of [`codes`].
+//! walking chains to classify errors, retry policies and the retrier, HTTP classification,
+//! the dynamic [`Error`] and the shared vocabulary of [`codes`].
 //!
 //! Most users depend on the `agent-error` facade crate, which re-exports all of this
 //! together with `#[derive(AgentError)]`. Depending on this crate alone works too;
@@ -10,6 +10,8 @@
 //! - `registry` (default): collect every non-generic derived type at link time, so that
 //!   [`find`], [`is_retryable`] and [`has_code`] recognise it anywhere in a chain.
 //!   Without it they recognise the runtime's own types only.
+//! - `http` (default): [`http::StatusError`], status classification and `Retry-After` parsing.
+//! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`].
 
 #![warn(missing_docs)]
 
