@@ -151,7 +151,8 @@ enum Step {
 /// The state of one run, shared by the blocking and the async loop.
 struct Run<'r> {
     retrier: &'r Retrier,
-    started: Instant,
+    /// When the run started; read only when there is a `max_elapsed` to enforce.
+    started: Option<Instant>,
     waited: Duration,
     previous: Option<Duration>,
     spent: u32,
@@ -161,7 +162,7 @@ impl<'r> Run<'r> {
     fn new(retrier: &'r Retrier) -> Self {
         Run {
             retrier,
-            started: Instant::now(),
+            started: retrier.max_elapsed.map(|_| Instant::now()),
             waited: Duration::ZERO,
             previous: None,
             spent: 0,
@@ -198,9 +199,9 @@ impl<'r> Run<'r> {
             Some(asked) => asked,
             None => jitter::delay(&policy, attempt - 1, self.previous, &r.jitter),
         };
-        if let Some(limit) = r.max_elapsed {
+        if let (Some(limit), Some(started)) = (r.max_elapsed, self.started) {
             // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
-            let elapsed = self.started.elapsed().max(self.waited);
+            let elapsed = started.elapsed().max(self.waited);
             if elapsed.saturating_add(delay) > limit {
                 return Step::Stop(Stop::Deadline);
             }
