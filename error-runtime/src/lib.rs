@@ -11,6 +11,7 @@
 //!   [`find`], [`is_retryable`] and [`has_code`] recognise it anywhere in a chain.
 //!   Without it they recognise the runtime's own types only.
 //! - `http` (default): [`http::StatusError`], status classification and `Retry-After` parsing.
+//! - `serde`: serialization of [`tool::StructuredToolError`].
 //! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`].
 
 #![warn(missing_docs)]
@@ -18,12 +19,15 @@
 mod agent;
 mod chain;
 pub mod codes;
+pub mod display;
 mod dynamic;
 #[cfg(feature = "http")]
 pub mod http;
+mod public;
 mod recovery;
 mod registry;
 pub mod retry;
+pub mod tool;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -1,0 +1,101 @@
+//! Renderings for people: a user-facing message with hints, and the whole chain for logs
+//! with each link printed once.
+
+use std::error::Error as StdError;
+use std::fmt;
+
+use crate::AgentError;
+use crate::public::push_summary;
+
+/// The message for the person using the product: the summary (the public message on one
+/// line), then `  - HINT` per hint, one a line. Redacted fields and foreign causes stay out.
+///
+/// ```
+/// use agent_error::{display, Error};
+///
+/// let e = Error::new("llm.generate", "auth_error", "the API key was rejected")
+///     .with_source(std::io::Error::other("sk-live-123 invalid"))
+///     .with_hint("set OPENAI_API_KEY");
+/// assert_eq!(display::for_user(&e), "the API key was rejected\n  - set OPENAI_API_KEY");
+/// ```
+pub fn for_user(e: &dyn AgentError) -> String {
+    let mut out = String::new();
+    push_summary(&mut out, e);
+    for hint in e.hints() {
+        let hint = hint.trim();
+        if !hint.is_empty() {
+            out.push_str("\n  - ");
+            crate::public::push_one_line(&mut out, hint);
+        }
+    }
+    out
+}
+
+/// The whole chain of `err` for logs, each link once.
+///
+/// A derived error's Display already ends with its cause, and `source()` returns that cause
+/// too, so printing every link's Display (as anyhow's `{:#}` does) repeats it. Here a link
+/// that is an [`AgentError`] prints `op [code]: message` and leaves its cause to the next
+/// link; an `std::io::Error` that only wraps another error is not printed twice.
+///
+/// `{}` joins the links with `: ` on one line; `{:#}` puts each cause on its own line after
+/// `caused by: `. For an `anyhow::Error`, pass `err.as_ref()`.
+///
+/// ```
+/// use agent_error::{display, Error};
+///
+/// let inner = Error::new("http.get", "timeout", "no answer in 10s")
+///     .with_source(std::io::Error::other("connection reset"));
+/// let outer = Error::new("llm.generate", "provider_unavailable", "all retries failed").with_source(inner);
+/// assert_eq!(outer.to_string(), "llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset");
+/// assert_eq!(display::chain(&outer).to_string(), outer.to_string());
+///
+/// let err = anyhow::Error::new(outer).context("answering the user");
+/// assert_eq!(format!("{:#}", err), "answering the user: llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset: http.get [timeout]: no answer in 10s: connection reset: connection reset");
+/// assert_eq!(
+///     display::chain(err.as_ref()).to_string(),
+///     "answering the user: llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset",
+/// );
+/// ```
+pub fn chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
+    Chain { err }
+}
+
+/// The Display of an error chain returned by [`chain`].
+#[derive(Clone, Copy)]
+pub struct Chain<'a> {
+    err: &'a (dyn StdError + 'static),
+}
+
+impl fmt::Debug for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let separator = if f.alternate() { "\ncaused by: " } else { ": " };
+        let mut first = true;
+        for link in crate::links(self.err) {
+            if let Some(io) = link.downcast_ref::<std::io::Error>() {
+                if io.get_ref().is_some() {
+                    // It displays as the error it wraps, which is the next link.
+                    continue;
+                }
+            }
+            if !first {
+                f.write_str(separator)?;
+            }
+            first = false;
+            match crate::chain::classify(link) {
+                Some(e) => {
+                    write!(f, "{} [{}]: ", e.op(), e.code())?;
+                    e.fmt_message(f)?;
+                }
+                None => fmt::Display::fmt(link, f)?,
+            }
+        }
+        Ok(())
+    }
+}
