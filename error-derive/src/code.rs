@@ -317,7 +317,7 @@ pub fn expand_op(input: &Input) -> TokenStream {
                 Op::Static(op) => quote!(#path { .. } => #op,),
                 Op::Field(i) => {
                     let f = &v.fields[*i];
-                    let (pat, binding) = (f.pattern(), &f.binding);
+                    let (pat, binding) = (f.pattern(), f.binding_at_type());
                     quote!(#path { #pat, .. } => ::core::convert::AsRef::<str>::as_ref(#binding),)
                 }
             },
@@ -337,7 +337,7 @@ pub fn expand_op(input: &Input) -> TokenStream {
 pub fn transparent_arm(v: &Variant, index: usize, method: TokenStream) -> TokenStream {
     let path = &v.path;
     let f = &v.fields[index];
-    let (pat, binding) = (f.pattern(), &f.binding);
+    let (pat, binding) = (f.pattern(), f.binding_at_type());
     quote!(#path { #pat, .. } => #method(#binding),)
 }
 

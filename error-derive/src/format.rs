@@ -386,7 +386,8 @@ fn rewrite_args(
                     };
                     mentioned.push(field.index);
                     let mut binding = field.binding.clone();
-                    binding.set_span(span);
+                    // Shown at `.field`, resolved as the pattern's binding (hygiene inside `macro_rules!`).
+                    binding.set_span(binding.span().located_at(span));
                     out.extend(quote!((#binding)));
                     i += 2;
                     continue;

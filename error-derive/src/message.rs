@@ -29,7 +29,7 @@ fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             quote!(#f.write_str(#head)?;)
         }
         Op::Field(i) => {
-            let binding = &v.fields[*i].binding;
+            let binding = v.fields[*i].binding_at_type();
             let tail = format!(" [{code}]: ");
             quote! {
                 #f.write_str(::core::convert::AsRef::<str>::as_ref(#binding))?;
@@ -100,7 +100,7 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             }
             Body::Transparent(i) => {
                 let field = &v.fields[*i];
-                let (path, pat, binding) = (&v.path, field.pattern(), &field.binding);
+                let (path, pat, binding) = (&v.path, field.pattern(), field.binding_at_type());
                 quote!(#path { #pat, .. } => #krate::AgentError::#name(#binding, #f),)
             }
         });

@@ -3,6 +3,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+use syn::spanned::Spanned as _;
 use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
 
 use crate::attr::{self, AgentAttrs, ErrorAttr, FieldAttrs, Place, Recovery};
@@ -92,6 +93,28 @@ pub struct Field<'a> {
 }
 
 impl Field<'_> {
+    /// The binding shown at the field's type: rustc then reports a type that lacks a
+    /// trait the generated code needs at the field, not at the derive. It still resolves
+    /// as the binding does (which matters inside `macro_rules!`).
+    pub fn binding_at_type(&self) -> Ident {
+        let mut binding = self.binding.clone();
+        binding.set_span(self.binding.span().located_at(self.type_span()));
+        binding
+    }
+
+    /// The span of the type's name: `Error` in `std::io::Error` (a span cannot cover a
+    /// whole path on stable).
+    pub fn type_span(&self) -> Span {
+        match self.ty {
+            Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map_or_else(|| self.ty.span(), |s| s.ident.span()),
+            ty => ty.span(),
+        }
+    }
+
     /// The field in a pattern, bound to its binding: `name` or `0: _0`.
     pub fn pattern(&self) -> TokenStream {
         let binding = &self.binding;

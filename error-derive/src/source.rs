@@ -1,9 +1,8 @@
 //! Causes: which field is a variant's `#[source]` (or `#[from]`), the generated
 //! `Error::source()`, the `: {cause}` of Display, and the `From` impls.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned as _;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
 use syn::{GenericArgument, PathArguments, Type};
 
 use crate::errors::Errors;
@@ -94,7 +93,7 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
     let optional = is_option(f.ty);
     // Method syntax, so that a `Box<dyn Error>` cause auto-derefs to the trait object;
     // spanned at the field's type, where rustc then reports a cause that is not an error.
-    let as_dyn_error = quote_spanned!(f.ty.span()=> as_dyn_error);
+    let as_dyn_error = Ident::new("as_dyn_error", Span::call_site().located_at(f.type_span()));
     let value = if optional {
         quote!(#binding.as_ref().map(|__agent_cause| {
             use #krate::__private::AsDynError as _;

@@ -1,0 +1,11 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+pub enum LlmError {
+    #[agent(retry(base = "1m"))]
+    #[error("deadline exceeded")]
+    Timeout,
+}
+
+fn main() {}

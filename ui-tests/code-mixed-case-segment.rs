@@ -1,0 +1,11 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+pub enum LlmError {
+    #[agent(code = "llm.rate_Limit")]
+    #[error("provider returned 429")]
+    RateLimited,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+pub enum LlmError {
+    #[error("deadline exceeded after {nope} tokens")]
+    Timeout { tokens: u32 },
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[error("provider returned 429")]
+pub struct RateLimited;
+
+fn main() {}

@@ -1,0 +1,15 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "http.send")]
+#[error("connection reset")]
+pub struct HttpError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+pub enum LlmError {
+    #[error(transparent)]
+    Http(HttpError, String),
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+pub enum ToolError {
+    #[error("the tool failed")]
+    Failed {
+        #[op]
+        tool: String,
+        #[op]
+        step: String,
+    },
+}
+
+fn main() {}
