@@ -207,6 +207,7 @@ pub fn resolve_op(
     container: &AgentAttrs,
     own: &AgentAttrs,
     fields: &[Field],
+    missing: &mut Vec<Ident>,
     errors: &mut Errors,
 ) -> Option<Op> {
     let mut op_fields = fields
@@ -243,21 +244,45 @@ pub fn resolve_op(
         }
         (Some((f, _)), _) => Some(Op::Field(f.index)),
         (None, Some(op)) => Some(Op::Static(op.value.clone())),
+        (None, None) if place == Place::Enum => {
+            // Reported by `report_missing_ops`, once for the enum when no variant has one.
+            missing.push(ident.clone());
+            None
+        }
         (None, None) => {
-            let (what, where_) = if place == Place::Struct {
-                ("struct", "#[agent(op = \"llm.generate\")] to the struct")
-            } else {
-                (
-                    "variant",
-                    "#[agent(op = \"llm.generate\")] to the enum or to this variant",
-                )
-            };
             errors.at(
                 ident.span(),
-                format!("no op for {what} `{ident}`: add {where_}, or mark a field #[op] to take it from the field at run time"),
+                format!("no op for struct `{ident}`: add #[agent(op = \"llm.generate\")] to the struct, or mark a field #[op] to take it from the field at run time"),
             );
             None
         }
+    }
+}
+
+/// Reports the enum variants without an op: once, at the enum, when none of its
+/// classified variants has one; otherwise at each variant.
+pub fn report_missing_ops(
+    enum_ident: &Ident,
+    missing: &[Ident],
+    any_with_op: bool,
+    errors: &mut Errors,
+) {
+    if missing.len() > 1 && !any_with_op {
+        let names: Vec<String> = missing.iter().map(|i| format!("`{i}`")).collect();
+        errors.at(
+            enum_ident.span(),
+            format!(
+                "no op for any variant of `{enum_ident}` ({}): add #[agent(op = \"llm.generate\")] to the enum, or give each variant its own `op` or #[op] field",
+                names.join(", ")
+            ),
+        );
+        return;
+    }
+    for ident in missing {
+        errors.at(
+            ident.span(),
+            format!("no op for variant `{ident}`: add #[agent(op = \"llm.generate\")] to the enum or to this variant, or mark a field #[op] to take it from the field at run time"),
+        );
     }
 }
 

@@ -178,7 +178,8 @@ fn impls(input: &Input) -> TokenStream {
 /// Minimal impls for input with errors: enough that uses of the type elsewhere do not
 /// add "trait not implemented" errors to the real ones.
 fn fallback(input: &DeriveInput) -> TokenStream {
-    let krate = match crate_path(input) {
+    let (krate, no_eq) = lenient_container(input);
+    let krate = match krate {
         Some(path) => quote!(#path),
         None => quote!(::agent_error),
     };
@@ -190,6 +191,17 @@ fn fallback(input: &DeriveInput) -> TokenStream {
     let mut agent_bounds = Bounds::default();
     agent_bounds.add(quote!(Self), quote!(::core::error::Error));
     let agent_where = agent_bounds.where_clause(&input.generics);
+    let from_impls = fallback_from(input);
+    let eq = if no_eq {
+        TokenStream::new()
+    } else {
+        quote! {
+            impl #impl_generics ::core::cmp::PartialEq for #ident #ty_generics #where_clause {
+                fn eq(&self, _: &Self) -> bool { ::core::unreachable!() }
+            }
+            impl #impl_generics ::core::cmp::Eq for #ident #ty_generics #where_clause {}
+        }
+    };
     quote! {
         impl #impl_generics ::core::fmt::Display for #ident #ty_generics #where_clause {
             fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -206,17 +218,61 @@ fn fallback(input: &DeriveInput) -> TokenStream {
             fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> { ::core::unreachable!() }
             fn recovery(&self) -> #krate::Recovery { ::core::unreachable!() }
         }
+        #eq
+        #from_impls
     }
 }
 
-/// `#[agent(crate = "...")]`, read leniently for the fallback.
-fn crate_path(input: &DeriveInput) -> Option<syn::Path> {
+/// The `From` impls the input asks for, read leniently for the fallback: a field marked
+/// `#[from]` that is its variant's only field.
+fn fallback_from(input: &DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let shapes: Vec<(TokenStream, &syn::Fields)> = match &input.data {
+        syn::Data::Enum(data) => data
+            .variants
+            .iter()
+            .map(|v| {
+                let name = &v.ident;
+                (quote!(Self::#name), &v.fields)
+            })
+            .collect(),
+        syn::Data::Struct(data) => vec![(quote!(Self), &data.fields)],
+        syn::Data::Union(_) => Vec::new(),
+    };
+    shapes
+        .into_iter()
+        .filter(|(_, fields)| fields.len() == 1)
+        .filter_map(|(path, fields)| {
+            let field = fields.iter().next()?;
+            field.attrs.iter().find(|a| a.path().is_ident("from"))?;
+            let ty = &field.ty;
+            let member = match &field.ident {
+                Some(name) => quote!(#name),
+                None => quote!(0),
+            };
+            Some(quote! {
+                impl #impl_generics ::core::convert::From<#ty> for #ident #ty_generics #where_clause {
+                    fn from(source: #ty) -> Self {
+                        #path { #member: source }
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// `#[agent(crate = "...")]` and `no_eq`, read leniently for the fallback.
+fn lenient_container(input: &DeriveInput) -> (Option<syn::Path>, bool) {
     let mut found = None;
+    let mut no_eq = false;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("agent")) {
         let _ = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 found = lit.parse().ok();
+            } else if meta.path.is_ident("no_eq") {
+                no_eq = true;
             } else if meta.input.peek(syn::Token![=]) {
                 let _: proc_macro2::TokenTree = meta.value()?.parse()?;
             } else if meta.input.peek(syn::token::Paren) {
@@ -225,5 +281,5 @@ fn crate_path(input: &DeriveInput) -> Option<syn::Path> {
             Ok(())
         });
     }
-    found
+    (found, no_eq)
 }

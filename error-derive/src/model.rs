@@ -189,6 +189,8 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
     };
 
     let mut variants = Vec::new();
+    let mut missing_ops = Vec::new();
+    let mut uses_container_base = false;
     for (ident, fields, attrs, path) in raw {
         let own_parsed;
         let own = if place == Place::Struct {
@@ -197,11 +199,35 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
             own_parsed = attr::agent_attrs(attrs, Place::Variant, errors);
             &own_parsed
         };
+        uses_container_base |= !own.retry_markers().is_empty()
+            && own
+                .retry
+                .as_ref()
+                .is_none_or(|r| r.value.base.is_none() && r.value.max.is_none());
         if let Some(v) = build_variant(
-            ident, fields, attrs, path, place, &container, own, &krate, errors,
+            ident,
+            fields,
+            attrs,
+            path,
+            place,
+            &container,
+            own,
+            &krate,
+            &mut missing_ops,
+            errors,
         ) {
             variants.push(v);
         }
+    }
+    let any_with_op = variants
+        .iter()
+        .any(|v| matches!(v.body, Body::Classified(_)));
+    code::report_missing_ops(&input.ident, &missing_ops, any_with_op, errors);
+    if place == Place::Enum
+        && uses_container_base
+        && let Some(retry) = &container.retry
+    {
+        retry::check_container_base(retry, errors);
     }
     code::check_unique(&variants, errors);
 
@@ -228,6 +254,7 @@ fn build_variant<'a>(
     container: &AgentAttrs,
     own: &AgentAttrs,
     krate: &TokenStream,
+    missing_ops: &mut Vec<Ident>,
     errors: &mut Errors,
 ) -> Option<Variant<'a>> {
     let before = errors_len(errors);
@@ -324,7 +351,7 @@ fn build_variant<'a>(
         .collect();
 
     let code = code::resolve(ident, place, container, own, errors);
-    let op = code::resolve_op(ident, place, container, own, &fields, errors);
+    let op = code::resolve_op(ident, place, container, own, &fields, missing_ops, errors);
     let policy = retry::resolve(place, container, own, errors);
     let retry_after = retry::retry_after_field(&fields, own, errors);
     let source = source::source_field(&fields, errors);

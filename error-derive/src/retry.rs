@@ -74,9 +74,20 @@ fn check_order(policy: &Policy, args: &RetryArgs, errors: &mut Errors) {
     );
 }
 
-/// Checks a container's `retry(...)` on its own, once.
+/// Checks a container's `retry(...)` on its own, once, when it sets `max`: with `base`
+/// alone, the variants may still set `max` (see [`check_container_base`]).
 pub fn check_alone(retry: &Sp<RetryArgs>, errors: &mut Errors) {
-    check_order(&merged(Some(&retry.value), None), &retry.value, errors);
+    if retry.value.max.is_some() {
+        check_order(&merged(Some(&retry.value), None), &retry.value, errors);
+    }
+}
+
+/// Checks a container's `base` (without `max`) against the default `max`, once, when
+/// some retryable variant takes both from the container and the defaults.
+pub fn check_container_base(retry: &Sp<RetryArgs>, errors: &mut Errors) {
+    if retry.value.max.is_none() {
+        check_order(&merged(Some(&retry.value), None), &retry.value, errors);
+    }
 }
 
 /// The variant's policy, or `None` when it is not retryable. Reports a bad tuning.

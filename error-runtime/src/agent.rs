@@ -39,6 +39,11 @@ use crate::{Recovery, RetryPolicy};
 /// assert!(e.is_retryable());
 /// assert_eq!(e.hints(), ["raise the timeout"]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a classified error: it does not implement `AgentError`",
+    label = "expected an `AgentError` here",
+    note = "derive it with `#[derive(AgentError)]`; under `#[error(transparent)]` the field must itself be an `AgentError`, so wrap a foreign error in a variant with a message and `#[source]`"
+)]
 pub trait AgentError: std::error::Error {
     /// The stable machine-readable code (`"rate_limit"`, `"auth.missing_api_key"`).
     fn code(&self) -> &str;

@@ -10,6 +10,11 @@ pub use crate::registry::Registration;
 pub use inventory;
 
 /// Turns a cause field into `&dyn Error`, whether it is a concrete error or a boxed trait object.
+#[diagnostic::on_unimplemented(
+    message = "the cause `{Self}` is not an error",
+    label = "a `#[source]` or `#[from]` field must implement `std::error::Error`",
+    note = "mark another field as the cause, or wrap this value in an error type"
+)]
 pub trait AsDynError<'a> {
     fn as_dyn_error(&self) -> &(dyn StdError + 'a);
 }
@@ -79,11 +84,11 @@ impl fmt::Debug for Redacted {
     }
 }
 
-/// Writes a cause after a message: `": {cause}"`.
+/// Writes a cause after a message: `": {cause}"`. The caller's width and precision
+/// are not passed on: they were meant for the whole error, not for its cause.
 #[inline]
 pub fn write_cause(f: &mut fmt::Formatter<'_>, cause: &dyn StdError) -> fmt::Result {
-    f.write_str(": ")?;
-    fmt::Display::fmt(cause, f)
+    write!(f, ": {cause}")
 }
 
 #[cfg(feature = "registry")]
