@@ -78,11 +78,12 @@ impl fmt::Display for Chain<'_> {
         let separator = if f.alternate() { "\ncaused by: " } else { ": " };
         let mut first = true;
         for link in crate::links(self.err) {
-            if let Some(io) = link.downcast_ref::<std::io::Error>() {
-                if io.get_ref().is_some() {
-                    // It displays as the error it wraps, which is the next link.
-                    continue;
-                }
+            // An io::Error that wraps another displays as it, and it is the next link.
+            if link
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.get_ref().is_some())
+            {
+                continue;
             }
             if !first {
                 f.write_str(separator)?;
