@@ -3,15 +3,16 @@
 
 use std::error::Error as StdError;
 use std::io;
+use std::sync::Arc;
 
 use crate::AgentError;
 
 /// The links of an error's chain: the error itself, then each cause in turn.
 ///
 /// Unlike a plain `source()` loop it also visits the error inside a
-/// [`std::io::Error`]: `io::Error::source()` skips the error it wraps (it returns
-/// that error's own source), so a custom error inside `io::Error::other(..)` would
-/// otherwise never be seen.
+/// [`std::io::Error`] or an `Arc<dyn Error>`: their `source()` skips the error they wrap
+/// (it returns that error's own source), so a custom error inside
+/// `io::Error::other(..)` would otherwise never be seen.
 ///
 /// ```
 /// use std::error::Error;
@@ -39,15 +40,27 @@ impl<'a> Iterator for Links<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let current = self.next?;
-        self.next = match current.downcast_ref::<io::Error>() {
-            Some(io) => match io.get_ref() {
-                Some(inner) => Some(inner),
-                None => current.source(),
-            },
-            None => current.source(),
-        };
+        self.next = wrapped(current).or_else(|| current.source());
         Some(current)
     }
+}
+
+/// The error inside a wrapper whose `source()` skips it: `std::io::Error` and
+/// `Arc<dyn Error>` return the wrapped error's own source, not the wrapped error.
+/// Such a wrapper also displays as the error it wraps.
+pub(crate) fn wrapped<'a>(
+    link: &'a (dyn StdError + 'static),
+) -> Option<&'a (dyn StdError + 'static)> {
+    if let Some(io) = link.downcast_ref::<io::Error>() {
+        return io.get_ref().map(|inner| inner as &(dyn StdError + 'static));
+    }
+    if let Some(arc) = link.downcast_ref::<Arc<dyn StdError + Send + Sync>>() {
+        return Some(&**arc);
+    }
+    if let Some(arc) = link.downcast_ref::<Arc<dyn StdError + Send>>() {
+        return Some(&**arc);
+    }
+    link.downcast_ref::<Arc<dyn StdError>>().map(|arc| &**arc)
 }
 
 /// The first link of `err`'s chain that is an [`AgentError`]: `err` itself, then
@@ -94,6 +107,10 @@ pub(crate) fn classify<'a>(
     }
     #[cfg(feature = "http")]
     if let Some(e) = link.downcast_ref::<crate::http::StatusError>() {
+        return Some(e);
+    }
+    // Registered too, but found without the registry as well.
+    if let Some(e) = link.downcast_ref::<crate::tool::ToolError>() {
         return Some(e);
     }
     crate::registry::classify(link)

@@ -36,7 +36,8 @@ pub fn for_user(e: &dyn AgentError) -> String {
 /// A derived error's Display already ends with its cause, and `source()` returns that cause
 /// too, so printing every link's Display (as anyhow's `{:#}` does) repeats it. Here a link
 /// that is an [`AgentError`] prints `op [code]: message` and leaves its cause to the next
-/// link; an `std::io::Error` that only wraps another error is not printed twice.
+/// link; an `std::io::Error` or `Arc<dyn Error>` that only wraps another error is not
+/// printed twice.
 ///
 /// `{}` joins the links with `: ` on one line; `{:#}` puts each cause on its own line after
 /// `caused by: `. For an `anyhow::Error`, pass `err.as_ref()`.
@@ -94,7 +95,8 @@ impl fmt::Display for Chain<'_> {
                     write!(f, "{} [{}]: ", e.op(), e.code())?;
                     e.fmt_message(f)?;
                 }
-                None => fmt::Display::fmt(link, f)?,
+                // `write!` so that the caller's flags (`#`, width) do not reach a foreign link.
+                None => write!(f, "{link}")?,
             }
         }
         Ok(())

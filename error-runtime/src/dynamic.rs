@@ -32,8 +32,12 @@ use crate::{AgentError, Recovery, RetryPolicy, codes};
 /// assert!(e.is_retryable());
 /// assert_eq!(e.hints(), ["raise the timeout"]);
 /// ```
-#[derive(Debug)]
 pub struct Error {
+    // Boxed so that `Result<T, Error>` stays small: one pointer for the error side.
+    inner: Box<Inner>,
+}
+
+struct Inner {
     op: Cow<'static, str>,
     code: Cow<'static, str>,
     message: Cow<'static, str>,
@@ -55,7 +59,7 @@ impl Error {
     ) -> Self {
         let code = code.into();
         let policy = default_policy(&code);
-        Error {
+        let inner = Inner {
             op: op.into(),
             code,
             message: message.into(),
@@ -63,6 +67,9 @@ impl Error {
             policy,
             hints: Vec::new(),
             recovery: None,
+        };
+        Error {
+            inner: Box::new(inner),
         }
     }
 
@@ -72,35 +79,35 @@ impl Error {
         mut self,
         source: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
     ) -> Self {
-        self.source = Some(source.into());
+        self.inner.source = Some(source.into());
         self
     }
 
     /// Adds a recovery hint after the ones already there.
     #[must_use]
     pub fn with_hint(mut self, hint: impl Into<Cow<'static, str>>) -> Self {
-        self.hints.push(hint.into());
+        self.inner.hints.push(hint.into());
         self
     }
 
     /// Replaces the retry policy.
     #[must_use]
     pub fn with_policy(mut self, policy: RetryPolicy) -> Self {
-        self.policy = policy;
+        self.inner.policy = policy;
         self
     }
 
     /// Sets the delay the server asked for.
     #[must_use]
     pub fn with_retry_after(mut self, retry_after: Duration) -> Self {
-        self.policy = self.policy.with_retry_after(Some(retry_after));
+        self.inner.policy = self.inner.policy.with_retry_after(Some(retry_after));
         self
     }
 
     /// Sets the recovery.
     #[must_use]
     pub fn with_recovery(mut self, recovery: Recovery) -> Self {
-        self.recovery = Some(recovery);
+        self.inner.recovery = Some(recovery);
         self
     }
 }
@@ -114,10 +121,29 @@ fn default_policy(code: &str) -> RetryPolicy {
     }
 }
 
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.inner;
+        f.debug_struct("Error")
+            .field("op", &i.op)
+            .field("code", &i.code)
+            .field("message", &i.message)
+            .field("source", &i.source)
+            .field("policy", &i.policy)
+            .field("hints", &i.hints)
+            .field("recovery", &i.recovery)
+            .finish()
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: {}", self.op, self.code, self.message)?;
-        match &self.source {
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.inner.op, self.inner.code, self.inner.message
+        )?;
+        match &self.inner.source {
             Some(source) => crate::__private::write_cause(f, &**source),
             None => Ok(()),
         }
@@ -126,7 +152,8 @@ impl fmt::Display for Error {
 
 impl StdError for Error {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
+        self.inner
+            .source
             .as_deref()
             .map(|e| e as &(dyn StdError + 'static))
     }
@@ -134,46 +161,48 @@ impl StdError for Error {
 
 impl AgentError for Error {
     fn code(&self) -> &str {
-        &self.code
+        &self.inner.code
     }
 
     fn op(&self) -> &str {
-        &self.op
+        &self.inner.op
     }
 
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.inner.message)
     }
 
     fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.inner.message)
     }
 
     fn retry_policy(&self) -> RetryPolicy {
-        self.policy
+        self.inner.policy
     }
 
     fn hints(&self) -> Vec<Cow<'static, str>> {
-        self.hints.clone()
+        self.inner.hints.clone()
     }
 
     fn recovery(&self) -> Recovery {
-        self.recovery.unwrap_or(if self.policy.is_retryable() {
-            Recovery::Retry
-        } else {
-            Recovery::Abort
-        })
+        self.inner
+            .recovery
+            .unwrap_or(if self.inner.policy.is_retryable() {
+                Recovery::Retry
+            } else {
+                Recovery::Abort
+            })
     }
 
     fn message(&self) -> String {
-        self.message.clone().into_owned()
+        self.inner.message.clone().into_owned()
     }
 }
 
 impl PartialEq for Error {
     /// Equal when the codes are, as derived types.
     fn eq(&self, other: &Self) -> bool {
-        self.code == other.code
+        self.inner.code == other.inner.code
     }
 }
 

@@ -7,6 +7,7 @@ use crate::AgentError;
 
 /// How the registry recognises one type: a checked downcast to it.
 #[doc(hidden)]
+#[cfg_attr(not(feature = "registry"), allow(dead_code))]
 pub struct Registration {
     cast: for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>,
 }
@@ -21,8 +22,15 @@ impl Registration {
 fn cast<'a, T: AgentError + 'static>(
     err: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
-    err.downcast_ref::<T>()
-        .map(|e| e as &(dyn AgentError + 'static))
+    // `Box<T>` and `Arc<T>` are errors whose `source()` skips `T`: look inside them too.
+    if let Some(e) = err.downcast_ref::<T>() {
+        return Some(e);
+    }
+    if let Some(e) = err.downcast_ref::<std::sync::Arc<T>>() {
+        return Some(&**e);
+    }
+    err.downcast_ref::<Box<T>>()
+        .map(|e| &**e as &(dyn AgentError + 'static))
 }
 
 #[cfg(feature = "registry")]

@@ -199,22 +199,25 @@ impl RetryPolicy {
     /// Defined for every `retry`: it saturates at [`max_delay`](Self::max_delay)
     /// and never overflows or panics. It is zero for [`RetryPolicy::NEVER`].
     pub fn backoff(&self, retry: u32) -> Duration {
+        if retry == 0 || self.factor == 1.0 {
+            return self.base_delay.min(self.max_delay);
+        }
         let base = self.base_delay.as_nanos() as f64;
         let cap = self.max_delay.as_nanos() as f64;
         let delay = base * self.factor.powf(f64::from(retry));
         // Not below the cap covers NaN and infinity too.
         if delay.partial_cmp(&cap) != Some(core::cmp::Ordering::Less) {
-            self.max_delay
-        } else {
-            // Below `cap`, which came from a `Duration`, so it fits in u64 nanoseconds
-            // for any cap under 584 years; saturate beyond that.
-            let nanos = delay.round();
-            if nanos >= u64::MAX as f64 {
-                self.max_delay
-            } else {
-                Duration::from_nanos(nanos as u64)
-            }
+            return self.max_delay;
         }
+        let nanos = delay.round();
+        let exact = if nanos < u64::MAX as f64 {
+            Duration::from_nanos(nanos as u64)
+        } else {
+            // Beyond 584 years of nanoseconds: go through seconds.
+            Duration::try_from_secs_f64(delay / 1e9).unwrap_or(self.max_delay)
+        };
+        // f64 keeps 53 bits: keep rounding from leaving [base, max].
+        exact.clamp(self.base_delay.min(self.max_delay), self.max_delay)
     }
 
     #[doc(hidden)]

@@ -1,0 +1,348 @@
+//! Display of derived errors: `{op} [{code}]: {message}`, then `: {cause}` when there is a cause.
+
+use std::error::Error as _;
+use std::io;
+
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum LlmError {
+    #[agent(code = "timeout", retryable)]
+    #[error("deadline exceeded after {tokens} tokens")]
+    Timeout {
+        tokens: u32,
+        #[source]
+        source: io::Error,
+    },
+
+    #[agent(code = "provider_unavailable")]
+    #[error("provider {name} is down")]
+    Down {
+        name: String,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
+    #[agent(code = "bad_response")]
+    #[error("unreadable response")]
+    BadResponse {
+        #[source]
+        cause: Option<io::Error>,
+    },
+
+    #[agent(code = "maybe_boxed")]
+    #[error("maybe boxed")]
+    MaybeBoxed {
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+
+    #[agent(code = "from_anyhow")]
+    #[error("via anyhow")]
+    FromAnyhow {
+        #[source]
+        cause: anyhow::Error,
+    },
+
+    #[agent(code = "cancelled")]
+    #[error("cancelled by the caller")]
+    Cancelled,
+}
+
+#[test]
+fn without_a_cause_is_op_code_and_message() {
+    assert_eq!(
+        LlmError::Cancelled.to_string(),
+        "llm.generate [cancelled]: cancelled by the caller"
+    );
+}
+
+#[test]
+fn an_io_error_cause_follows_the_message() {
+    let e = LlmError::Timeout {
+        tokens: 12,
+        source: io::Error::other("connection reset"),
+    };
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [timeout]: deadline exceeded after 12 tokens: connection reset"
+    );
+    assert_eq!(e.source().unwrap().to_string(), "connection reset");
+}
+
+#[test]
+fn a_boxed_cause_follows_the_message() {
+    let e = LlmError::Down {
+        name: "openai".into(),
+        source: "503 from upstream".into(),
+    };
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [provider_unavailable]: provider openai is down: 503 from upstream"
+    );
+    assert_eq!(e.source().unwrap().to_string(), "503 from upstream");
+}
+
+#[test]
+fn an_optional_cause_that_is_present_follows_the_message() {
+    let e = LlmError::BadResponse {
+        cause: Some(io::Error::other("truncated body")),
+    };
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [bad_response]: unreadable response: truncated body"
+    );
+    assert_eq!(e.source().unwrap().to_string(), "truncated body");
+}
+
+#[test]
+fn an_optional_cause_that_is_absent_adds_nothing() {
+    let e = LlmError::BadResponse { cause: None };
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [bad_response]: unreadable response"
+    );
+    assert!(e.source().is_none());
+}
+
+#[test]
+fn an_optional_boxed_cause() {
+    let some = LlmError::MaybeBoxed {
+        source: Some("inner".into()),
+    };
+    assert_eq!(
+        some.to_string(),
+        "llm.generate [maybe_boxed]: maybe boxed: inner"
+    );
+    assert_eq!(some.source().unwrap().to_string(), "inner");
+    let none = LlmError::MaybeBoxed { source: None };
+    assert_eq!(none.to_string(), "llm.generate [maybe_boxed]: maybe boxed");
+    assert!(none.source().is_none());
+}
+
+#[test]
+fn an_anyhow_cause() {
+    let e = LlmError::FromAnyhow {
+        cause: anyhow::anyhow!("upstream said no"),
+    };
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [from_anyhow]: via anyhow: upstream said no"
+    );
+    assert_eq!(e.source().unwrap().to_string(), "upstream said no");
+}
+
+#[test]
+fn a_variant_without_a_cause_has_no_source() {
+    assert!(LlmError::Cancelled.source().is_none());
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "agent.step")]
+enum StepError {
+    #[agent(code = "tool_failed")]
+    #[error("step {step} failed")]
+    Tool {
+        step: u32,
+        #[source]
+        source: LlmError,
+    },
+}
+
+#[test]
+fn a_nested_agent_error_displays_in_full_after_the_message() {
+    let e = StepError::Tool {
+        step: 3,
+        source: LlmError::Timeout {
+            tokens: 7,
+            source: io::Error::other("connection reset"),
+        },
+    };
+    assert_eq!(
+        e.to_string(),
+        "agent.step [tool_failed]: step 3 failed: llm.generate [timeout]: deadline exceeded after 7 tokens: connection reset"
+    );
+    assert_eq!(e.message(), "step 3 failed");
+    let inner = e.source().unwrap();
+    assert_eq!(
+        inner.to_string(),
+        "llm.generate [timeout]: deadline exceeded after 7 tokens: connection reset"
+    );
+    assert_eq!(inner.source().unwrap().to_string(), "connection reset");
+}
+
+#[derive(Debug, AgentError)]
+enum ToolError {
+    #[agent(code = "tool_failed")]
+    #[error("exit status {status}")]
+    Owned {
+        #[op]
+        tool: String,
+        status: i32,
+    },
+
+    #[agent(code = "tool_disabled")]
+    #[error("disabled")]
+    Static {
+        #[op]
+        op: &'static str,
+    },
+}
+
+#[test]
+fn the_op_comes_from_an_op_field_of_type_string() {
+    let e = ToolError::Owned {
+        tool: "tool.shell".to_string(),
+        status: 2,
+    };
+    assert_eq!(e.op(), "tool.shell");
+    assert_eq!(e.to_string(), "tool.shell [tool_failed]: exit status 2");
+}
+
+#[test]
+fn the_op_comes_from_an_op_field_of_type_static_str() {
+    let e = ToolError::Static { op: "tool.browser" };
+    assert_eq!(e.op(), "tool.browser");
+    assert_eq!(e.to_string(), "tool.browser [tool_disabled]: disabled");
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "search.query", code = "not_found")]
+#[error("no results for {query:?}")]
+struct NoResults {
+    query: String,
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.read", code = "io_error")]
+#[error("cannot read {path}")]
+struct ReadError {
+    path: String,
+    source: io::Error,
+}
+
+#[test]
+fn a_struct_error_displays_like_a_variant() {
+    let e = NoResults {
+        query: "rust".into(),
+    };
+    assert_eq!(
+        e.to_string(),
+        "search.query [not_found]: no results for \"rust\""
+    );
+    assert_eq!(e.code(), "not_found");
+    assert_eq!(e.op(), "search.query");
+}
+
+#[test]
+fn a_struct_error_with_a_source_field_shows_its_cause() {
+    let e = ReadError {
+        path: "/etc/x".into(),
+        source: io::Error::other("permission denied"),
+    };
+    assert_eq!(
+        e.to_string(),
+        "fs.read [io_error]: cannot read /etc/x: permission denied"
+    );
+    assert_eq!(e.source().unwrap().to_string(), "permission denied");
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.stat", code = "bad_mode")]
+#[error("mode {0:o} on {1}")]
+struct BadMode(u32, &'static str);
+
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.stat", code = "gone")]
+#[error("gone")]
+struct Gone;
+
+#[test]
+fn tuple_and_unit_structs_display() {
+    assert_eq!(
+        BadMode(0o644, "/x").to_string(),
+        "fs.stat [bad_mode]: mode 644 on /x"
+    );
+    assert_eq!(Gone.to_string(), "fs.stat [gone]: gone");
+}
+
+/// An enum without variants has no values, but the derive still implements everything.
+#[derive(Debug, AgentError)]
+#[agent(op = "never.happens")]
+enum Never {}
+
+#[test]
+fn an_enum_without_variants_implements_agent_error() {
+    fn is_agent_error<T: AgentError + PartialEq + Eq>() {}
+    is_agent_error::<Never>();
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "shapes.check")]
+enum Shapes {
+    #[error("unit")]
+    Unit,
+    #[error("tuple {0} and {1}")]
+    Tuple(u8, &'static str),
+    #[error("named {a} and {b}")]
+    Named { a: u8, b: &'static str },
+}
+
+#[test]
+fn unit_tuple_and_named_variants_display() {
+    assert_eq!(Shapes::Unit.to_string(), "shapes.check [unit]: unit");
+    assert_eq!(
+        Shapes::Tuple(1, "x").to_string(),
+        "shapes.check [tuple]: tuple 1 and x"
+    );
+    assert_eq!(
+        Shapes::Named { a: 2, b: "y" }.to_string(),
+        "shapes.check [named]: named 2 and y"
+    );
+}
+
+#[test]
+fn display_ignores_width_fill_and_alignment() {
+    let e = LlmError::Cancelled;
+    assert_eq!(
+        format!("{e:>80}"),
+        "llm.generate [cancelled]: cancelled by the caller"
+    );
+    assert_eq!(
+        format!("{e:*<80}"),
+        "llm.generate [cancelled]: cancelled by the caller"
+    );
+}
+
+#[test]
+fn display_of_the_cause_ignores_width_and_precision() {
+    let e = LlmError::Timeout {
+        tokens: 12,
+        source: io::Error::other("connection reset"),
+    };
+    let plain = "llm.generate [timeout]: deadline exceeded after 12 tokens: connection reset";
+    assert_eq!(format!("{e:>100}"), plain);
+    assert_eq!(format!("{e:.3}"), plain);
+    assert_eq!(format!("{e:#}"), plain);
+}
+
+#[test]
+fn display_of_a_boxed_string_cause_ignores_width() {
+    let e = LlmError::Down {
+        name: "openai".into(),
+        source: "503".into(),
+    };
+    assert_eq!(
+        format!("{e:<60}"),
+        "llm.generate [provider_unavailable]: provider openai is down: 503"
+    );
+}
+
+#[test]
+fn display_of_the_dynamic_error_with_a_cause_ignores_width() {
+    let e = agent_error::Error::new("db.query", "timeout", "took too long")
+        .with_source(io::Error::other("reset"));
+    assert_eq!(
+        format!("{e:>60}"),
+        "db.query [timeout]: took too long: reset"
+    );
+}

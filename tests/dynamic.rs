@@ -1,0 +1,336 @@
+//! The dynamic `agent_error::Error`, the `error!` macro and the shared vocabulary in
+//! `agent_error::codes` (SPEC §2.3).
+
+use std::error::Error as _;
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+use agent_error::codes::{self, is_valid_code, is_valid_op};
+use agent_error::{AgentError, Error, Jitter, Recovery, RetryPolicy, error};
+
+/// Writes an error's public message.
+struct Public<'a>(&'a dyn AgentError);
+
+impl fmt::Display for Public<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_public_message(f)
+    }
+}
+
+#[test]
+fn new_sets_op_code_and_message() {
+    let e = Error::new("db.query", "invalid_input", "bad column name");
+    assert_eq!(e.op(), "db.query");
+    assert_eq!(e.code(), "invalid_input");
+    assert_eq!(e.message(), "bad column name");
+    assert_eq!(e.to_string(), "db.query [invalid_input]: bad column name");
+    assert_eq!(Public(&e).to_string(), "bad column name");
+    assert!(e.source().is_none());
+    assert!(e.hints().is_empty());
+}
+
+#[test]
+fn new_takes_owned_strings() {
+    let op = String::from("tool.run");
+    let e = Error::new(op, String::from("tool_failed"), format!("exit {}", 2));
+    assert_eq!(e.to_string(), "tool.run [tool_failed]: exit 2");
+}
+
+#[test]
+fn with_source_adds_the_cause() {
+    let e = Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded")
+        .with_source(io::Error::other("connection reset"));
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [timeout]: deadline exceeded: connection reset"
+    );
+    assert_eq!(e.message(), "deadline exceeded");
+    assert_eq!(e.source().unwrap().to_string(), "connection reset");
+}
+
+#[test]
+fn with_source_takes_a_string() {
+    let e = Error::new("a.b", "c", "d").with_source("underlying");
+    assert_eq!(e.to_string(), "a.b [c]: d: underlying");
+}
+
+#[test]
+fn with_source_takes_an_agent_error() {
+    let inner = Error::new("db.query", codes::NOT_FOUND, "no row");
+    let e = Error::new("api.get", codes::TOOL_FAILED, "lookup failed").with_source(inner);
+    assert_eq!(
+        e.to_string(),
+        "api.get [tool_failed]: lookup failed: db.query [not_found]: no row"
+    );
+    assert!(agent_error::has_code(&e, codes::NOT_FOUND));
+}
+
+#[test]
+fn with_hint_appends_in_order() {
+    let e = Error::new("a.b", "c", "d")
+        .with_hint("first")
+        .with_hint(String::from("second"));
+    assert_eq!(e.hints(), ["first", "second"]);
+}
+
+#[test]
+fn with_policy_replaces_the_policy() {
+    let policy = RetryPolicy::builder()
+        .max_attempts(7)
+        .base_delay(Duration::from_millis(10))
+        .build()
+        .unwrap();
+    let e = Error::new("a.b", "invalid_input", "d").with_policy(policy);
+    assert!(e.is_retryable());
+    assert_eq!(e.retry_policy(), policy);
+    assert_eq!(e.retry_policy().max_attempts(), 7);
+    assert_eq!(e.recovery(), Recovery::Retry);
+
+    let never = Error::new("a.b", codes::TIMEOUT, "d").with_policy(RetryPolicy::NEVER);
+    assert!(!never.is_retryable());
+    assert_eq!(never.recovery(), Recovery::Abort);
+}
+
+#[test]
+fn with_retry_after_sets_the_requested_delay() {
+    let e = Error::new("llm.generate", codes::RATE_LIMIT, "429")
+        .with_retry_after(Duration::from_secs(12));
+    assert_eq!(e.retry_after(), Some(Duration::from_secs(12)));
+    assert_eq!(
+        e.retry_policy().retry_after(),
+        Some(Duration::from_secs(12))
+    );
+    assert!(e.is_rate_limited());
+}
+
+#[test]
+fn with_recovery_sets_the_recovery() {
+    let e = Error::new("llm.generate", codes::CONTEXT_OVERFLOW, "too long")
+        .with_recovery(Recovery::Compact);
+    assert_eq!(e.recovery(), Recovery::Compact);
+    assert!(!e.is_retryable());
+}
+
+#[test]
+fn rate_limit_is_rate_limited_by_default() {
+    let e = Error::new("llm.generate", codes::RATE_LIMIT, "429");
+    assert!(e.is_retryable());
+    assert!(e.is_rate_limited());
+    assert_eq!(e.retry_policy(), RetryPolicy::RATE_LIMITED);
+    assert_eq!(e.recovery(), Recovery::Retry);
+}
+
+#[test]
+fn timeout_and_provider_unavailable_are_retryable_by_default() {
+    for code in [codes::TIMEOUT, codes::PROVIDER_UNAVAILABLE] {
+        let e = Error::new("llm.generate", code, "x");
+        assert!(e.is_retryable(), "{code}");
+        assert!(!e.is_rate_limited(), "{code}");
+        let p = e.retry_policy();
+        assert_eq!(p, RetryPolicy::DEFAULT, "{code}");
+        assert_eq!(p.max_attempts(), 3);
+        assert_eq!(p.base_delay(), Duration::from_millis(200));
+        assert_eq!(p.max_delay(), Duration::from_secs(30));
+        assert_eq!(p.factor(), 2.0);
+        assert_eq!(p.jitter(), Jitter::Full);
+        assert_eq!(p.max_wait(), Duration::from_secs(60));
+        assert_eq!(e.recovery(), Recovery::Retry, "{code}");
+    }
+}
+
+#[test]
+fn other_codes_are_not_retryable_by_default() {
+    for code in [
+        codes::AUTH,
+        codes::INVALID_INPUT,
+        codes::TOOL_FAILED,
+        codes::GUARD_BLOCKED,
+        codes::BUDGET_EXHAUSTED,
+        codes::NOT_FOUND,
+        codes::CONTEXT_OVERFLOW,
+        "custom.code",
+    ] {
+        let e = Error::new("a.b", code, "x");
+        assert!(!e.is_retryable(), "{code}");
+        assert_eq!(e.retry_policy(), RetryPolicy::NEVER, "{code}");
+        assert_eq!(e.retry_policy().max_attempts(), 1);
+        assert_eq!(e.recovery(), Recovery::Abort, "{code}");
+    }
+}
+
+#[test]
+fn error_macro_without_arguments() {
+    let e = error!("tool.read", codes::NOT_FOUND, "no such file");
+    assert_eq!(e.to_string(), "tool.read [not_found]: no such file");
+    assert_eq!(e.message(), "no such file");
+    assert!(!e.is_retryable());
+}
+
+#[test]
+fn error_macro_with_arguments() {
+    let path = "/tmp/x";
+    let e = error!(
+        "tool.read",
+        codes::NOT_FOUND,
+        "no file at {} ({} bytes)",
+        path,
+        0
+    );
+    assert_eq!(
+        e.to_string(),
+        "tool.read [not_found]: no file at /tmp/x (0 bytes)"
+    );
+}
+
+#[test]
+fn error_macro_with_inline_arguments() {
+    let attempts = 3;
+    let e = error!(
+        "llm.generate",
+        codes::TIMEOUT,
+        "gave up after {attempts} attempts"
+    );
+    assert_eq!(e.message(), "gave up after 3 attempts");
+    assert!(e.is_retryable());
+}
+
+#[test]
+fn error_macro_result_can_be_built_on() {
+    let e = error!("llm.generate", codes::RATE_LIMIT, "429 from {}", "openai")
+        .with_hint("wait")
+        .with_source(io::Error::other("quota"));
+    assert_eq!(
+        e.to_string(),
+        "llm.generate [rate_limit]: 429 from openai: quota"
+    );
+    assert_eq!(e.hints(), ["wait"]);
+    assert!(e.is_rate_limited());
+}
+
+#[test]
+fn the_vocabulary_has_the_spec_values() {
+    assert_eq!(codes::RATE_LIMIT, "rate_limit");
+    assert_eq!(codes::AUTH, "auth_error");
+    assert_eq!(codes::TIMEOUT, "timeout");
+    assert_eq!(codes::INVALID_INPUT, "invalid_input");
+    assert_eq!(codes::TOOL_FAILED, "tool_failed");
+    assert_eq!(codes::PROVIDER_UNAVAILABLE, "provider_unavailable");
+    assert_eq!(codes::GUARD_BLOCKED, "guard_blocked");
+    assert_eq!(codes::BUDGET_EXHAUSTED, "budget_exhausted");
+    assert_eq!(codes::NOT_FOUND, "not_found");
+    assert_eq!(codes::CONTEXT_OVERFLOW, "context_overflow");
+}
+
+#[test]
+fn every_vocabulary_code_is_valid() {
+    for code in [
+        codes::RATE_LIMIT,
+        codes::AUTH,
+        codes::TIMEOUT,
+        codes::INVALID_INPUT,
+        codes::TOOL_FAILED,
+        codes::PROVIDER_UNAVAILABLE,
+        codes::GUARD_BLOCKED,
+        codes::BUDGET_EXHAUSTED,
+        codes::NOT_FOUND,
+        codes::CONTEXT_OVERFLOW,
+    ] {
+        assert!(is_valid_code(code), "{code}");
+    }
+}
+
+#[test]
+fn valid_codes() {
+    for code in [
+        "a",
+        "rate_limit",
+        "auth.missing_api_key",
+        "tool.INVALID_ARGS",
+        "INVALID_ARGS",
+        "a1",
+        "a_",
+        "x9_y.Z9_",
+        &"a".repeat(64),
+    ] {
+        assert!(is_valid_code(code), "{code:?}");
+    }
+}
+
+#[test]
+fn invalid_codes() {
+    for code in [
+        "",
+        "Auth",
+        "aB",
+        "Ab_c",
+        "1abc",
+        "_a",
+        "a..b",
+        ".a",
+        "a.",
+        "a-b",
+        "a b",
+        "ré",
+        &"a".repeat(65),
+    ] {
+        assert!(!is_valid_code(code), "{code:?}");
+    }
+}
+
+#[test]
+fn a_code_of_64_characters_counts_dots() {
+    let code = format!("{}.{}", "a".repeat(31), "b".repeat(32));
+    assert_eq!(code.len(), 64);
+    assert!(is_valid_code(&code));
+    let longer = format!("{}.{}", "a".repeat(32), "b".repeat(32));
+    assert!(!is_valid_code(&longer));
+}
+
+#[test]
+fn valid_ops() {
+    for op in ["llm", "llm.generate", "tool.read-file", "a1.b_2", "x.y.z"] {
+        assert!(is_valid_op(op), "{op:?}");
+    }
+}
+
+#[test]
+fn invalid_ops() {
+    for op in [
+        "",
+        "LLM",
+        "llm.Generate",
+        "1llm",
+        "-llm",
+        "_llm",
+        "llm.",
+        ".llm",
+        "llm..x",
+        "llm x",
+        "llm/x",
+    ] {
+        assert!(!is_valid_op(op), "{op:?}");
+    }
+}
+
+#[test]
+fn with_source_takes_an_anyhow_error() {
+    let cause =
+        anyhow::Error::new(Error::new("llm.call", codes::TIMEOUT, "slow")).context("calling");
+    let e = Error::new("agent.step", codes::TOOL_FAILED, "step failed").with_source(cause);
+    assert_eq!(
+        e.to_string(),
+        "agent.step [tool_failed]: step failed: calling"
+    );
+    assert!(agent_error::has_code(&e, codes::TIMEOUT));
+    assert!(!agent_error::is_retryable(&e));
+}
+
+#[test]
+fn the_dynamic_error_is_one_pointer_wide() {
+    // `Result<T, agent_error::Error>` stays small (and clippy's `result_large_err` quiet).
+    assert_eq!(
+        std::mem::size_of::<agent_error::Error>(),
+        std::mem::size_of::<usize>()
+    );
+}

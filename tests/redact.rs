@@ -1,0 +1,227 @@
+//! `#[redact]`: the public message shows `[redacted]`, the operator's view (Display,
+//! `fmt_message`, `message()`) the real value; hints are public.
+
+use std::fmt;
+
+use agent_error::AgentError;
+
+/// Writes an error's public message.
+struct Public<'a>(&'a dyn AgentError);
+
+impl fmt::Display for Public<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_public_message(f)
+    }
+}
+
+/// Writes an error's message through `fmt_message`.
+struct Private<'a>(&'a dyn AgentError);
+
+impl fmt::Display for Private<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_message(f)
+    }
+}
+
+fn public(e: &dyn AgentError) -> String {
+    Public(e).to_string()
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "auth.login")]
+enum AuthError {
+    #[agent(
+        code = "auth_error",
+        hint = "rotate the key {key}",
+        hint = "ask {user}"
+    )]
+    #[error("login failed for {user} with key {key}")]
+    BadKey {
+        user: String,
+        #[redact]
+        key: String,
+    },
+
+    #[error("key {key:?} padded [{key:>12}]")]
+    Specs {
+        #[redact]
+        key: String,
+    },
+
+    #[error("key ends with {}", &.key[.key.len() - 2..])]
+    InExtraArgument {
+        #[redact]
+        key: String,
+    },
+
+    #[error("key is {k}", k = .key)]
+    InNamedArgument {
+        #[redact]
+        key: String,
+    },
+
+    #[error("{} is fine, {} is not", .user, .key)]
+    MixedArguments {
+        user: String,
+        #[redact]
+        key: String,
+    },
+
+    /// Doc message with secret {key}.
+    FromDocComment {
+        #[redact]
+        key: String,
+    },
+
+    #[error("tuple secret {0} for {1}")]
+    Tuple(#[redact] u64, &'static str),
+
+    #[error("nothing secret shown for {user}")]
+    NotShown {
+        user: String,
+        #[redact]
+        key: String,
+    },
+}
+
+fn bad_key() -> AuthError {
+    AuthError::BadKey {
+        user: "alice".into(),
+        key: "sk-123".into(),
+    }
+}
+
+#[test]
+fn the_public_message_hides_a_redacted_field() {
+    assert_eq!(
+        public(&bad_key()),
+        "login failed for alice with key [redacted]"
+    );
+}
+
+#[test]
+fn display_and_message_show_the_real_value() {
+    let e = bad_key();
+    assert_eq!(
+        e.to_string(),
+        "auth.login [auth_error]: login failed for alice with key sk-123"
+    );
+    assert_eq!(e.message(), "login failed for alice with key sk-123");
+    assert_eq!(
+        Private(&e).to_string(),
+        "login failed for alice with key sk-123"
+    );
+}
+
+#[test]
+fn hints_hide_a_redacted_field() {
+    assert_eq!(
+        bad_key().hints(),
+        ["rotate the key [redacted]", "ask alice"]
+    );
+}
+
+#[test]
+fn debug_and_width_specs_apply_to_the_placeholder() {
+    let e = AuthError::Specs { key: "sk".into() };
+    assert_eq!(public(&e), "key [redacted] padded [  [redacted]]");
+    assert_eq!(e.message(), "key \"sk\" padded [          sk]");
+}
+
+#[test]
+fn a_redacted_field_in_an_extra_argument() {
+    let e = AuthError::InExtraArgument {
+        key: "sk-999".into(),
+    };
+    assert_eq!(public(&e), "key ends with [redacted]");
+    assert_eq!(e.message(), "key ends with 99");
+}
+
+#[test]
+fn a_redacted_field_in_a_named_argument() {
+    let e = AuthError::InNamedArgument { key: "sk-1".into() };
+    assert_eq!(public(&e), "key is [redacted]");
+    assert_eq!(e.message(), "key is sk-1");
+}
+
+#[test]
+fn only_the_arguments_naming_a_redacted_field_are_hidden() {
+    let e = AuthError::MixedArguments {
+        user: "bob".into(),
+        key: "sk-2".into(),
+    };
+    assert_eq!(public(&e), "bob is fine, [redacted] is not");
+    assert_eq!(e.message(), "bob is fine, sk-2 is not");
+}
+
+#[test]
+fn a_redacted_field_in_a_doc_comment_message() {
+    let e = AuthError::FromDocComment { key: "sk-4".into() };
+    assert_eq!(public(&e), "Doc message with secret [redacted].");
+    assert_eq!(e.message(), "Doc message with secret sk-4.");
+}
+
+#[test]
+fn a_redacted_tuple_field() {
+    let e = AuthError::Tuple(42, "carol");
+    assert_eq!(public(&e), "tuple secret [redacted] for carol");
+    assert_eq!(e.message(), "tuple secret 42 for carol");
+}
+
+#[test]
+fn a_redacted_field_outside_the_message_changes_nothing() {
+    let e = AuthError::NotShown {
+        user: "dave".into(),
+        key: "sk-3".into(),
+    };
+    assert_eq!(public(&e), "nothing secret shown for dave");
+    assert_eq!(e.message(), "nothing secret shown for dave");
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "db.query", code = "query_failed")]
+#[error("query {sql} failed")]
+struct QueryFailed {
+    #[redact]
+    sql: String,
+}
+
+#[test]
+fn a_redacted_struct_field() {
+    let e = QueryFailed {
+        sql: "SELECT * FROM users".into(),
+    };
+    assert_eq!(public(&e), "query [redacted] failed");
+    assert_eq!(
+        e.to_string(),
+        "db.query [query_failed]: query SELECT * FROM users failed"
+    );
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum Outer {
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+}
+
+#[test]
+fn a_transparent_variant_forwards_the_public_message() {
+    let e = Outer::from(bad_key());
+    assert_eq!(public(&e), "login failed for alice with key [redacted]");
+    assert_eq!(e.message(), "login failed for alice with key sk-123");
+    assert_eq!(e.hints(), ["rotate the key [redacted]", "ask alice"]);
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "kv.get", code = "not_found")]
+#[error("no key {key}")]
+struct NothingRedacted {
+    key: String,
+}
+
+#[test]
+fn without_redacted_fields_the_public_message_is_the_message() {
+    let e = NothingRedacted { key: "a".into() };
+    assert_eq!(public(&e), "no key a");
+}
