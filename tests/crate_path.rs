@@ -13,7 +13,7 @@ mod through_the_runtime {
     use super::*;
     use agent_error_runtime::{AgentError, Jitter, Recovery};
 
-    #[derive(Debug, agent_error_runtime::AgentError)]
+    #[derive(Debug, agent_error_derive::AgentError)]
     #[agent(crate = "agent_error_runtime", op = "rt.call", retry(jitter = "equal"))]
     pub enum RuntimeError {
         #[agent(

@@ -109,9 +109,5 @@ pub(crate) fn classify<'a>(
     if let Some(e) = link.downcast_ref::<crate::http::StatusError>() {
         return Some(e);
     }
-    // Registered too, but found without the registry as well.
-    if let Some(e) = link.downcast_ref::<crate::tool::ToolError>() {
-        return Some(e);
-    }
     crate::registry::classify(link)
 }

@@ -3,8 +3,9 @@
 //! the dynamic [`Error`] and the shared vocabulary of [`codes`].
 //!
 //! Most users depend on the `agent-error` facade crate, which re-exports all of this
-//! together with `#[derive(AgentError)]`. Depending on this crate alone works too;
-//! derived code then needs `#[agent(crate = "agent_error_runtime")]`.
+//! together with `#[derive(AgentError)]` and adds `tool::ToolError`. Depending on this
+//! crate and `agent-error-derive` directly works too; derived code then needs
+//! `#[agent(crate = "agent_error_runtime")]`.
 //!
 //! # Features
 //! - `registry` (default): collect every non-generic derived type at link time, so that
@@ -34,7 +35,6 @@ pub mod tool;
 pub mod __private;
 
 pub use agent::AgentError;
-pub use agent_error_derive::AgentError;
 pub use chain::{Links, find, has_code, is_retryable, links};
 pub use dynamic::Error;
 pub use recovery::{Recovery, UnknownRecovery};
