@@ -725,7 +725,7 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<Sp<String>> {
         .flat_map(|s| {
             let span = s.span();
             s.value()
-                .lines()
+                .split('\n')
                 .map(|line| Sp {
                     value: line
                         .strip_prefix(' ')

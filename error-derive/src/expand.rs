@@ -9,7 +9,7 @@ use crate::bounds::{Bounds, Params};
 use crate::errors::Errors;
 use crate::format::FmtTrait;
 use crate::model::{self, Body, Input, Op};
-use crate::{code, hint, message, retry, source};
+use crate::{catalog, code, hint, message, retry, source};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -122,6 +122,7 @@ fn impls(input: &Input) -> TokenStream {
     let retry_fns = retry::expand(input);
     let hints_fn = hint::expand(input);
     let from_impls = source::expand_from(input);
+    let catalog_impl = catalog::expand(input);
 
     let eq = if input.no_eq {
         TokenStream::new()
@@ -169,6 +170,7 @@ fn impls(input: &Input) -> TokenStream {
             #hints_fn
         }
 
+        #catalog_impl
         #from_impls
         #eq
         #register
@@ -217,6 +219,9 @@ fn fallback(input: &DeriveInput) -> TokenStream {
             fn retry_policy(&self) -> #krate::RetryPolicy { ::core::unreachable!() }
             fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> { ::core::unreachable!() }
             fn recovery(&self) -> #krate::Recovery { ::core::unreachable!() }
+        }
+        impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
+            const CODES: &'static [#krate::catalog::CodeDoc] = &[];
         }
         #eq
         #from_impls

@@ -59,7 +59,6 @@ impl FmtTrait {
 #[derive(Clone)]
 pub struct Template {
     /// The string as the user wrote it (for the catalog).
-    #[allow(dead_code)]
     pub written: String,
     /// The rewritten string literal.
     lit: LitStr,

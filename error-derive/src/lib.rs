@@ -4,6 +4,7 @@
 
 mod attr;
 mod bounds;
+mod catalog;
 mod code;
 mod duration;
 mod errors;

@@ -19,7 +19,6 @@ pub struct Input<'a> {
     pub krate: TokenStream,
     pub no_eq: bool,
     /// `docs_url` with `{code}` still in it (for the catalog).
-    #[allow(dead_code)]
     pub docs_url: Option<String>,
     pub variants: Vec<Variant<'a>>,
 }
@@ -42,7 +41,6 @@ pub struct Variant<'a> {
     pub path: TokenStream,
     pub fields: Vec<Field<'a>>,
     /// The `///` lines (for the catalog).
-    #[allow(dead_code)]
     pub docs: Vec<String>,
     /// The field a `From` impl fills.
     pub from: Option<usize>,
@@ -68,11 +66,8 @@ pub struct Classified {
     pub source: Option<usize>,
     pub retry_after: Option<usize>,
     /// Lifecycle and wire facts, kept for the catalog.
-    #[allow(dead_code)]
     pub status: Option<u16>,
-    #[allow(dead_code)]
     pub since: Option<String>,
-    #[allow(dead_code)]
     pub deprecated: Option<String>,
 }
 

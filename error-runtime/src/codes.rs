@@ -1,6 +1,9 @@
 //! The shared vocabulary of codes, and the grammar every code follows.
 //! Use these constants so that different crates agree on what `"rate_limit"` means.
 
+use crate::catalog::{Catalog, CodeDoc};
+use crate::{Recovery, RetryPolicy};
+
 /// The provider is throttling this client (rate-limited, retryable).
 pub const RATE_LIMIT: &str = "rate_limit";
 /// The credentials are missing, invalid or not allowed.
@@ -35,6 +38,148 @@ pub const ALL: [&str; 10] = [
     NOT_FOUND,
     CONTEXT_OVERFLOW,
 ];
+
+/// The recovery an error with a shared code takes unless it says otherwise: `retry` for
+/// `rate_limit`, `timeout` and `provider_unavailable`; `replan` for `invalid_input`,
+/// `tool_failed` and `guard_blocked`; `escalate` for `auth_error` and `budget_exhausted`;
+/// `abort` for `not_found`; `compact` for `context_overflow`. `None` for other codes.
+pub fn default_recovery(code: &str) -> Option<Recovery> {
+    Some(match code {
+        RATE_LIMIT | TIMEOUT | PROVIDER_UNAVAILABLE => Recovery::Retry,
+        INVALID_INPUT | TOOL_FAILED | GUARD_BLOCKED => Recovery::Replan,
+        AUTH | BUDGET_EXHAUSTED => Recovery::Escalate,
+        NOT_FOUND => Recovery::Abort,
+        CONTEXT_OVERFLOW => Recovery::Compact,
+        _ => return None,
+    })
+}
+
+/// The retry policy an error with a shared code has unless it says otherwise:
+/// rate-limited for `rate_limit`, retryable with the defaults for `timeout` and
+/// `provider_unavailable`, not retryable for the rest.
+pub fn default_policy(code: &str) -> RetryPolicy {
+    match code {
+        RATE_LIMIT => RetryPolicy::RATE_LIMITED,
+        TIMEOUT | PROVIDER_UNAVAILABLE => RetryPolicy::DEFAULT,
+        _ => RetryPolicy::NEVER,
+    }
+}
+
+/// The shared vocabulary as a catalog, so that documentation can list it and
+/// [`catalog::conflicts`](crate::catalog::conflicts) can check a type against it:
+/// `catalog::conflicts(&catalog![Vocabulary, MyError])`.
+#[derive(Clone, Copy, Debug)]
+pub struct Vocabulary;
+
+const fn entry(
+    code: &'static str,
+    variant: &'static str,
+    docs: &'static str,
+    hint: &'static [&'static str],
+    recovery: Recovery,
+    policy: RetryPolicy,
+) -> CodeDoc {
+    crate::__private::code_doc(
+        code,
+        None,
+        "agent_error::codes",
+        variant,
+        "",
+        docs,
+        hint,
+        recovery,
+        policy,
+        None,
+        None,
+        None,
+        None,
+    )
+}
+
+impl Catalog for Vocabulary {
+    const CODES: &'static [CodeDoc] = &[
+        entry(
+            RATE_LIMIT,
+            "RATE_LIMIT",
+            "The provider is throttling this client.",
+            &["wait for the Retry-After delay, lower the request rate, or use another model"],
+            Recovery::Retry,
+            RetryPolicy::RATE_LIMITED,
+        ),
+        entry(
+            AUTH,
+            "AUTH",
+            "The credentials are missing, invalid or not allowed.",
+            &["check the API key and what it is allowed to do"],
+            Recovery::Escalate,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            TIMEOUT,
+            "TIMEOUT",
+            "A deadline passed.",
+            &[],
+            Recovery::Retry,
+            RetryPolicy::DEFAULT,
+        ),
+        entry(
+            INVALID_INPUT,
+            "INVALID_INPUT",
+            "The request or the arguments are invalid.",
+            &["fix the request before sending it again"],
+            Recovery::Replan,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            TOOL_FAILED,
+            "TOOL_FAILED",
+            "A tool ran and failed.",
+            &["read the tool's output and change the call"],
+            Recovery::Replan,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            PROVIDER_UNAVAILABLE,
+            "PROVIDER_UNAVAILABLE",
+            "The provider is down or overloaded.",
+            &[],
+            Recovery::Retry,
+            RetryPolicy::DEFAULT,
+        ),
+        entry(
+            GUARD_BLOCKED,
+            "GUARD_BLOCKED",
+            "A guardrail or policy blocked the request.",
+            &["change the request so that it complies with the policy"],
+            Recovery::Replan,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            BUDGET_EXHAUSTED,
+            "BUDGET_EXHAUSTED",
+            "A budget (tokens, money, quota, steps) is spent.",
+            &["raise the budget or stop"],
+            Recovery::Escalate,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            NOT_FOUND,
+            "NOT_FOUND",
+            "The thing asked for does not exist.",
+            &[],
+            Recovery::Abort,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            CONTEXT_OVERFLOW,
+            "CONTEXT_OVERFLOW",
+            "The prompt does not fit the model's context window.",
+            &["shorten the prompt: summarise or drop older turns"],
+            Recovery::Compact,
+            RetryPolicy::NEVER,
+        ),
+    ];
+}
 
 /// Whether `code` follows the grammar of codes: ASCII, 1 to 64 characters,
 /// `.`-separated segments, each all-lowercase `[a-z][a-z0-9_]*` or all-uppercase

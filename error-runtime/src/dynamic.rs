@@ -14,9 +14,11 @@ use crate::{AgentError, Recovery, RetryPolicy, codes};
 /// The retry policy follows from the code unless set with
 /// [`with_policy`](Error::with_policy): [`codes::RATE_LIMIT`] is rate-limited,
 /// [`codes::TIMEOUT`] and [`codes::PROVIDER_UNAVAILABLE`] are retryable with the
-/// default tuning, every other code is not retryable. The recovery is
-/// [`Recovery::Retry`] for retryable errors and [`Recovery::Abort`] otherwise,
-/// unless set with [`with_recovery`](Error::with_recovery).
+/// default tuning, every other code is not retryable. The recovery is the shared
+/// vocabulary's for its code ([`codes::default_recovery`]: `replan` for `invalid_input`,
+/// `compact` for `context_overflow`, …), and for other codes [`Recovery::Retry`] when
+/// retryable and [`Recovery::Abort`] otherwise, unless set with
+/// [`with_recovery`](Error::with_recovery).
 ///
 /// Display, like derived types: `{op} [{code}]: {message}`, then `: {cause}`.
 /// Two `Error`s are equal when their codes are.
@@ -58,7 +60,7 @@ impl Error {
         message: impl Into<Cow<'static, str>>,
     ) -> Self {
         let code = code.into();
-        let policy = default_policy(&code);
+        let policy = codes::default_policy(&code);
         let inner = Inner {
             op: op.into(),
             code,
@@ -109,15 +111,6 @@ impl Error {
     pub fn with_recovery(mut self, recovery: Recovery) -> Self {
         self.inner.recovery = Some(recovery);
         self
-    }
-}
-
-/// The policy an [`Error`] gets from its code alone.
-fn default_policy(code: &str) -> RetryPolicy {
-    match code {
-        codes::RATE_LIMIT => RetryPolicy::RATE_LIMITED,
-        codes::TIMEOUT | codes::PROVIDER_UNAVAILABLE => RetryPolicy::DEFAULT,
-        _ => RetryPolicy::NEVER,
     }
 }
 

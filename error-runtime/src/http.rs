@@ -6,6 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
+use crate::catalog::{Catalog, CodeDoc};
 use crate::{AgentError, Recovery, RetryPolicy, codes};
 
 /// What a status says about retrying.
@@ -112,6 +113,9 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
     })
 }
 
+/// The code of a status the table does not know, such as a redirect that was not followed.
+pub const HTTP_ERROR: &str = "http_error";
+
 /// What a response means, decided once from its status and body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -140,7 +144,7 @@ enum Kind {
 /// | 429 whose body says the quota is spent (`insufficient_quota`, …) | `budget_exhausted` | no | escalate |
 /// | other 5xx, 529 | `provider_unavailable` | yes | retry |
 /// | other 4xx | `invalid_input` | no | replan |
-/// | anything else | `provider_unavailable` | no | abort |
+/// | anything else (a redirect not followed, a non-standard status) | `http_error` | no | abort |
 ///
 /// The `Retry-After` delay, when given, is the policy's `retry_after`. Display shows
 /// `http [code]: HTTP 429 Too Many Requests: <first line of the body>`; the public
@@ -313,7 +317,8 @@ impl AgentError for StatusError {
             Kind::Timeout => codes::TIMEOUT,
             Kind::RateLimit => codes::RATE_LIMIT,
             Kind::QuotaSpent => codes::BUDGET_EXHAUSTED,
-            Kind::Unavailable | Kind::Other => codes::PROVIDER_UNAVAILABLE,
+            Kind::Unavailable => codes::PROVIDER_UNAVAILABLE,
+            Kind::Other => HTTP_ERROR,
         }
     }
 
@@ -379,3 +384,126 @@ impl PartialEq for StatusError {
 }
 
 impl Eq for StatusError {}
+
+const fn status_doc(
+    code: &'static str,
+    variant: &'static str,
+    message: &'static str,
+    docs: &'static str,
+    hints: &'static [&'static str],
+    recovery: Recovery,
+    policy: RetryPolicy,
+    status: Option<u16>,
+) -> CodeDoc {
+    crate::__private::code_doc(
+        code,
+        None,
+        "agent_error::http::StatusError",
+        variant,
+        message,
+        docs,
+        hints,
+        recovery,
+        policy,
+        status,
+        None,
+        None,
+        None,
+    )
+}
+
+impl Catalog for StatusError {
+    /// One entry per row of the table above; the op is set at run time (`"http"` by default).
+    const CODES: &'static [CodeDoc] = &[
+        status_doc(
+            codes::INVALID_INPUT,
+            "HTTP 400",
+            "HTTP 400 Bad Request: {body}",
+            "The provider rejected the request as invalid (also any other 4xx the table does not name).",
+            &["the provider rejected the request: check its parameters"],
+            Recovery::Replan,
+            RetryPolicy::NEVER,
+            Some(400),
+        ),
+        status_doc(
+            codes::CONTEXT_OVERFLOW,
+            "HTTP 400 (context overflow)",
+            "HTTP 400 Bad Request: {body}",
+            "The prompt does not fit the model's context window; the body says so (\"prompt is too long\", \"maximum context length\", …).",
+            &["shorten the prompt: summarise or drop older turns"],
+            Recovery::Compact,
+            RetryPolicy::NEVER,
+            Some(400),
+        ),
+        status_doc(
+            codes::AUTH,
+            "HTTP 401, 403",
+            "HTTP 401 Unauthorized: {body}",
+            "The credentials are missing, invalid or not allowed.",
+            &["check the API key and what it is allowed to do"],
+            Recovery::Escalate,
+            RetryPolicy::NEVER,
+            Some(401),
+        ),
+        status_doc(
+            codes::NOT_FOUND,
+            "HTTP 404",
+            "HTTP 404 Not Found: {body}",
+            "The model or resource does not exist.",
+            &[],
+            Recovery::Abort,
+            RetryPolicy::NEVER,
+            Some(404),
+        ),
+        status_doc(
+            codes::TIMEOUT,
+            "HTTP 408, 504",
+            "HTTP 504 Gateway Timeout: {body}",
+            "The request timed out on the way or at the provider.",
+            &[],
+            Recovery::Retry,
+            RetryPolicy::DEFAULT,
+            Some(504),
+        ),
+        status_doc(
+            codes::RATE_LIMIT,
+            "HTTP 429",
+            "HTTP 429 Too Many Requests: {body}",
+            "The provider is throttling this client; `Retry-After` is honoured.",
+            &["wait before retrying, lower the request rate, or use another model"],
+            Recovery::Retry,
+            RetryPolicy::RATE_LIMITED,
+            Some(429),
+        ),
+        status_doc(
+            codes::BUDGET_EXHAUSTED,
+            "HTTP 429 (quota spent)",
+            "HTTP 429 Too Many Requests: {body}",
+            "The account's quota or credit is spent (`insufficient_quota`, …): retrying cannot help.",
+            &["the provider's quota is spent: check billing or raise the quota"],
+            Recovery::Escalate,
+            RetryPolicy::NEVER,
+            Some(429),
+        ),
+        status_doc(
+            codes::PROVIDER_UNAVAILABLE,
+            "HTTP 5xx, 529",
+            "HTTP 503 Service Unavailable: {body}",
+            "The provider is down or overloaded.",
+            &[],
+            Recovery::Retry,
+            RetryPolicy::DEFAULT,
+            Some(503),
+        ),
+        status_doc(
+            HTTP_ERROR,
+            "HTTP (other)",
+            "HTTP {status}: {body}",
+            "A status the table does not know, such as a redirect that was not followed.",
+            &[],
+            Recovery::Abort,
+            RetryPolicy::NEVER,
+            None,
+        ),
+    ];
+}

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 mod agent;
+pub mod catalog;
 mod chain;
 pub mod codes;
 pub mod display;

@@ -118,3 +118,39 @@ pub fn format_message(args: fmt::Arguments<'_>) -> std::borrow::Cow<'static, str
         None => std::borrow::Cow::Owned(std::fmt::format(args)),
     }
 }
+
+/// A catalog entry, built at compile time by derived code.
+#[allow(clippy::too_many_arguments)]
+pub const fn code_doc(
+    code: &'static str,
+    op: Option<&'static str>,
+    type_name: &'static str,
+    variant: &'static str,
+    message: &'static str,
+    docs: &'static str,
+    hints: &'static [&'static str],
+    recovery: crate::Recovery,
+    policy: crate::RetryPolicy,
+    status: Option<u16>,
+    url: Option<&'static str>,
+    since: Option<&'static str>,
+    deprecated: Option<&'static str>,
+) -> crate::catalog::CodeDoc {
+    crate::catalog::CodeDoc {
+        code,
+        op,
+        type_name,
+        variant,
+        message,
+        docs,
+        hints,
+        retryable: policy.is_retryable(),
+        rate_limited: policy.is_rate_limited(),
+        recovery,
+        policy,
+        status,
+        url,
+        since,
+        deprecated,
+    }
+}

@@ -4,18 +4,23 @@
 use std::error::Error as StdError;
 
 use crate::AgentError;
+use crate::catalog::{Catalog, CodeDoc};
 
 /// How the registry recognises one type: a checked downcast to it.
 #[doc(hidden)]
 #[cfg_attr(not(feature = "registry"), allow(dead_code))]
 pub struct Registration {
     cast: for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>,
+    codes: &'static [CodeDoc],
 }
 
 impl Registration {
-    /// The registration of `T`.
-    pub const fn of<T: AgentError + 'static>() -> Self {
-        Registration { cast: cast::<T> }
+    /// The registration of `T`, with its catalog.
+    pub const fn of<T: AgentError + Catalog + 'static>() -> Self {
+        Registration {
+            cast: cast::<T>,
+            codes: T::CODES,
+        }
     }
 }
 
@@ -45,6 +50,12 @@ pub(crate) fn classify<'a>(
         .find_map(|r| (r.cast)(link))
 }
 
+/// The catalogs of every registered type.
+#[cfg(feature = "registry")]
+pub(crate) fn catalogs() -> impl Iterator<Item = &'static [CodeDoc]> {
+    inventory::iter::<Registration>.into_iter().map(|r| r.codes)
+}
+
 #[cfg(not(feature = "registry"))]
 pub(crate) fn classify<'a>(
     _link: &'a (dyn StdError + 'static),
@@ -56,7 +67,8 @@ pub(crate) fn classify<'a>(
 ///
 /// The derive registers every non-generic type by itself; use this for a concrete
 /// instantiation of a generic error type (`MyError<String>`) or for a hand-written
-/// [`AgentError`] impl. Without the `registry` feature it does nothing.
+/// [`AgentError`] impl, which must then implement [`Catalog`] too (its codes appear in
+/// [`catalog::all`](crate::catalog::all)). Without the `registry` feature it does nothing.
 ///
 /// ```
 /// use agent_error::{find, AgentError};

@@ -1,0 +1,68 @@
+//! The catalog: one `CodeDoc` per classified variant, built at compile time from what the
+//! model already holds (code, op, message and hints as written, docs, retry, lifecycle).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{Body, Input, Op};
+
+/// `impl Catalog`.
+pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let ident = input.ident;
+    let type_name = ident.to_string();
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let some = |value: Option<TokenStream>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let entries = input.variants.iter().filter_map(|v| {
+        let Body::Classified(c) = &v.body else {
+            return None;
+        };
+        let code = &c.code;
+        let op = some(match &c.op {
+            Op::Static(op) => Some(quote!(#op)),
+            Op::Field(_) => None,
+        });
+        let variant = v.ident.to_string();
+        let message = &c.message.written;
+        let docs = v.docs.join("\n").trim().to_string();
+        let hints = c.hints.iter().map(|h| &h.written);
+        let recovery = c.recovery.tokens(krate);
+        let policy = match &c.policy {
+            Some(p) => p.tokens(krate),
+            None => quote!(#krate::RetryPolicy::NEVER),
+        };
+        let status = some(c.status.map(|s| quote!(#s)));
+        let url = some(input.docs_url.as_ref().map(|u| {
+            let url = u.replace("{code}", code);
+            quote!(#url)
+        }));
+        let since = some(c.since.as_ref().map(|s| quote!(#s)));
+        let deprecated = some(c.deprecated.as_ref().map(|s| quote!(#s)));
+        Some(quote! {
+            #krate::__private::code_doc(
+                #code,
+                #op,
+                ::core::concat!(::core::module_path!(), "::", #type_name),
+                #variant,
+                #message,
+                #docs,
+                &[#(#hints),*],
+                #recovery,
+                #policy,
+                #status,
+                #url,
+                #since,
+                #deprecated,
+            )
+        })
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
+            const CODES: &'static [#krate::catalog::CodeDoc] = &[#(#entries),*];
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! The catalog: what the derive records per code, aggregation, conflicts, the renderers,
+//! and the golden check that guards codes as a contract.
+
+use agent_error::catalog::{self, Catalog, CodeDoc};
+use agent_error::codes::Vocabulary;
+use agent_error::{AgentError, Recovery, RetryPolicy};
+
+/// Failures of the model provider.
+#[derive(Debug, AgentError)]
+#[agent(
+    op = "llm.generate",
+    namespace = "llm",
+    docs_url = "https://docs.example.com/errors#{code}"
+)]
+pub enum LlmError {
+    /// The provider is throttling this client.
+    ///
+    /// Wait for the Retry-After delay.
+    #[agent(
+        code = "rate_limit",
+        rate_limited,
+        status = 429,
+        hint = "lower the rate to {rpm} rpm"
+    )]
+    #[error("provider returned 429 at {rpm} rpm")]
+    RateLimited { rpm: u32 },
+
+    /// deadline exceeded after {tokens} tokens
+    #[agent(
+        retry(attempts = 4, base = "100ms", max = "5s", jitter = "equal"),
+        since = "1.2"
+    )]
+    Timeout { tokens: u32 },
+
+    #[agent(
+        code = "old_auth",
+        deprecated = "use `auth_error` instead",
+        recovery = "escalate"
+    )]
+    #[error("bad key")]
+    OldAuth,
+
+    #[error(transparent)]
+    Other(#[from] agent_error::Error),
+}
+
+#[derive(Debug, AgentError)]
+#[agent(code = "rate_limit", hint = "not a rate limit here")]
+#[error("wrong")]
+pub struct Disagrees {
+    #[op]
+    op: String,
+}
+
+#[test]
+fn the_derive_records_every_field_of_each_code() {
+    let codes = LlmError::CODES;
+    assert_eq!(
+        codes.len(),
+        3,
+        "transparent variants have no entry of their own"
+    );
+    let rl = &codes[0];
+    assert_eq!(rl.code, "llm.rate_limit");
+    assert_eq!(rl.op, Some("llm.generate"));
+    assert_eq!(rl.type_name, "catalog::LlmError");
+    assert_eq!(rl.variant, "RateLimited");
+    assert_eq!(rl.message, "provider returned 429 at {rpm} rpm");
+    assert_eq!(
+        rl.docs,
+        "The provider is throttling this client.\n\nWait for the Retry-After delay."
+    );
+    assert_eq!(rl.hints, ["lower the rate to {rpm} rpm"]);
+    assert!(rl.retryable && rl.rate_limited);
+    assert_eq!(rl.recovery, Recovery::Retry);
+    assert_eq!(rl.policy, RetryPolicy::RATE_LIMITED);
+    assert_eq!(rl.status, Some(429));
+    assert_eq!(
+        rl.url,
+        Some("https://docs.example.com/errors#llm.rate_limit")
+    );
+    assert_eq!((rl.since, rl.deprecated), (None, None));
+
+    let timeout = &codes[1];
+    assert_eq!(timeout.code, "llm.timeout");
+    assert_eq!(timeout.message, "deadline exceeded after {tokens} tokens");
+    assert_eq!(timeout.policy.max_attempts(), 4);
+    assert_eq!(timeout.policy.jitter(), agent_error::Jitter::Equal);
+    assert_eq!(timeout.since, Some("1.2"));
+
+    let old = &codes[2];
+    assert_eq!((old.retryable, old.recovery), (false, Recovery::Escalate));
+    assert_eq!(old.deprecated, Some("use `auth_error` instead"));
+    assert_eq!(
+        Disagrees::CODES[0].op,
+        None,
+        "an op from a field is known only at run time"
+    );
+}
+
+#[test]
+fn catalog_macro_lists_the_given_types_in_order() {
+    let entries = agent_error::catalog![LlmError, Disagrees];
+    let codes: Vec<&str> = entries.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [
+            "llm.rate_limit",
+            "llm.timeout",
+            "llm.old_auth",
+            "rate_limit"
+        ]
+    );
+    assert!(agent_error::catalog![].is_empty());
+}
+
+#[test]
+fn all_holds_every_registered_type_and_explain_finds_a_code() {
+    let all = catalog::all();
+    for code in [
+        "llm.rate_limit",
+        "llm.timeout",
+        "rate_limit",
+        "FILE_STALE",
+        "context_overflow",
+    ] {
+        assert!(all.iter().any(|d| d.code == code), "{code} missing");
+    }
+    let found = catalog::explain("llm.timeout");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].declared_at(), "LlmError::Timeout");
+    let rate_limit: Vec<String> = catalog::explain("rate_limit")
+        .iter()
+        .map(|d| d.declared_at())
+        .collect();
+    assert_eq!(
+        rate_limit,
+        [
+            "StatusError::HTTP 429",
+            "Disagrees",
+            "LlmError::RateLimited"
+        ]
+    );
+    assert!(catalog::explain("no_such_code").is_empty());
+}
+
+#[test]
+fn conflicts_are_codes_that_disagree_on_behaviour() {
+    let entries = agent_error::catalog![Vocabulary, Disagrees, agent_error::http::StatusError];
+    let conflicts = catalog::conflicts(&entries);
+    let codes: Vec<&str> = conflicts.iter().map(|c| c.code).collect();
+    assert_eq!(codes, ["rate_limit"]);
+    assert_eq!(
+        conflicts[0].to_string(),
+        "`rate_limit` is declared differently: codes::RATE_LIMIT (retryable, rate-limited, recovery retry); Disagrees (not retryable, not rate-limited, recovery abort); StatusError::HTTP 429 (retryable, rate-limited, recovery retry);"
+    );
+    // The runtime's own types agree with the shared vocabulary.
+    assert!(
+        catalog::conflicts(&agent_error::catalog![
+            Vocabulary,
+            agent_error::http::StatusError,
+            agent_error::tool::ToolError
+        ])
+        .is_empty()
+    );
+}
+
+#[test]
+fn retry_behaviour_in_words() {
+    let words: Vec<String> = LlmError::CODES
+        .iter()
+        .map(CodeDoc::retry_in_words)
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "rate-limited; retried up to 3 attempts, 200ms doubling to 30s, full jitter; honours Retry-After up to 60s",
+            "retried up to 4 attempts, 100ms doubling to 5s, equal jitter; honours Retry-After up to 60s",
+            "not retried",
+        ]
+    );
+}
+
+#[test]
+fn markdown_has_a_section_per_code() {
+    let md = catalog::markdown(&agent_error::catalog![LlmError]);
+    assert_eq!(
+        md,
+        "<a id=\"llm-old-auth\"></a>\n\n## `llm.old_auth`\n\n\
+         - **Message:** `bad key`\n\
+         - **Retry:** not retried\n\
+         - **Recovery:** escalate\n\
+         - **Declared in:** `catalog::LlmError::OldAuth` (op `llm.generate`)\n\
+         - **More:** <https://docs.example.com/errors#llm.old_auth>\n\
+         - **Deprecated:** use `auth_error` instead\n\n\
+         <a id=\"llm-rate-limit\"></a>\n\n## `llm.rate_limit`\n\n\
+         The provider is throttling this client.\n\nWait for the Retry-After delay.\n\n\
+         - **Message:** `provider returned 429 at {rpm} rpm`\n\
+         - **Retry:** rate-limited; retried up to 3 attempts, 200ms doubling to 30s, full jitter; honours Retry-After up to 60s\n\
+         - **Recovery:** retry\n\
+         - **Hint:** lower the rate to {rpm} rpm\n\
+         - **Declared in:** `catalog::LlmError::RateLimited` (op `llm.generate`)\n\
+         - **HTTP status:** 429\n\
+         - **More:** <https://docs.example.com/errors#llm.rate_limit>\n\n\
+         <a id=\"llm-timeout\"></a>\n\n## `llm.timeout`\n\n\
+         deadline exceeded after {tokens} tokens\n\n\
+         - **Message:** `deadline exceeded after {tokens} tokens`\n\
+         - **Retry:** retried up to 4 attempts, 100ms doubling to 5s, equal jitter; honours Retry-After up to 60s\n\
+         - **Recovery:** retry\n\
+         - **Declared in:** `catalog::LlmError::Timeout` (op `llm.generate`)\n\
+         - **More:** <https://docs.example.com/errors#llm.timeout>\n\
+         - **Since:** 1.2\n\n"
+    );
+}
+
+#[test]
+fn the_prompt_block_is_one_line_per_code() {
+    assert_eq!(
+        catalog::prompt(&agent_error::catalog![LlmError]),
+        "- llm.old_auth (do not retry; recovery: escalate): bad key\n\
+         - llm.rate_limit (retry later; rate-limited; recovery: retry): The provider is throttling this client. Hint: lower the rate to {rpm} rpm\n\
+         - llm.timeout (retry; recovery: retry): deadline exceeded after {tokens} tokens\n"
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn entries_serialize_to_json() {
+    let json = serde_json::to_value(&LlmError::CODES[1]).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "code": "llm.timeout", "op": "llm.generate", "type_name": "catalog::LlmError", "variant": "Timeout",
+            "message": "deadline exceeded after {tokens} tokens", "docs": "deadline exceeded after {tokens} tokens",
+            "hints": [], "retryable": true, "rate_limited": false, "recovery": "retry",
+            "policy": {"max_attempts": 4, "base_delay_ms": 100.0, "max_delay_ms": 5000.0, "factor": 2.0, "jitter": "equal", "max_wait_ms": 60000.0},
+            "status": null, "url": "https://docs.example.com/errors#llm.timeout", "since": "1.2", "deprecated": null,
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(&LlmError::CODES[2]).unwrap()["policy"],
+        serde_json::Value::Null
+    );
+}
+
+mod v1 {
+    use agent_error::AgentError;
+    #[derive(Debug, AgentError)]
+    #[agent(op = "llm.generate")]
+    pub enum LlmError {
+        #[agent(code = "rate_limit", rate_limited)]
+        #[error("429")]
+        RateLimited,
+        #[agent(retryable)]
+        #[error("slow")]
+        Timeout,
+        #[error("gone")]
+        Gone,
+    }
+}
+
+mod v2 {
+    use agent_error::AgentError;
+    #[derive(Debug, AgentError)]
+    #[agent(op = "llm.generate")]
+    pub enum LlmError {
+        #[agent(code = "throttled", rate_limited)]
+        #[error("429")]
+        RateLimited,
+        #[error("slow")]
+        Timeout,
+        #[error("new")]
+        Fresh,
+    }
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("agent-error-catalog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+#[test]
+fn the_golden_check_passes_on_the_same_catalog() {
+    let entries = agent_error::catalog![v1::LlmError];
+    let path = temp_file("same.golden", &catalog::golden(&entries));
+    assert_eq!(catalog::check_golden(&path, &entries), Ok(()));
+}
+
+#[test]
+fn the_golden_check_names_every_wire_breaking_change() {
+    let path = temp_file(
+        "changed.golden",
+        &catalog::golden(&agent_error::catalog![v1::LlmError]),
+    );
+    let err = catalog::check_golden(&path, &agent_error::catalog![v2::LlmError]).unwrap_err();
+    let changes: Vec<&str> = err.changes().iter().map(String::as_str).collect();
+    assert_eq!(
+        changes,
+        [
+            "`gone` in LlmError::Gone was removed",
+            "LlmError::RateLimited renamed its code from `rate_limit` to `throttled`",
+            "`timeout` in LlmError::Timeout: attempts changed from 3 to -",
+            "`timeout` in LlmError::Timeout: base changed from 200ms to -",
+            "`timeout` in LlmError::Timeout: factor changed from 2 to -",
+            "`timeout` in LlmError::Timeout: jitter changed from full to -",
+            "`timeout` in LlmError::Timeout: max changed from 30s to -",
+            "`timeout` in LlmError::Timeout: max_wait changed from 60s to -",
+            "`timeout` in LlmError::Timeout: recovery changed from retry to abort",
+            "`timeout` in LlmError::Timeout: retryable changed from true to false",
+            "`fresh` in LlmError::Fresh was added",
+        ]
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!("{} does not match:\n", path.display())),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "If the change is on purpose, rerun with AGENT_ERROR_BLESS=1 to rewrite the file."
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_golden_file_says_how_to_create_it() {
+    let err = catalog::check_golden(
+        "/nonexistent/dir/codes.golden",
+        &agent_error::catalog![v1::LlmError],
+    )
+    .unwrap_err();
+    assert!(
+        err.changes()[0].ends_with("create it by running the test with AGENT_ERROR_BLESS=1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_file_shows_the_changed_lines() {
+    let path = temp_file("doc.md", "# Codes\n\nalpha\nbeta\ngamma\n");
+    assert_eq!(
+        catalog::check_file(&path, "# Codes\n\nalpha\nbeta\ngamma\n"),
+        Ok(())
+    );
+    let err = catalog::check_file(&path, "# Codes\n\nalpha\nBETA\ngamma\ndelta\n").unwrap_err();
+    assert_eq!(
+        err.changes(),
+        ["line 4: + BETA", "line 4: - beta", "line 6: + delta"]
+    );
+}
