@@ -226,7 +226,7 @@ fn the_prompt_block_is_one_line_per_code() {
 #[cfg(feature = "serde")]
 #[test]
 fn entries_serialize_to_json() {
-    let json = serde_json::to_value(&LlmError::CODES[1]).unwrap();
+    let json = serde_json::to_value(LlmError::CODES[1]).unwrap();
     assert_eq!(
         json,
         serde_json::json!({
@@ -238,11 +238,12 @@ fn entries_serialize_to_json() {
         })
     );
     assert_eq!(
-        serde_json::to_value(&LlmError::CODES[2]).unwrap()["policy"],
+        serde_json::to_value(LlmError::CODES[2]).unwrap()["policy"],
         serde_json::Value::Null
     );
 }
 
+#[allow(dead_code)] // only their catalogs are used
 mod v1 {
     use agent_error::AgentError;
     #[derive(Debug, AgentError)]
@@ -259,6 +260,7 @@ mod v1 {
     }
 }
 
+#[allow(dead_code)]
 mod v2 {
     use agent_error::AgentError;
     #[derive(Debug, AgentError)]

@@ -302,12 +302,26 @@ impl AgentError for HandWritten {
     }
 }
 
+// `register!` also puts the type's codes in `catalog::all()`, so it needs a `Catalog`.
+impl agent_error::catalog::Catalog for HandWritten {
+    const CODES: &'static [agent_error::catalog::CodeDoc] = &[agent_error::catalog::CodeDoc::new(
+        "manual",
+        "chain::HandWritten",
+        "HandWritten",
+        RetryPolicy::DEFAULT,
+        Recovery::Retry,
+    )];
+}
+
 agent_error::register!(HandWritten);
 
 #[test]
 fn a_registered_hand_written_impl_is_found() {
     let e = io::Error::other(HandWritten);
     assert_eq!(code_found(&e), Some("manual"));
+    let listed = agent_error::catalog::explain("manual");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].declared_at(), "HandWritten");
     assert!(is_retryable(&e));
     assert_eq!(find(&e).unwrap().message(), "by hand");
 }

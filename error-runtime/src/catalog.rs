@@ -47,6 +47,95 @@ pub struct CodeDoc {
 }
 
 impl CodeDoc {
+    /// An entry for a hand-written [`AgentError`](crate::AgentError) impl's
+    /// [`Catalog`]: the code, where it is declared, its policy and recovery. Add the rest
+    /// with the `with_*` methods; all are `const`.
+    ///
+    /// ```
+    /// use agent_error::catalog::{Catalog, CodeDoc};
+    /// use agent_error::{Recovery, RetryPolicy};
+    ///
+    /// struct Busy;
+    /// impl Catalog for Busy {
+    ///     const CODES: &'static [CodeDoc] = &[CodeDoc::new("busy", "my_crate::Busy", "Busy", RetryPolicy::DEFAULT, Recovery::Retry)
+    ///         .with_op("db.query")
+    ///         .with_message("the database is busy")
+    ///         .with_hints(&["try again in a moment"])];
+    /// }
+    /// assert!(Busy::CODES[0].retryable);
+    /// ```
+    pub const fn new(
+        code: &'static str,
+        type_name: &'static str,
+        variant: &'static str,
+        policy: RetryPolicy,
+        recovery: Recovery,
+    ) -> Self {
+        crate::__private::code_doc(
+            code,
+            None,
+            type_name,
+            variant,
+            "",
+            "",
+            &[],
+            recovery,
+            policy,
+            None,
+            None,
+            None,
+            None,
+        )
+    }
+
+    /// With the op.
+    pub const fn with_op(mut self, op: &'static str) -> Self {
+        self.op = Some(op);
+        self
+    }
+
+    /// With the message's format string.
+    pub const fn with_message(mut self, message: &'static str) -> Self {
+        self.message = message;
+        self
+    }
+
+    /// With the docs.
+    pub const fn with_docs(mut self, docs: &'static str) -> Self {
+        self.docs = docs;
+        self
+    }
+
+    /// With the hints.
+    pub const fn with_hints(mut self, hints: &'static [&'static str]) -> Self {
+        self.hints = hints;
+        self
+    }
+
+    /// With the HTTP status.
+    pub const fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// With the documentation URL.
+    pub const fn with_url(mut self, url: &'static str) -> Self {
+        self.url = Some(url);
+        self
+    }
+
+    /// With the version the code appeared in.
+    pub const fn with_since(mut self, since: &'static str) -> Self {
+        self.since = Some(since);
+        self
+    }
+
+    /// Marked deprecated, saying what to use instead.
+    pub const fn with_deprecated(mut self, deprecated: &'static str) -> Self {
+        self.deprecated = Some(deprecated);
+        self
+    }
+
     /// `Type::Variant`, with the type's module path left out.
     pub fn declared_at(&self) -> String {
         let short = self.type_name.rsplit("::").next().unwrap_or(self.type_name);

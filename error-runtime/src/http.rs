@@ -385,6 +385,7 @@ impl PartialEq for StatusError {
 
 impl Eq for StatusError {}
 
+#[allow(clippy::too_many_arguments)]
 const fn status_doc(
     code: &'static str,
     variant: &'static str,
