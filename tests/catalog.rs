@@ -354,3 +354,29 @@ fn check_file_shows_the_changed_lines() {
         ["line 4: + BETA", "line 4: - beta", "line 6: + delta"]
     );
 }
+
+#[test]
+fn status_and_docs_url_are_known_at_run_time() {
+    let e = LlmError::RateLimited { rpm: 60 };
+    assert_eq!(e.status(), Some(429));
+    assert_eq!(
+        e.docs_url(),
+        Some("https://docs.example.com/errors#llm.rate_limit")
+    );
+    assert_eq!(LlmError::Timeout { tokens: 1 }.status(), None);
+    let dynamic = LlmError::Other(agent_error::Error::new("x", "y", "z"));
+    assert_eq!(
+        (dynamic.status(), dynamic.docs_url()),
+        (None::<u16>, None::<&str>),
+        "transparent forwards"
+    );
+    let wrapped = Disagrees { op: "a.b".into() };
+    assert_eq!(
+        (wrapped.status(), wrapped.docs_url()),
+        (None::<u16>, None::<&str>)
+    );
+    assert_eq!(
+        AgentError::status(&agent_error::http::StatusError::new(503)),
+        Some(503)
+    );
+}

@@ -66,3 +66,65 @@ pub fn expand(input: &Input) -> TokenStream {
         }
     }
 }
+
+/// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
+pub fn expand_lookups(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let has_status = input
+        .variants
+        .iter()
+        .any(|v| matches!(&v.body, Body::Classified(c) if c.status.is_some()));
+    let has_transparent = input
+        .variants
+        .iter()
+        .any(|v| matches!(v.body, Body::Transparent(_)));
+    let mut out = TokenStream::new();
+    if has_status || has_transparent {
+        let arms = input.variants.iter().map(|v| match &v.body {
+            Body::Classified(c) => {
+                let path = &v.path;
+                let status = match c.status {
+                    Some(s) => quote!(::core::option::Option::Some(#s)),
+                    None => quote!(::core::option::Option::None),
+                };
+                quote!(#path { .. } => #status,)
+            }
+            Body::Transparent(i) => {
+                crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::status))
+            }
+        });
+        let body = input.match_self(arms);
+        out.extend(quote! {
+            #[inline]
+            fn status(&self) -> ::core::option::Option<u16> {
+                #body
+            }
+        });
+    }
+    if input.docs_url.is_some() || has_transparent {
+        let arms = input.variants.iter().map(|v| match &v.body {
+            Body::Classified(c) => {
+                let path = &v.path;
+                let url = match &input.docs_url {
+                    Some(u) => {
+                        let url = u.replace("{code}", &c.code);
+                        quote!(::core::option::Option::Some(#url))
+                    }
+                    None => quote!(::core::option::Option::None),
+                };
+                quote!(#path { .. } => #url,)
+            }
+            Body::Transparent(i) => {
+                crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::docs_url))
+            }
+        });
+        let body = input.match_self(arms);
+        out.extend(quote! {
+            #[inline]
+            fn docs_url(&self) -> ::core::option::Option<&str> {
+                #body
+            }
+        });
+    }
+    out
+}

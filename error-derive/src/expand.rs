@@ -123,6 +123,7 @@ fn impls(input: &Input) -> TokenStream {
     let hints_fn = hint::expand(input);
     let from_impls = source::expand_from(input);
     let catalog_impl = catalog::expand(input);
+    let lookups = catalog::expand_lookups(input);
 
     let eq = if input.no_eq {
         TokenStream::new()
@@ -168,6 +169,7 @@ fn impls(input: &Input) -> TokenStream {
             #messages
             #retry_fns
             #hints_fn
+            #lookups
         }
 
         #catalog_impl

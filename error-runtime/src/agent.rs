@@ -88,6 +88,16 @@ pub trait AgentError: std::error::Error {
     fn message(&self) -> String {
         Message(self).to_string()
     }
+
+    /// The HTTP status for wire renderings (`#[agent(status = 503)]`), if any.
+    fn status(&self) -> Option<u16> {
+        None
+    }
+
+    /// The documentation URL of this code (`#[agent(docs_url = "https://…/{code}")]`), if any.
+    fn docs_url(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Displays an [`AgentError`]'s message alone, through [`AgentError::fmt_message`].

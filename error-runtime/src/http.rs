@@ -365,6 +365,10 @@ impl AgentError for StatusError {
         vec![Cow::Borrowed(hint)]
     }
 
+    fn status(&self) -> Option<u16> {
+        Some(self.status)
+    }
+
     fn recovery(&self) -> Recovery {
         match self.kind {
             Kind::InvalidInput => Recovery::Replan,
