@@ -109,5 +109,9 @@ pub(crate) fn classify<'a>(
     if let Some(e) = link.downcast_ref::<crate::http::StatusError>() {
         return Some(e);
     }
+    #[cfg(feature = "serde")]
+    if let Some(e) = link.downcast_ref::<crate::Report>() {
+        return Some(e);
+    }
     crate::registry::classify(link)
 }

@@ -12,7 +12,9 @@
 //!   [`find`], [`is_retryable`] and [`has_code`] recognise it anywhere in a chain.
 //!   Without it they recognise the runtime's own types only.
 //! - `http` (default): [`http::StatusError`], status classification and `Retry-After` parsing.
-//! - `serde`: serialization of [`tool::StructuredToolError`].
+//! - `serde`: the wire form, [`Report`] and RFC 9457 problem details, and serialization of
+//!   [`tool::StructuredToolError`] and catalog entries.
+//! - `tracing`: [`trace`], recording errors as `tracing` events or on spans.
 //! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`].
 
 #![warn(missing_docs)]
@@ -28,8 +30,12 @@ pub mod http;
 mod public;
 mod recovery;
 mod registry;
+#[cfg(feature = "serde")]
+pub mod report;
 pub mod retry;
 pub mod tool;
+#[cfg(feature = "tracing")]
+pub mod trace;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -39,4 +45,6 @@ pub use agent::AgentError;
 pub use chain::{Links, find, has_code, is_retryable, links};
 pub use dynamic::Error;
 pub use recovery::{Recovery, UnknownRecovery};
+#[cfg(feature = "serde")]
+pub use report::Report;
 pub use retry::{Jitter, RetryPolicy};

@@ -1,0 +1,446 @@
+//! The wire form (feature `serde`): `Report`, a serializable tree of an error's classified
+//! links that keeps code, retryability and hints across services, and RFC 9457 problem+json.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::public::PublicMessage;
+use crate::{AgentError, Recovery, RetryPolicy};
+
+/// An error as it crosses a process boundary: the classified links of a chain, each with
+/// its public message, as a tree of causes.
+///
+/// JSON shape, optional members left out when absent and unknown members ignored:
+///
+/// ```json
+/// {"op":"llm.generate","code":"rate_limit","message":"provider returned 429",
+///  "retryable":true,"rate_limited":true,"retry_after_ms":2000,"recovery":"retry",
+///  "hints":["lower the request rate"],"status":429,"docs_url":"https://…","cause":{…}}
+/// ```
+///
+/// `code` and `message` are required on input. A deserialized `Report` implements
+/// [`AgentError`] and [`std::error::Error`], so [`find`](crate::find),
+/// [`is_retryable`](crate::is_retryable) and the retrier treat a remote failure exactly as the
+/// server classified it. Its retry tuning is the defaults (the wire carries whether and when
+/// to retry, not how often).
+///
+/// ```
+/// use agent_error::{AgentError, Report, http::StatusError};
+///
+/// let server_side = StatusError::new(429).with_op("llm.generate").with_retry_after(std::time::Duration::from_secs(2));
+/// let json = serde_json::to_string(&Report::capture(&server_side)).unwrap();
+/// assert_eq!(json, r#"{"op":"llm.generate","code":"rate_limit","message":"HTTP 429 Too Many Requests","retryable":true,"rate_limited":true,"retry_after_ms":2000,"recovery":"retry","hints":["wait before retrying, lower the request rate, or use another model"],"status":429}"#);
+///
+/// let client_side: Report = serde_json::from_str(&json).unwrap();
+/// assert!(agent_error::is_retryable(&client_side));
+/// assert_eq!(client_side.retry_after(), Some(std::time::Duration::from_secs(2)));
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "WireReport", into = "WireReport")]
+pub struct Report {
+    op: String,
+    code: String,
+    message: String,
+    retryable: bool,
+    rate_limited: bool,
+    retry_after: Option<Duration>,
+    recovery: Recovery,
+    hints: Vec<String>,
+    status: Option<u16>,
+    docs_url: Option<String>,
+    cause: Option<Box<Report>>,
+}
+
+/// The code of a [`Report`] captured from an error with no classified link.
+pub const UNCLASSIFIED: &str = "unclassified";
+
+impl Report {
+    /// Walks `err`'s chain (see [`links`](crate::links)) and keeps its classified links, each
+    /// with its public message (`#[redact]` fields as `[redacted]`). Foreign causes are left
+    /// out: their text may carry paths, SQL or ids. An error with no classified link gives a
+    /// report with code [`UNCLASSIFIED`] and the message "internal error".
+    pub fn capture(err: &(dyn StdError + 'static)) -> Report {
+        let mut classified: Vec<&dyn AgentError> = crate::links(err)
+            .filter_map(crate::chain::classify)
+            .collect();
+        let Some(last) = classified.pop() else {
+            return Report::new("", UNCLASSIFIED, "internal error");
+        };
+        let mut report = Report::of(last, None);
+        while let Some(link) = classified.pop() {
+            report = Report::of(link, Some(report));
+        }
+        report
+    }
+
+    /// One classified link, with the report of its cause.
+    fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
+        Report {
+            op: e.op().to_string(),
+            code: e.code().to_string(),
+            message: PublicMessage(e).to_string(),
+            retryable: e.is_retryable(),
+            rate_limited: e.is_rate_limited(),
+            retry_after: e.retry_after(),
+            recovery: e.recovery(),
+            hints: e.hints().into_iter().map(Cow::into_owned).collect(),
+            status: e.status(),
+            docs_url: e.docs_url().map(str::to_string),
+            cause: cause.map(Box::new),
+        }
+    }
+
+    /// A report built by hand: not retryable, recovery `abort`, no hints.
+    pub fn new(
+        op: impl Into<String>,
+        code: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Report {
+        Report {
+            op: op.into(),
+            code: code.into(),
+            message: message.into(),
+            retryable: false,
+            rate_limited: false,
+            retry_after: None,
+            recovery: Recovery::Abort,
+            hints: Vec::new(),
+            status: None,
+            docs_url: None,
+            cause: None,
+        }
+    }
+
+    /// The message (already the public one).
+    pub fn message_text(&self) -> &str {
+        &self.message
+    }
+
+    /// The cause's report, if any.
+    pub fn cause(&self) -> Option<&Report> {
+        self.cause.as_deref()
+    }
+
+    /// The HTTP status to answer with: the error's own (`#[agent(status)]`, a
+    /// `StatusError`'s), else one that fits its code: 429 for `rate_limit` and
+    /// `budget_exhausted`, 504 `timeout`, 503 `provider_unavailable`, 401 `auth_error`,
+    /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
+    /// 500 otherwise.
+    pub fn http_status(&self) -> u16 {
+        if let Some(status) = self.status {
+            return status;
+        }
+        match self.code.as_str() {
+            crate::codes::RATE_LIMIT | crate::codes::BUDGET_EXHAUSTED => 429,
+            crate::codes::TIMEOUT => 504,
+            crate::codes::PROVIDER_UNAVAILABLE => 503,
+            crate::codes::AUTH => 401,
+            crate::codes::GUARD_BLOCKED => 403,
+            crate::codes::NOT_FOUND => 404,
+            crate::codes::INVALID_INPUT | crate::codes::CONTEXT_OVERFLOW => 400,
+            _ => 500,
+        }
+    }
+
+    /// Sets the delay the server asked for (from a `Retry-After` header, say), when the
+    /// report has none of its own.
+    #[must_use]
+    pub fn or_retry_after(mut self, delay: Option<Duration>) -> Report {
+        self.retry_after = self.retry_after.or(delay);
+        self
+    }
+
+    /// The report as RFC 9457 problem details: `type` from the docs URL or `about:blank`,
+    /// `title` the code, `status`, `detail` the message, and the extension members `code`,
+    /// `op`, `retryable`, `rate_limited`, `retry_after_ms`, `recovery` and `hints`.
+    pub fn to_problem(&self) -> Problem {
+        Problem {
+            type_uri: self
+                .docs_url
+                .clone()
+                .unwrap_or_else(|| Problem::ABOUT_BLANK.to_string()),
+            title: Some(self.code.clone()),
+            status: Some(self.http_status()),
+            detail: Some(self.message.clone()),
+            instance: None,
+            code: Some(self.code.clone()),
+            op: (!self.op.is_empty()).then(|| self.op.clone()),
+            retryable: Some(self.retryable),
+            rate_limited: Some(self.rate_limited),
+            retry_after_ms: self.retry_after.map(millis),
+            recovery: Some(self.recovery.as_str().to_string()),
+            hints: self.hints.clone(),
+        }
+    }
+
+    /// Reads problem details from another service as a classified report. With a `code`
+    /// member, its extension members say how to classify it; without one, the status is
+    /// classified as [`http::StatusError`](crate::http::StatusError) would (a 429 is a
+    /// rate limit, a 503 retryable, a 400 whose detail shows a context overflow is
+    /// `context_overflow`, …).
+    #[cfg(feature = "http")]
+    pub fn from_problem(problem: Problem) -> Report {
+        let Some(code) = problem.code else {
+            let body = problem.detail.or(problem.title).unwrap_or_default();
+            let status = crate::http::StatusError::new(problem.status.unwrap_or(0)).with_body(body);
+            let status = match problem.retry_after_ms {
+                Some(ms) => status.with_retry_after(Duration::from_millis(ms)),
+                None => status,
+            };
+            let mut report = Report::capture(&status);
+            report.op = problem.op.unwrap_or_default();
+            if problem.type_uri != Problem::ABOUT_BLANK {
+                report.docs_url = Some(problem.type_uri);
+            }
+            return report;
+        };
+        let fallback = crate::http::classify_status(problem.status.unwrap_or(0));
+        let retryable = problem
+            .retryable
+            .unwrap_or(fallback != crate::http::StatusClass::Permanent);
+        let rate_limited = problem
+            .rate_limited
+            .unwrap_or(fallback == crate::http::StatusClass::RateLimited);
+        Report {
+            op: problem.op.unwrap_or_default(),
+            recovery: parse_recovery(problem.recovery.as_deref(), retryable),
+            code,
+            message: problem.detail.or(problem.title).unwrap_or_default(),
+            retryable: retryable || rate_limited,
+            rate_limited,
+            retry_after: problem.retry_after_ms.map(Duration::from_millis),
+            hints: problem.hints,
+            status: problem.status,
+            docs_url: (problem.type_uri != Problem::ABOUT_BLANK).then_some(problem.type_uri),
+            cause: None,
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A recovery read from the wire; an unknown or missing one falls back to the default.
+fn parse_recovery(name: Option<&str>, retryable: bool) -> Recovery {
+    name.and_then(|n| n.parse().ok()).unwrap_or(if retryable {
+        Recovery::Retry
+    } else {
+        Recovery::Abort
+    })
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: {}", self.op, self.code, self.message)?;
+        match &self.cause {
+            Some(cause) => write!(f, ": {cause}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl StdError for Report {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|c| c as &(dyn StdError + 'static))
+    }
+}
+
+impl AgentError for Report {
+    fn code(&self) -> &str {
+        &self.code
+    }
+
+    fn op(&self) -> &str {
+        &self.op
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        let policy = match (self.retryable, self.rate_limited) {
+            (_, true) => RetryPolicy::RATE_LIMITED,
+            (true, false) => RetryPolicy::DEFAULT,
+            (false, false) => return RetryPolicy::NEVER,
+        };
+        policy.with_retry_after(self.retry_after)
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        self.hints.iter().cloned().map(Cow::Owned).collect()
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    fn is_retryable(&self) -> bool {
+        self.retryable || self.rate_limited
+    }
+
+    fn is_rate_limited(&self) -> bool {
+        self.rate_limited
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    fn message(&self) -> String {
+        self.message.clone()
+    }
+
+    fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    fn docs_url(&self) -> Option<&str> {
+        self.docs_url.as_deref()
+    }
+}
+
+impl PartialEq for Report {
+    /// Equal when the codes are, as derived types.
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+    }
+}
+
+impl Eq for Report {}
+
+/// The JSON members of a [`Report`].
+#[derive(Serialize, Deserialize)]
+struct WireReport {
+    #[serde(default)]
+    op: String,
+    code: String,
+    message: String,
+    #[serde(default)]
+    retryable: bool,
+    #[serde(default)]
+    rate_limited: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_after_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    recovery: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hints: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    docs_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cause: Option<Box<Report>>,
+}
+
+impl From<WireReport> for Report {
+    fn from(w: WireReport) -> Report {
+        let retryable = w.retryable || w.rate_limited;
+        Report {
+            recovery: parse_recovery(w.recovery.as_deref(), retryable),
+            op: w.op,
+            code: w.code,
+            message: w.message,
+            retryable,
+            rate_limited: w.rate_limited,
+            retry_after: w.retry_after_ms.map(Duration::from_millis),
+            hints: w.hints,
+            status: w.status,
+            docs_url: w.docs_url,
+            cause: w.cause,
+        }
+    }
+}
+
+impl From<Report> for WireReport {
+    fn from(r: Report) -> WireReport {
+        WireReport {
+            op: r.op,
+            code: r.code,
+            message: r.message,
+            retryable: r.retryable,
+            rate_limited: r.rate_limited,
+            retry_after_ms: r.retry_after.map(millis),
+            recovery: Some(r.recovery.as_str().to_string()),
+            hints: r.hints,
+            status: r.status,
+            docs_url: r.docs_url,
+            cause: r.cause,
+        }
+    }
+}
+
+/// RFC 9457 problem details, with this crate's extension members. Serialize it as the body
+/// of a response with content type [`Problem::CONTENT_TYPE`]; unknown members are ignored
+/// when reading.
+///
+/// ```
+/// use agent_error::{AgentError, Report, report::Problem};
+///
+/// let problem: Problem = serde_json::from_str(r#"{"type":"about:blank","title":"Service Unavailable","status":503}"#).unwrap();
+/// let report = Report::from_problem(problem);
+/// assert_eq!(report.code(), "provider_unavailable");
+/// assert!(report.is_retryable());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// A URI naming the problem type; `about:blank` when there is none.
+    #[serde(rename = "type", default = "about_blank")]
+    pub type_uri: String,
+    /// A short summary of the problem type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The HTTP status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// What happened this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// A URI for this occurrence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// Extension: the error code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Extension: the operation that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    /// Extension: whether trying again may succeed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+    /// Extension: whether it is a rate limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limited: Option<bool>,
+    /// Extension: the delay to wait before trying again, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// Extension: what an agent loop should do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<String>,
+    /// Extension: recovery hints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
+}
+
+impl Problem {
+    /// The media type of problem details in JSON.
+    pub const CONTENT_TYPE: &'static str = "application/problem+json";
+    /// The `type` of a problem with no documentation of its own.
+    pub const ABOUT_BLANK: &'static str = "about:blank";
+}
+
+fn about_blank() -> String {
+    Problem::ABOUT_BLANK.to_string()
+}

@@ -1,0 +1,83 @@
+//! Observability (feature `tracing`): records a classified error as a `tracing` event or on
+//! a span with OpenTelemetry-style fields, and a hook for the retrier's `on_retry`.
+
+use std::error::Error as StdError;
+use std::time::Duration;
+
+use tracing::field::display;
+
+use crate::AgentError;
+use crate::public::PublicMessage;
+
+/// The `error.type` of an error with no classified link, as OpenTelemetry's conventions
+/// name an unknown error type.
+pub const OTHER: &str = "_OTHER";
+
+/// Emits an ERROR event for `err` with the fields
+/// `error.type` (the code, or [`OTHER`]), `error.op`, `error.retryable`,
+/// `error.rate_limited`, `error.recovery` and `error.message` (the public message), and
+/// the whole chain, each link once, as the event's message.
+///
+/// ```
+/// let e = agent_error::Error::new("llm.generate", "timeout", "deadline exceeded");
+/// agent_error::trace::record(&e);
+/// ```
+pub fn record(err: &(dyn StdError + 'static)) {
+    let chain = crate::display::chain(err);
+    match crate::find(err) {
+        Some(e) => tracing::error!(
+            error.type = e.code(),
+            error.op = e.op(),
+            error.retryable = e.is_retryable(),
+            error.rate_limited = e.is_rate_limited(),
+            error.recovery = e.recovery().as_str(),
+            error.message = %PublicMessage(e),
+            "{chain}"
+        ),
+        None => tracing::error!(error.type = OTHER, "{chain}"),
+    }
+}
+
+/// Records `err` on `span`, which must declare the fields it wants filled (a `tracing` span
+/// cannot gain fields after it is created):
+///
+/// ```
+/// use tracing::field::Empty;
+///
+/// let span = tracing::info_span!("llm.call", error.type = Empty, error.op = Empty, error.retryable = Empty, error.recovery = Empty, error.message = Empty);
+/// let e = agent_error::Error::new("llm.generate", "timeout", "deadline exceeded");
+/// agent_error::trace::record_on_span(&span, &e);
+/// ```
+pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
+    match crate::find(err) {
+        Some(e) => {
+            span.record("error.type", e.code());
+            span.record("error.op", e.op());
+            span.record("error.retryable", e.is_retryable());
+            span.record("error.rate_limited", e.is_rate_limited());
+            span.record("error.recovery", e.recovery().as_str());
+            span.record("error.message", display(PublicMessage(e)));
+        }
+        None => {
+            span.record("error.type", OTHER);
+        }
+    }
+}
+
+/// A hook for [`Retrier::on_retry`](crate::retry::Retrier::on_retry): a WARN event per
+/// retry with `error.type`, `error.op`, `retry` (1 for the first) and `delay_ms`.
+///
+/// ```
+/// let retrier = agent_error::retry::Retrier::new().on_retry(agent_error::trace::on_retry);
+/// ```
+pub fn on_retry(e: &dyn AgentError, retry: u32, delay: Duration) {
+    tracing::warn!(
+        error.type = e.code(),
+        error.op = e.op(),
+        retry,
+        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+        "retrying after {}: {}",
+        e.code(),
+        PublicMessage(e)
+    );
+}

@@ -1,0 +1,166 @@
+//! Observability: errors recorded as `tracing` events with OpenTelemetry-style fields, and
+//! the retrier's hook. A small subscriber captures what is emitted.
+#![cfg(feature = "tracing")]
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_error::retry::Retrier;
+use agent_error::{AgentError, Error, trace};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+type Fields = BTreeMap<String, String>;
+
+/// Keeps every event's and span's fields, as text.
+#[derive(Clone, Default)]
+struct Capture {
+    events: Arc<Mutex<Vec<(String, Fields)>>>,
+    spans: Arc<Mutex<Fields>>,
+}
+
+struct Collect<'a>(&'a mut Fields);
+
+impl Visit for Collect<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0
+            .insert(field.name().to_string(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+}
+
+impl Subscriber for Capture {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        span.record(&mut Collect(&mut self.spans.lock().unwrap()));
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, values: &Record<'_>) {
+        values.record(&mut Collect(&mut self.spans.lock().unwrap()));
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = Fields::new();
+        event.record(&mut Collect(&mut fields));
+        self.events
+            .lock()
+            .unwrap()
+            .push((event.metadata().level().to_string(), fields));
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum LlmError {
+    #[agent(code = "auth_error", recovery = "escalate")]
+    #[error("key {key} rejected")]
+    Auth {
+        #[redact]
+        key: String,
+    },
+}
+
+fn fields(pairs: &[(&str, &str)]) -> Fields {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn record_emits_an_error_event_with_otel_fields() {
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        let e = std::io::Error::other(LlmError::Auth { key: "sk-1".into() });
+        trace::record(&e);
+        trace::record(&std::io::Error::other("plain"));
+    });
+    let events = capture.events.lock().unwrap();
+    assert_eq!(
+        events[0],
+        (
+            "ERROR".to_string(),
+            fields(&[
+                ("error.message", "key [redacted] rejected"),
+                ("error.op", "llm.generate"),
+                ("error.rate_limited", "false"),
+                ("error.recovery", "escalate"),
+                ("error.retryable", "false"),
+                ("error.type", "auth_error"),
+                ("message", "llm.generate [auth_error]: key sk-1 rejected"),
+            ])
+        )
+    );
+    assert_eq!(
+        events[1],
+        (
+            "ERROR".to_string(),
+            fields(&[("error.type", "_OTHER"), ("message", "plain")])
+        )
+    );
+}
+
+#[test]
+fn record_on_span_fills_the_declared_fields() {
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        let span = tracing::info_span!(
+            "call",
+            error.type = tracing::field::Empty,
+            error.retryable = tracing::field::Empty,
+            error.recovery = tracing::field::Empty
+        );
+        trace::record_on_span(&span, &Error::new("llm.generate", "timeout", "slow"));
+    });
+    assert_eq!(
+        *capture.spans.lock().unwrap(),
+        fields(&[
+            ("error.recovery", "retry"),
+            ("error.retryable", "true"),
+            ("error.type", "timeout")
+        ])
+    );
+}
+
+#[test]
+fn the_retriers_hook_logs_each_retry() {
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        let retrier = Retrier::new().seed(3).on_retry(trace::on_retry);
+        let outcome = retrier.run_detailed_with_sleep(
+            |attempt| {
+                if attempt < 2 {
+                    Err(Error::new("llm.generate", "rate_limit", "slow down")
+                        .with_retry_after(Duration::from_millis(1200)))
+                } else {
+                    Ok(())
+                }
+            },
+            |_| {},
+        );
+        assert_eq!(outcome.attempts, 2);
+    });
+    let events = capture.events.lock().unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        events[0],
+        (
+            "WARN".to_string(),
+            fields(&[
+                ("delay_ms", "1200"),
+                ("error.op", "llm.generate"),
+                ("error.type", "rate_limit"),
+                ("message", "retrying after rate_limit: slow down"),
+                ("retry", "1"),
+            ])
+        )
+    );
+}

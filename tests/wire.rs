@@ -1,0 +1,244 @@
+//! The wire form: a `Report` keeps code, retryability and hints across services, in the
+//! exact JSON shape of SPEC §6, and as RFC 9457 problem details.
+#![cfg(all(feature = "serde", feature = "http"))]
+
+use std::time::Duration;
+
+use agent_error::http::StatusError;
+use agent_error::report::Problem;
+use agent_error::retry::{Retrier, Stop};
+use agent_error::{AgentError, Recovery, Report, find, has_code, is_retryable};
+use serde_json::json;
+
+#[derive(Debug, AgentError)]
+#[agent(
+    op = "tool.search",
+    docs_url = "https://docs.example.com/errors/{code}"
+)]
+enum SearchError {
+    #[agent(
+        code = "index_busy",
+        retryable,
+        status = 503,
+        hint = "try again in a moment"
+    )]
+    #[error("index {index} is busy")]
+    Busy {
+        index: String,
+        #[source]
+        source: StatusError,
+    },
+    #[agent(
+        code = "bad_query",
+        recovery = "replan",
+        hint = "quote the phrase {query}"
+    )]
+    #[error("query {query} is malformed")]
+    BadQuery {
+        #[redact]
+        query: String,
+        source: std::io::Error,
+    },
+}
+
+#[test]
+fn capture_keeps_the_classified_links_as_a_tree() {
+    let e = SearchError::Busy {
+        index: "docs".into(),
+        source: StatusError::new(503)
+            .with_op("http.get")
+            .with_retry_after(Duration::from_millis(1500)),
+    };
+    let value = serde_json::to_value(Report::capture(&e)).unwrap();
+    assert_eq!(
+        value,
+        json!({
+            "op": "tool.search", "code": "index_busy", "message": "index docs is busy",
+            "retryable": true, "rate_limited": false, "recovery": "retry",
+            "hints": ["try again in a moment"], "status": 503,
+            "docs_url": "https://docs.example.com/errors/index_busy",
+            "cause": {
+                "op": "http.get", "code": "provider_unavailable", "message": "HTTP 503 Service Unavailable",
+                "retryable": true, "rate_limited": false, "retry_after_ms": 1500, "recovery": "retry", "status": 503,
+            },
+        })
+    );
+}
+
+#[test]
+fn the_public_form_redacts_and_leaves_foreign_causes_out() {
+    let e = SearchError::BadQuery {
+        query: "secret-canary".into(),
+        source: std::io::Error::other("/home/alice/index.db"),
+    };
+    let json = serde_json::to_string(&Report::capture(&e)).unwrap();
+    assert!(
+        !json.contains("secret-canary") && !json.contains("/home/alice"),
+        "{json}"
+    );
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&json).unwrap(),
+        json!({
+            "op": "tool.search", "code": "bad_query", "message": "query [redacted] is malformed",
+            "retryable": false, "rate_limited": false, "recovery": "replan", "hints": ["quote the phrase [redacted]"],
+            "docs_url": "https://docs.example.com/errors/bad_query",
+        })
+    );
+}
+
+#[test]
+fn an_unclassified_error_reports_nothing_of_its_text() {
+    let report = Report::capture(&std::io::Error::other("password=hunter2"));
+    assert_eq!(
+        serde_json::to_value(&report).unwrap(),
+        json!({"op": "", "code": "unclassified", "message": "internal error", "retryable": false, "rate_limited": false, "recovery": "abort"})
+    );
+}
+
+#[test]
+fn a_deserialized_report_is_classified_as_the_server_did() {
+    let original = SearchError::Busy {
+        index: "docs".into(),
+        source: StatusError::new(429).with_retry_after(Duration::from_secs(3)),
+    };
+    let json = serde_json::to_string(&Report::capture(&original)).unwrap();
+    let remote: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(remote.code(), original.code());
+    assert_eq!(remote.op(), original.op());
+    assert_eq!(remote.message(), original.message());
+    assert_eq!(remote.hints(), original.hints());
+    assert_eq!(remote.recovery(), original.recovery());
+    assert_eq!(remote.is_retryable(), original.is_retryable());
+    assert_eq!(remote.status(), Some(503));
+    assert_eq!(
+        remote.docs_url(),
+        Some("https://docs.example.com/errors/index_busy")
+    );
+    assert_eq!(
+        remote.to_string(),
+        "tool.search [index_busy]: index docs is busy: http [rate_limit]: HTTP 429 Too Many Requests"
+    );
+    // The chain functions see the remote cause too.
+    let cause = std::error::Error::source(&remote).unwrap();
+    assert_eq!(
+        find(cause).map(|c| (c.code(), c.is_rate_limited(), c.retry_after())),
+        Some(("rate_limit", true, Some(Duration::from_secs(3))))
+    );
+    assert!(has_code(&remote, "rate_limit"));
+    // Behind a wrapper of the client's own, it is still found.
+    let wrapped = std::io::Error::other(remote);
+    assert!(is_retryable(&wrapped));
+}
+
+#[test]
+fn the_retrier_obeys_a_remote_report() {
+    let json = r#"{"op":"llm.generate","code":"rate_limit","message":"slow down","retryable":true,"rate_limited":true,"retry_after_ms":750}"#;
+    let mut calls = 0;
+    let mut slept = Vec::new();
+    let outcome = Retrier::new().run_detailed_with_sleep(
+        |_| {
+            calls += 1;
+            if calls < 3 {
+                Err(serde_json::from_str::<Report>(json).unwrap())
+            } else {
+                Ok(calls)
+            }
+        },
+        |d| slept.push(d),
+    );
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::Succeeded, 3));
+    assert_eq!(slept, [Duration::from_millis(750); 2]);
+}
+
+#[test]
+fn input_ignores_unknown_members_and_requires_code_and_message() {
+    let minimal: Report =
+        serde_json::from_str(r#"{"code":"x","message":"y","future_member":{"a":1}}"#).unwrap();
+    assert_eq!(
+        (
+            minimal.code(),
+            minimal.op(),
+            minimal.is_retryable(),
+            minimal.recovery()
+        ),
+        ("x", "", false, Recovery::Abort)
+    );
+    let unknown_recovery: Report = serde_json::from_str(
+        r#"{"code":"x","message":"y","retryable":true,"recovery":"meditate"}"#,
+    )
+    .unwrap();
+    assert_eq!(unknown_recovery.recovery(), Recovery::Retry);
+    for bad in [
+        r#"{"message":"y"}"#,
+        r#"{"code":"x"}"#,
+        r#"{"code":1,"message":"y"}"#,
+        "[]",
+        "",
+        "{",
+    ] {
+        assert!(serde_json::from_str::<Report>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn problem_details_both_ways() {
+    let e = SearchError::Busy {
+        index: "docs".into(),
+        source: StatusError::new(503),
+    };
+    let problem = Report::capture(&e).to_problem();
+    assert_eq!(
+        serde_json::to_value(&problem).unwrap(),
+        json!({
+            "type": "https://docs.example.com/errors/index_busy", "title": "index_busy", "status": 503,
+            "detail": "index docs is busy", "code": "index_busy", "op": "tool.search",
+            "retryable": true, "rate_limited": false, "recovery": "retry", "hints": ["try again in a moment"],
+        })
+    );
+    let back = Report::from_problem(
+        serde_json::from_value(serde_json::to_value(&problem).unwrap()).unwrap(),
+    );
+    assert_eq!(
+        (back.code(), back.op(), back.is_retryable(), back.status()),
+        ("index_busy", "tool.search", true, Some(503))
+    );
+    assert_eq!(back.hints(), ["try again in a moment"]);
+    assert_eq!(Problem::CONTENT_TYPE, "application/problem+json");
+    let blank = Report::new("a.b", "oops", "bad").to_problem();
+    assert_eq!(
+        (blank.type_uri.as_str(), blank.status),
+        ("about:blank", Some(500))
+    );
+}
+
+#[test]
+fn problem_details_without_a_code_are_classified_by_status() {
+    let read = |text: &str| Report::from_problem(serde_json::from_str(text).unwrap());
+    let throttled = read(
+        r#"{"type":"about:blank","title":"Too Many Requests","status":429,"retry_after_ms":2000}"#,
+    );
+    assert_eq!(
+        (
+            throttled.code(),
+            throttled.is_rate_limited(),
+            throttled.retry_after()
+        ),
+        ("rate_limit", true, Some(Duration::from_secs(2)))
+    );
+    let overflow =
+        read(r#"{"status":400,"detail":"This model's maximum context length is 8192 tokens"}"#);
+    assert_eq!(
+        (overflow.code(), overflow.recovery()),
+        ("context_overflow", Recovery::Compact)
+    );
+    let quota = read(r#"{"status":429,"detail":"insufficient_quota"}"#);
+    assert_eq!(
+        (quota.code(), quota.is_retryable()),
+        ("budget_exhausted", false)
+    );
+    let nothing = read("{}");
+    assert_eq!(
+        (nothing.code(), nothing.is_retryable()),
+        ("http_error", false)
+    );
+}
