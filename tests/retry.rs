@@ -357,3 +357,56 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn each_code_counts_its_own_failures_in_a_row() {
+    // 429, then 503 twice, then success: each kind stays within its own 3 attempts.
+    let mut answers = [
+        Error::new("llm", codes::RATE_LIMIT, "429"),
+        Error::new("llm", codes::PROVIDER_UNAVAILABLE, "503"),
+        Error::new("llm", codes::PROVIDER_UNAVAILABLE, "503"),
+    ]
+    .into_iter();
+    let (outcome, slept) = run(&Retrier::new().seed(5), |_| {
+        answers.next().map_or(Ok(0), Err)
+    });
+    assert_eq!(
+        (outcome.stop, outcome.attempts, slept.len()),
+        (Stop::Succeeded, 4, 3)
+    );
+    // A third 503 in a row is one too many for the default policy.
+    let mut answers = [
+        Error::new("llm", codes::RATE_LIMIT, "429"),
+        Error::new("llm", codes::TIMEOUT, "t"),
+        Error::new("llm", codes::TIMEOUT, "t"),
+        Error::new("llm", codes::TIMEOUT, "t"),
+    ]
+    .into_iter();
+    let (outcome, _) = run(&Retrier::new().seed(5), |_| {
+        answers.next().map_or(Ok(0), Err)
+    });
+    assert_eq!(
+        (outcome.stop, outcome.attempts),
+        (Stop::AttemptsExhausted, 4)
+    );
+}
+
+#[test]
+fn the_retriers_default_cap_bounds_alternating_codes() {
+    let (outcome, slept) = run(&Retrier::new().seed(5), |attempt| {
+        Err::<u32, _>(Error::new(
+            "llm",
+            if attempt % 2 == 0 {
+                codes::TIMEOUT
+            } else {
+                codes::PROVIDER_UNAVAILABLE
+            },
+            "down",
+        ))
+    });
+    assert_eq!(
+        (outcome.stop, outcome.attempts),
+        (Stop::AttemptsExhausted, Retrier::DEFAULT_MAX_ATTEMPTS)
+    );
+    assert_eq!(slept.len(), 9);
+}

@@ -21,8 +21,11 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// - an unclassified or non-retryable error is returned at once;
 /// - a server-requested delay (`retry_after`) is waited exactly, unless it is longer than
 ///   the `max_wait` (the smaller of the policy's and the retrier's): then the error is returned;
-/// - otherwise the delay is the policy's jittered backoff, never above its `max_delay`;
-/// - attempts stop at the smaller of the policy's `max_attempts` and the retrier's cap;
+/// - otherwise the delay is the policy's jittered backoff for this code's failures in a
+///   row (the first 503 after a 429 waits `backoff(0)`), never above its `max_delay`;
+/// - a policy's `max_attempts` counts the attempts that failed with that same code in a
+///   row (a 429 then two 503s is one `rate_limit` and two `provider_unavailable`), and the
+///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_MAX_ATTEMPTS`] unless set);
 /// - a retry that would end after `max_elapsed` is not made;
 /// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made.
 ///
@@ -156,6 +159,17 @@ struct Run<'r> {
     waited: Duration,
     previous: Option<Duration>,
     spent: u32,
+    /// A hash of the last failure's code, and how many failures in a row had it.
+    streak_code: u64,
+    streak: u32,
+}
+
+/// A hash of a code, to notice a change of code without keeping a copy of it.
+fn code_hash(code: &str) -> u64 {
+    // FNV-1a: short strings, no allocation.
+    code.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl<'r> Run<'r> {
@@ -166,6 +180,8 @@ impl<'r> Run<'r> {
             waited: Duration::ZERO,
             previous: None,
             spent: 0,
+            streak_code: 0,
+            streak: 0,
         }
     }
 
@@ -189,7 +205,13 @@ impl<'r> Run<'r> {
         if !policy.is_retryable() {
             return Step::Stop(Stop::Permanent);
         }
-        if attempt >= policy.max_attempts().min(r.max_attempts) {
+        let code = code_hash(classified.code());
+        if code == self.streak_code && self.streak > 0 {
+            self.streak += 1;
+        } else {
+            (self.streak_code, self.streak) = (code, 1);
+        }
+        if self.streak >= policy.max_attempts() || attempt >= r.max_attempts {
             return Step::Stop(Stop::AttemptsExhausted);
         }
         let delay = match policy.retry_after() {
@@ -197,7 +219,7 @@ impl<'r> Run<'r> {
                 return Step::Stop(Stop::WaitTooLong);
             }
             Some(asked) => asked,
-            None => jitter::delay(&policy, attempt - 1, self.previous, &r.jitter),
+            None => jitter::delay(&policy, self.streak - 1, self.previous, &r.jitter),
         };
         if let (Some(limit), Some(started)) = (r.max_elapsed, self.started) {
             // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
@@ -223,11 +245,15 @@ impl<'r> Run<'r> {
 }
 
 impl Retrier {
-    /// A retrier with no caps of its own: each error's policy decides alone. Jitter is
-    /// seeded from the process's random hasher keys.
+    /// The retrier's cap on attempts in all when none is set: 10. It bounds a run whose
+    /// failures keep changing code, each within its own policy.
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = 10;
+
+    /// A retrier whose only cap of its own is [`DEFAULT_MAX_ATTEMPTS`](Self::DEFAULT_MAX_ATTEMPTS):
+    /// each error's policy decides. Jitter is seeded from the process's random hasher keys.
     pub fn new() -> Self {
         Retrier {
-            max_attempts: u32::MAX,
+            max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
             max_elapsed: None,
             max_wait: Duration::MAX,
             on_retry: None,
@@ -236,7 +262,8 @@ impl Retrier {
         }
     }
 
-    /// Caps the attempts in all (the first one included), whatever the policies allow.
+    /// Caps the attempts in all (the first one included), whatever the policies allow
+    /// (10 by default).
     #[must_use]
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = attempts.max(1);
