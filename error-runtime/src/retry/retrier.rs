@@ -154,6 +154,8 @@ enum Step {
 /// The state of one run, shared by the blocking and the async loop.
 struct Run<'r> {
     retrier: &'r Retrier,
+    /// The attempt being made, 1 for the first.
+    attempt: u32,
     /// When the run started; read only when there is a `max_elapsed` to enforce.
     started: Option<Instant>,
     waited: Duration,
@@ -176,12 +178,40 @@ impl<'r> Run<'r> {
     fn new(retrier: &'r Retrier) -> Self {
         Run {
             retrier,
+            attempt: 1,
             started: retrier.max_elapsed.map(|_| Instant::now()),
             waited: Duration::ZERO,
             previous: None,
             spent: 0,
             streak_code: 0,
             streak: 0,
+        }
+    }
+
+    /// Decides after an attempt: wait and try again (the attempt number moves on), or stop.
+    fn after<T, E: StdError + 'static>(&mut self, result: &Result<T, E>) -> Step {
+        match result {
+            Ok(_) => {
+                self.succeeded(self.attempt);
+                Step::Stop(Stop::Succeeded)
+            }
+            Err(e) => {
+                let step = self.failed(e, self.attempt);
+                if let Step::Wait(_) = step {
+                    self.attempt += 1;
+                }
+                step
+            }
+        }
+    }
+
+    /// How the run ended.
+    fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
+        Outcome {
+            result,
+            attempts: self.attempt,
+            stop,
+            waited: self.waited,
         }
     }
 
@@ -332,29 +362,12 @@ impl Retrier {
         mut sleep: impl FnMut(Duration),
     ) -> Outcome<T, E> {
         let mut run = Run::new(self);
-        let mut attempt = 1;
         loop {
-            let result = op(attempt);
-            let stop = match &result {
-                Ok(_) => {
-                    run.succeeded(attempt);
-                    Stop::Succeeded
-                }
-                Err(e) => match run.failed(e, attempt) {
-                    Step::Wait(delay) => {
-                        sleep(delay);
-                        attempt += 1;
-                        continue;
-                    }
-                    Step::Stop(stop) => stop,
-                },
-            };
-            return Outcome {
-                result,
-                attempts: attempt,
-                stop,
-                waited: run.waited,
-            };
+            let result = op(run.attempt);
+            match run.after(&result) {
+                Step::Wait(delay) => sleep(delay),
+                Step::Stop(stop) => return run.outcome(result, stop),
+            }
         }
     }
 
@@ -386,29 +399,12 @@ impl Retrier {
         SFut: Future<Output = ()>,
     {
         let mut run = Run::new(self);
-        let mut attempt = 1;
         loop {
-            let result = op(attempt).await;
-            let stop = match &result {
-                Ok(_) => {
-                    run.succeeded(attempt);
-                    Stop::Succeeded
-                }
-                Err(e) => match run.failed(e, attempt) {
-                    Step::Wait(delay) => {
-                        sleep(delay).await;
-                        attempt += 1;
-                        continue;
-                    }
-                    Step::Stop(stop) => stop,
-                },
-            };
-            return Outcome {
-                result,
-                attempts: attempt,
-                stop,
-                waited: run.waited,
-            };
+            let result = op(run.attempt).await;
+            match run.after(&result) {
+                Step::Wait(delay) => sleep(delay).await,
+                Step::Stop(stop) => return run.outcome(result, stop),
+            }
         }
     }
 }
