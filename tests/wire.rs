@@ -242,3 +242,9 @@ fn problem_details_without_a_code_are_classified_by_status() {
         ("http_error", false)
     );
 }
+
+#[test]
+fn a_report_is_one_pointer_wide() {
+    // `Result<T, Report>` stays small (and clippy's `result_large_err` quiet).
+    assert_eq!(std::mem::size_of::<Report>(), std::mem::size_of::<usize>());
+}

@@ -39,9 +39,15 @@ use crate::{AgentError, Recovery, RetryPolicy};
 /// assert!(agent_error::is_retryable(&client_side));
 /// assert_eq!(client_side.retry_after(), Some(std::time::Duration::from_secs(2)));
 /// ```
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(from = "WireReport", into = "WireReport")]
 pub struct Report {
+    // Boxed so that `Result<T, Report>` stays one pointer wide on the error side.
+    inner: Box<Inner>,
+}
+
+#[derive(Clone, Debug)]
+struct Inner {
     op: String,
     code: String,
     message: String,
@@ -53,6 +59,20 @@ pub struct Report {
     status: Option<u16>,
     docs_url: Option<String>,
     cause: Option<Box<Report>>,
+}
+
+impl From<Inner> for Report {
+    fn from(inner: Inner) -> Report {
+        Report {
+            inner: Box::new(inner),
+        }
+    }
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.inner, f)
+    }
 }
 
 /// The code of a [`Report`] captured from an error with no classified link.
@@ -79,7 +99,7 @@ impl Report {
 
     /// One classified link, with the report of its cause.
     fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
-        Report {
+        Report::from(Inner {
             op: e.op().to_string(),
             code: e.code().to_string(),
             message: PublicMessage(e).to_string(),
@@ -91,7 +111,7 @@ impl Report {
             status: e.status(),
             docs_url: e.docs_url().map(str::to_string),
             cause: cause.map(Box::new),
-        }
+        })
     }
 
     /// A report built by hand: not retryable, recovery `abort`, no hints.
@@ -100,7 +120,7 @@ impl Report {
         code: impl Into<String>,
         message: impl Into<String>,
     ) -> Report {
-        Report {
+        Report::from(Inner {
             op: op.into(),
             code: code.into(),
             message: message.into(),
@@ -112,17 +132,17 @@ impl Report {
             status: None,
             docs_url: None,
             cause: None,
-        }
+        })
     }
 
     /// The message (already the public one).
     pub fn message_text(&self) -> &str {
-        &self.message
+        &self.inner.message
     }
 
     /// The cause's report, if any.
     pub fn cause(&self) -> Option<&Report> {
-        self.cause.as_deref()
+        self.inner.cause.as_deref()
     }
 
     /// The HTTP status to answer with: the error's own (`#[agent(status)]`, a
@@ -131,10 +151,10 @@ impl Report {
     /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
     /// 500 otherwise.
     pub fn http_status(&self) -> u16 {
-        if let Some(status) = self.status {
+        if let Some(status) = self.inner.status {
             return status;
         }
-        match self.code.as_str() {
+        match self.inner.code.as_str() {
             crate::codes::RATE_LIMIT | crate::codes::BUDGET_EXHAUSTED => 429,
             crate::codes::TIMEOUT => 504,
             crate::codes::PROVIDER_UNAVAILABLE => 503,
@@ -150,7 +170,7 @@ impl Report {
     /// report has none of its own.
     #[must_use]
     pub fn or_retry_after(mut self, delay: Option<Duration>) -> Report {
-        self.retry_after = self.retry_after.or(delay);
+        self.inner.retry_after = self.inner.retry_after.or(delay);
         self
     }
 
@@ -160,20 +180,21 @@ impl Report {
     pub fn to_problem(&self) -> Problem {
         Problem {
             type_uri: self
+                .inner
                 .docs_url
                 .clone()
                 .unwrap_or_else(|| Problem::ABOUT_BLANK.to_string()),
-            title: Some(self.code.clone()),
+            title: Some(self.inner.code.clone()),
             status: Some(self.http_status()),
-            detail: Some(self.message.clone()),
+            detail: Some(self.inner.message.clone()),
             instance: None,
-            code: Some(self.code.clone()),
-            op: (!self.op.is_empty()).then(|| self.op.clone()),
-            retryable: Some(self.retryable),
-            rate_limited: Some(self.rate_limited),
-            retry_after_ms: self.retry_after.map(millis),
-            recovery: Some(self.recovery.as_str().to_string()),
-            hints: self.hints.clone(),
+            code: Some(self.inner.code.clone()),
+            op: (!self.inner.op.is_empty()).then(|| self.inner.op.clone()),
+            retryable: Some(self.inner.retryable),
+            rate_limited: Some(self.inner.rate_limited),
+            retry_after_ms: self.inner.retry_after.map(millis),
+            recovery: Some(self.inner.recovery.as_str().to_string()),
+            hints: self.inner.hints.clone(),
         }
     }
 
@@ -192,9 +213,9 @@ impl Report {
                 None => status,
             };
             let mut report = Report::capture(&status);
-            report.op = problem.op.unwrap_or_default();
+            report.inner.op = problem.op.unwrap_or_default();
             if problem.type_uri != Problem::ABOUT_BLANK {
-                report.docs_url = Some(problem.type_uri);
+                report.inner.docs_url = Some(problem.type_uri);
             }
             return report;
         };
@@ -205,7 +226,7 @@ impl Report {
         let rate_limited = problem
             .rate_limited
             .unwrap_or(fallback == crate::http::StatusClass::RateLimited);
-        Report {
+        Report::from(Inner {
             op: problem.op.unwrap_or_default(),
             recovery: parse_recovery(problem.recovery.as_deref(), retryable),
             code,
@@ -217,7 +238,7 @@ impl Report {
             status: problem.status,
             docs_url: (problem.type_uri != Problem::ABOUT_BLANK).then_some(problem.type_uri),
             cause: None,
-        }
+        })
     }
 }
 
@@ -236,8 +257,12 @@ fn parse_recovery(name: Option<&str>, retryable: bool) -> Recovery {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: {}", self.op, self.code, self.message)?;
-        match &self.cause {
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.inner.op, self.inner.code, self.inner.message
+        )?;
+        match &self.inner.cause {
             Some(cause) => write!(f, ": {cause}"),
             None => Ok(()),
         }
@@ -246,7 +271,8 @@ impl fmt::Display for Report {
 
 impl StdError for Report {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.cause
+        self.inner
+            .cause
             .as_deref()
             .map(|c| c as &(dyn StdError + 'static))
     }
@@ -254,67 +280,67 @@ impl StdError for Report {
 
 impl AgentError for Report {
     fn code(&self) -> &str {
-        &self.code
+        &self.inner.code
     }
 
     fn op(&self) -> &str {
-        &self.op
+        &self.inner.op
     }
 
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.inner.message)
     }
 
     fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.inner.message)
     }
 
     fn retry_policy(&self) -> RetryPolicy {
-        let policy = match (self.retryable, self.rate_limited) {
+        let policy = match (self.inner.retryable, self.inner.rate_limited) {
             (_, true) => RetryPolicy::RATE_LIMITED,
             (true, false) => RetryPolicy::DEFAULT,
             (false, false) => return RetryPolicy::NEVER,
         };
-        policy.with_retry_after(self.retry_after)
+        policy.with_retry_after(self.inner.retry_after)
     }
 
     fn hints(&self) -> Vec<Cow<'static, str>> {
-        self.hints.iter().cloned().map(Cow::Owned).collect()
+        self.inner.hints.iter().cloned().map(Cow::Owned).collect()
     }
 
     fn recovery(&self) -> Recovery {
-        self.recovery
+        self.inner.recovery
     }
 
     fn is_retryable(&self) -> bool {
-        self.retryable || self.rate_limited
+        self.inner.retryable || self.inner.rate_limited
     }
 
     fn is_rate_limited(&self) -> bool {
-        self.rate_limited
+        self.inner.rate_limited
     }
 
     fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        self.inner.retry_after
     }
 
     fn message(&self) -> String {
-        self.message.clone()
+        self.inner.message.clone()
     }
 
     fn status(&self) -> Option<u16> {
-        self.status
+        self.inner.status
     }
 
     fn docs_url(&self) -> Option<&str> {
-        self.docs_url.as_deref()
+        self.inner.docs_url.as_deref()
     }
 }
 
 impl PartialEq for Report {
     /// Equal when the codes are, as derived types.
     fn eq(&self, other: &Self) -> bool {
-        self.code == other.code
+        self.inner.code == other.inner.code
     }
 }
 
@@ -348,7 +374,7 @@ struct WireReport {
 impl From<WireReport> for Report {
     fn from(w: WireReport) -> Report {
         let retryable = w.retryable || w.rate_limited;
-        Report {
+        Report::from(Inner {
             recovery: parse_recovery(w.recovery.as_deref(), retryable),
             op: w.op,
             code: w.code,
@@ -360,12 +386,13 @@ impl From<WireReport> for Report {
             status: w.status,
             docs_url: w.docs_url,
             cause: w.cause,
-        }
+        })
     }
 }
 
 impl From<Report> for WireReport {
     fn from(r: Report) -> WireReport {
+        let r = *r.inner;
         WireReport {
             op: r.op,
             code: r.code,
