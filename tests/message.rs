@@ -269,3 +269,19 @@ fn message_through_a_trait_object() {
     let e: &dyn AgentError = &Formats::Positional(1, "y");
     assert_eq!(e.message(), "positional 1 then y");
 }
+
+#[derive(Debug, AgentError)]
+#[agent(op = "fmt.fill")]
+enum Filled {
+    #[error("[{name:€>width$}]")]
+    Wide { name: String, width: usize },
+}
+
+#[test]
+fn a_multi_byte_fill_before_a_width_argument() {
+    let e = Filled::Wide {
+        name: "ab".into(),
+        width: 5,
+    };
+    assert_eq!(e.message(), "[€€€ab]");
+}

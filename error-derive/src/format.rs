@@ -95,6 +95,28 @@ impl Template {
         quote!(::core::write!(#formatter, #lit #(, #args)*))
     }
 
+    /// `write!`s `head`, the message and `tail` in one call, as a hand-written `Display`
+    /// does: one formatting pass instead of one a part. `head` and `tail` are format
+    /// text, whose placeholders name the arguments in `extra`.
+    pub fn write_framed(
+        &self,
+        formatter: &Ident,
+        head: &str,
+        tail: &str,
+        extra: &[TokenStream],
+    ) -> TokenStream {
+        if let (Some(plain), true) = (&self.plain, extra.is_empty()) {
+            let text = format!("{head}{plain}{tail}");
+            return quote!(#formatter.write_str(#text));
+        }
+        let lit = LitStr::new(
+            &format!("{head}{}{tail}", self.lit.value()),
+            self.lit.span(),
+        );
+        let args = self.args.iter().chain(extra);
+        quote!(::core::write!(#formatter, #lit #(, #args)*))
+    }
+
     /// The message as a `String` (for hints): borrowed when plain.
     pub fn to_cow(&self, public: bool) -> TokenStream {
         if let Some(plain) = &self.plain {
@@ -311,9 +333,13 @@ fn rewrite_spec(
     let mut rest = spec;
     while let Some(dollar) = rest.find('$') {
         let before = &rest[..dollar];
+        // The name runs back to the first character that cannot be in one; that character
+        // may be a multi-byte fill (`{x:€>w$}`), so step over it by its length.
         let start = before
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let name = &before[start..];
         out.push_str(&before[..start]);
         if !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()) {
@@ -418,5 +444,67 @@ pub fn from_text(text: &str, span: Span) -> Format {
         lit: LitStr::new(text, span),
         positional: Vec::new(),
         named: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+    use crate::attr::{FieldAttrs, Format};
+    use crate::errors::Errors;
+    use crate::model::Field;
+    use proc_macro2::Span;
+    use proptest::prelude::*;
+    use quote::{format_ident, quote};
+    use syn::{LitStr, Member, Type};
+
+    fn fields(ty: &Type) -> Vec<Field<'_>> {
+        ["tokens", "width", "name"]
+            .iter()
+            .enumerate()
+            .map(|(index, name)| Field {
+                index,
+                name: Some(name.to_string()),
+                member: Member::Named(format_ident!("{}", name)),
+                binding: format_ident!("{}", name),
+                ty,
+                attrs: FieldAttrs::default(),
+            })
+            .collect()
+    }
+
+    fn check(text: &str) -> (bool, usize) {
+        let ty: Type = syn::parse_str("u32").unwrap();
+        let fields = fields(&ty);
+        let format = Format {
+            lit: LitStr::new(text, Span::call_site()),
+            positional: Vec::new(),
+            named: Vec::new(),
+        };
+        let mut errors = Errors::default();
+        let template = resolve(
+            &format,
+            &fields,
+            "Variant",
+            &quote!(::agent_error),
+            &mut errors,
+        );
+        (template.is_some(), errors.len())
+    }
+
+    #[test]
+    fn names_fields_and_reports_unknown_ones() {
+        assert_eq!(check("{tokens} of {name:?} at {width:>8}"), (true, 0));
+        assert_eq!(check("{name:>width$} {{literal}}"), (true, 0));
+        assert_eq!(check("{nope} and {other}"), (false, 2));
+        assert_eq!(check("{0}"), (false, 1));
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_any_text(text in "[{}:$<>^.#0-9a-z_€ ]{0,30}|\\PC{0,30}") {
+            let (ok, errors) = check(&text);
+            prop_assert!(ok || errors > 0, "a refused format string reports why");
+        }
     }
 }

@@ -23,25 +23,22 @@ fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
     let code = &c.code;
-    let prefix = match &c.op {
-        Op::Static(op) => {
-            let head = format!("{op} [{code}]: ");
-            quote!(#f.write_str(#head)?;)
-        }
+    // Op, code, message and cause go out in one `write!`, as a hand-written `Display`
+    // would write them: each extra write costs a dynamic call into the writer.
+    let mut extra = Vec::new();
+    let head = match &c.op {
+        Op::Static(op) => format!("{op} [{code}]: "),
         Op::Field(i) => {
             let binding = v.fields[*i].binding_at_type();
-            let tail = format!(" [{code}]: ");
-            quote! {
-                #f.write_str(::core::convert::AsRef::<str>::as_ref(#binding))?;
-                #f.write_str(#tail)?;
-            }
+            extra.push(quote!(__agent_op = ::core::convert::AsRef::<str>::as_ref(#binding)));
+            format!("{{__agent_op}} [{code}]: ")
         }
     };
-    let message = c.message.write(&f, false);
     let body = match c.source {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
             if optional {
+                let message = c.message.write_framed(&f, &head, "", &extra);
                 quote! {
                     #message?;
                     match #cause {
@@ -50,16 +47,15 @@ fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
                     }
                 }
             } else {
-                quote! {
-                    #message?;
-                    #krate::__private::write_cause(#f, #cause)
-                }
+                extra.push(quote!(__agent_cause = #cause));
+                c.message
+                    .write_framed(&f, &head, ": {__agent_cause}", &extra)
             }
         }
-        None => message,
+        None => c.message.write_framed(&f, &head, "", &extra),
     };
     let pattern = bind_all(v);
-    quote!(#pattern => { #prefix #body })
+    quote!(#pattern => { #body })
 }
 
 /// `impl Display`: the operator's view.
