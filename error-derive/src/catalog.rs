@@ -34,35 +34,43 @@ pub fn expand(input: &Input) -> TokenStream {
             Some(p) => p.tokens(krate),
             None => quote!(#krate::RetryPolicy::NEVER),
         };
-        let status = some(c.status.map(|s| quote!(#s)));
-        let url = some(input.docs_url.as_ref().map(|u| {
-            let url = u.replace("{code}", code);
-            quote!(#url)
-        }));
-        let since = some(c.since.as_ref().map(|s| quote!(#s)));
-        let deprecated = some(c.deprecated.as_ref().map(|s| quote!(#s)));
+        // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
+        let mut extra = TokenStream::new();
+        if let Some(status) = c.status {
+            extra.extend(quote!(.with_status(#status)));
+        }
+        if let Some(url) = &input.docs_url {
+            let url = url.replace("{code}", code);
+            extra.extend(quote!(.with_url(#url)));
+        }
+        if let Some(since) = &c.since {
+            extra.extend(quote!(.with_since(#since)));
+        }
+        if let Some(deprecated) = &c.deprecated {
+            extra.extend(quote!(.with_deprecated(#deprecated)));
+        }
         Some(quote! {
-            #krate::__private::code_doc(
+            #krate::__private::entry(
                 #code,
                 #op,
-                ::core::concat!(::core::module_path!(), "::", #type_name),
+                __AGENT_TYPE,
                 #variant,
                 #message,
                 #docs,
                 &[#(#hints),*],
                 #recovery,
                 #policy,
-                #status,
-                #url,
-                #since,
-                #deprecated,
-            )
+            )#extra
         })
     });
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
-            const CODES: &'static [#krate::catalog::CodeDoc] = &[#(#entries),*];
+            const CODES: &'static [#krate::catalog::CodeDoc] = {
+                // Once for the type, not once an entry: a macro call costs expansion time.
+                const __AGENT_TYPE: &str = ::core::concat!(::core::module_path!(), "::", #type_name);
+                &[#(#entries),*]
+            };
         }
     }
 }
@@ -82,18 +90,16 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
     if has_status || has_transparent {
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
-                let path = &v.path;
-                let status = match c.status {
-                    Some(s) => quote!(::core::option::Option::Some(#s)),
-                    None => quote!(::core::option::Option::None),
-                };
-                quote!(#path { .. } => #status,)
+                let (path, status) = (&v.path, c.status?);
+                Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
             }
-            Body::Transparent(i) => {
-                crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::status))
-            }
+            Body::Transparent(i) => Some(crate::code::transparent_arm(
+                v,
+                *i,
+                quote!(#krate::AgentError::status),
+            )),
         });
-        let body = input.match_self(arms);
+        let body = input.match_or(arms, quote!(::core::option::Option::None));
         out.extend(quote! {
             #[inline]
             fn status(&self) -> ::core::option::Option<u16> {
@@ -105,20 +111,16 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
                 let path = &v.path;
-                let url = match &input.docs_url {
-                    Some(u) => {
-                        let url = u.replace("{code}", &c.code);
-                        quote!(::core::option::Option::Some(#url))
-                    }
-                    None => quote!(::core::option::Option::None),
-                };
-                quote!(#path { .. } => #url,)
+                let url = input.docs_url.as_ref()?.replace("{code}", &c.code);
+                Some(quote!(#path { .. } => ::core::option::Option::Some(#url),))
             }
-            Body::Transparent(i) => {
-                crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::docs_url))
-            }
+            Body::Transparent(i) => Some(crate::code::transparent_arm(
+                v,
+                *i,
+                quote!(#krate::AgentError::docs_url),
+            )),
         });
-        let body = input.match_self(arms);
+        let body = input.match_or(arms, quote!(::core::option::Option::None));
         out.extend(quote! {
             #[inline]
             fn docs_url(&self) -> ::core::option::Option<&str> {

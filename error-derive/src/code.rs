@@ -332,24 +332,44 @@ pub fn expand_code(input: &Input) -> TokenStream {
     }
 }
 
-/// `fn op(&self) -> &str`.
+/// `fn op(&self) -> &str`: an arm for each variant whose op is not the most common one.
 pub fn expand_op(input: &Input) -> TokenStream {
     let krate = &input.krate;
+    let statics = input.variants.iter().filter_map(|v| match &v.body {
+        Body::Classified(c) => match &c.op {
+            Op::Static(op) => Some(op.as_str()),
+            Op::Field(_) => None,
+        },
+        Body::Transparent(_) => None,
+    });
+    // Counted in a list: an enum has few distinct ops.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for op in statics {
+        match counts.iter_mut().find(|(o, _)| *o == op) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((op, 1)),
+        }
+    }
+    let common = counts.iter().max_by_key(|&&(_, n)| n).map(|&(op, _)| op);
     let arms = input.variants.iter().map(|v| {
         let path = &v.path;
         match &v.body {
             Body::Classified(c) => match &c.op {
-                Op::Static(op) => quote!(#path { .. } => #op,),
+                Op::Static(op) if Some(op.as_str()) == common => None,
+                Op::Static(op) => Some(quote!(#path { .. } => #op,)),
                 Op::Field(i) => {
                     let f = &v.fields[*i];
                     let (pat, binding) = (f.pattern(), f.binding_at_type());
-                    quote!(#path { #pat, .. } => ::core::convert::AsRef::<str>::as_ref(#binding),)
+                    Some(
+                        quote!(#path { #pat, .. } => ::core::convert::AsRef::<str>::as_ref(#binding),),
+                    )
                 }
             },
-            Body::Transparent(i) => transparent_arm(v, *i, quote!(#krate::AgentError::op)),
+            Body::Transparent(i) => Some(transparent_arm(v, *i, quote!(#krate::AgentError::op))),
         }
     });
-    let arms = input.match_self(arms);
+    // Every variant has an arm when no op is static, so the default is never used.
+    let arms = input.match_table(arms, quote!(#common));
     quote! {
         #[inline]
         fn op(&self) -> &str {

@@ -70,6 +70,10 @@ pub struct Template {
     pub uses: Vec<(usize, FmtTrait)>,
     /// Whether the string is plain text: no placeholders and no arguments.
     plain: Option<String>,
+    /// Whether Display may join the message with its prefix into one literal: rustc
+    /// surely accepts it (see [`well_formed`]) and, unless it is plain, `write` can mark
+    /// its own literal as not from the source (see [`unsourced`]).
+    joinable: bool,
 }
 
 impl Template {
@@ -84,9 +88,16 @@ impl Template {
     /// `write!`s the message into `formatter`.
     pub fn write(&self, formatter: &Ident, public: bool) -> TokenStream {
         if let Some(plain) = &self.plain {
-            return quote!(#formatter.write_str(#plain));
+            return self.write_plain(formatter, plain, "", "");
         }
-        let lit = &self.lit;
+        let lit = if self.joinable {
+            // Display formats this message inside a longer literal, which rustc cannot map
+            // back to the source; reading this one as not from the source either, rustc
+            // gives a type error in an argument once, not once for each literal.
+            LitStr::new(&unsourced(&self.lit.value()), self.lit.span())
+        } else {
+            self.lit.clone()
+        };
         let args = if public {
             &self.public_args
         } else {
@@ -95,26 +106,45 @@ impl Template {
         quote!(::core::write!(#formatter, #lit #(, #args)*))
     }
 
+    /// Writes a plain message between `head` and `tail` (plain text too). With `write!` when rustc
+    /// surely accepts the text as a format string: `write!` of a literal alone goes
+    /// straight to the writer (`Formatter::write_fmt` is inlined), where
+    /// `Formatter::write_str` is one call more.
+    fn write_plain(&self, formatter: &Ident, plain: &str, head: &str, tail: &str) -> TokenStream {
+        if self.joinable {
+            let text = format!("{head}{}{tail}", self.lit.value());
+            let lit = LitStr::new(&text, self.lit.span());
+            quote!(::core::write!(#formatter, #lit))
+        } else {
+            let text = format!("{head}{plain}{tail}");
+            quote!(#formatter.write_str(#text))
+        }
+    }
+
     /// `write!`s `head`, the message and `tail` in one call, as a hand-written `Display`
     /// does: one formatting pass instead of one a part. `head` and `tail` are format
-    /// text, whose placeholders name the arguments in `extra`.
+    /// text, whose placeholders name the arguments in `extra`. `None` when the message
+    /// is not surely well formed: it is then written alone, so that rustc's errors about
+    /// it point into the string as written.
     pub fn write_framed(
         &self,
         formatter: &Ident,
         head: &str,
         tail: &str,
         extra: &[TokenStream],
-    ) -> TokenStream {
+    ) -> Option<TokenStream> {
         if let (Some(plain), true) = (&self.plain, extra.is_empty()) {
-            let text = format!("{head}{plain}{tail}");
-            return quote!(#formatter.write_str(#text));
+            return Some(self.write_plain(formatter, plain, head, tail));
+        }
+        if !self.joinable {
+            return None;
         }
         let lit = LitStr::new(
             &format!("{head}{}{tail}", self.lit.value()),
             self.lit.span(),
         );
         let args = self.args.iter().chain(extra);
-        quote!(::core::write!(#formatter, #lit #(, #args)*))
+        Some(quote!(::core::write!(#formatter, #lit #(, #args)*)))
     }
 
     /// The message as a `String` (for hints): borrowed when plain.
@@ -290,12 +320,119 @@ pub fn resolve(
     let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
     Some(Template {
         written: text,
+        joinable: well_formed(&out) && (plain.is_some() || unsourced(&out) != out),
         lit: LitStr::new(&out, span),
         args,
         public_args,
         uses: used,
         plain,
     })
+}
+
+/// Whether rustc surely accepts `text` as a format string: braces balanced or doubled,
+/// every placeholder `{}`, `{arg}` or `{arg:spec}` with a spec in the grammar of
+/// `std::fmt`. Conservative: `false` for anything unusual, which is then left to rustc.
+fn well_formed(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find(['{', '}']) {
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            rest = &tail[2..];
+            continue;
+        }
+        let Some(inner) = tail.strip_prefix('{').and_then(|t| t.split('}').next()) else {
+            return false;
+        };
+        if inner.contains('{') || inner.len() + 1 == tail.len() {
+            return false;
+        }
+        let (arg, spec) = inner.split_once(':').unwrap_or((inner, ""));
+        if !(is_argument(arg) && well_formed_spec(spec)) {
+            return false;
+        }
+        rest = &tail[inner.len() + 2..];
+    }
+    true
+}
+
+/// Empty, an index or an identifier.
+fn is_argument(arg: &str) -> bool {
+    arg.is_empty()
+        || arg.bytes().all(|b| b.is_ascii_digit())
+        || (arg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+}
+
+/// `[[fill]align][sign]['#']['0'][width]['.' precision][type]`, with counts as integers
+/// or `name$`.
+fn well_formed_spec(spec: &str) -> bool {
+    let mut s = spec;
+    let mut chars = s.chars();
+    let (first, second) = (chars.next(), chars.next());
+    if second.is_some_and(|c| matches!(c, '<' | '^' | '>')) {
+        s = chars.as_str();
+    } else if first.is_some_and(|c| matches!(c, '<' | '^' | '>')) {
+        s = &s[1..];
+    }
+    s = s.strip_prefix(['+', '-']).unwrap_or(s);
+    s = s.strip_prefix('#').unwrap_or(s);
+    s = s.strip_prefix('0').unwrap_or(s);
+    let Some(after_width) = count(s) else {
+        return false;
+    };
+    s = after_width;
+    if let Some(precision) = s.strip_prefix('.') {
+        s = match precision.strip_prefix('*') {
+            Some(after) => after,
+            None => match count(precision) {
+                Some(after) if after.len() < precision.len() => after,
+                _ => return false,
+            },
+        };
+    }
+    matches!(
+        s,
+        "" | "?" | "x?" | "X?" | "x" | "X" | "o" | "b" | "e" | "E" | "p"
+    )
+}
+
+/// What follows an optional count (`8`, `width$`, `1$`); `None` when it is malformed.
+fn count(s: &str) -> Option<&str> {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    if let Some(after) = s[end..].strip_prefix('$') {
+        return (end > 0 && is_argument(&s[..end])).then_some(after);
+    }
+    Some(s.trim_start_matches(|c: char| c.is_ascii_digit()))
+}
+
+/// `text` changed so that rustc cannot take it for the literal in the source, without
+/// changing what it formats: an empty spec on its first placeholder that has none
+/// (`{name}` as `{name:}`).
+fn unsourced(text: &str) -> String {
+    let mut rest = text;
+    let mut out = String::with_capacity(text.len() + 1);
+    while let Some(at) = rest.find(['{', '}']) {
+        let tail = &rest[at..];
+        out.push_str(&rest[..at]);
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..2]);
+            rest = &tail[2..];
+            continue;
+        }
+        let close = tail.find('}').unwrap_or(tail.len() - 1);
+        out.push_str(&tail[..close]);
+        if !tail[..close].contains(':') {
+            out.push(':');
+            out.push_str(&tail[close..]);
+            return out;
+        }
+        out.push('}');
+        rest = &tail[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A placeholder naming one of `fields`, for messages.
@@ -498,6 +635,34 @@ mod tests {
         assert_eq!(check("{name:>width$} {{literal}}"), (true, 0));
         assert_eq!(check("{nope} and {other}"), (false, 2));
         assert_eq!(check("{0}"), (false, 1));
+    }
+
+    #[test]
+    fn joins_only_format_strings_it_surely_understands() {
+        use super::well_formed;
+        for ok in [
+            "",
+            "plain {{braces}}",
+            "{} and {0} and {name}",
+            "{x:?} {x:#?} {x:x?} {x:08.3} {x:>width$} {x:*^10} {x:+e} {x:.*} {x:.prec$}",
+            "{x:8x} {x:<} {x:0} {x:#010b} {x:€>4}",
+        ] {
+            assert!(well_formed(ok), "{ok}");
+        }
+        for bad in [
+            "{", "}", "a } b", "{x", "{ x }", "{x:z}", "{x:8q}", "{x:.}", "{x:$}", "{x:0$}",
+            "{x:}>5}", "{x:{>5}", "{x.y}", "{r#x}", "{x::}",
+        ] {
+            assert!(!well_formed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn marks_the_first_placeholder_without_a_spec() {
+        use super::unsourced;
+        assert_eq!(unsourced("{{a}} {x:?} {y} {z}"), "{{a}} {x:?} {y:} {z}");
+        assert_eq!(unsourced("{}"), "{:}");
+        assert_eq!(unsourced("{x:?}"), "{x:?}");
     }
 
     proptest! {

@@ -11,20 +11,19 @@ use crate::model::{Body, Input};
 pub fn expand(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) if c.hints.is_empty() => {
-            let path = &v.path;
-            quote!(#path { .. } => ::std::vec::Vec::new(),)
-        }
+        Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
             let pattern = bind_all(v);
             let hints = c.hints.iter().map(|h| h.to_cow(true));
-            quote!(#pattern => ::std::vec![#(#hints),*],)
+            Some(quote!(#pattern => ::std::vec![#(#hints),*],))
         }
-        Body::Transparent(i) => {
-            crate::code::transparent_arm(v, *i, quote!(#krate::AgentError::hints))
-        }
+        Body::Transparent(i) => Some(crate::code::transparent_arm(
+            v,
+            *i,
+            quote!(#krate::AgentError::hints),
+        )),
     });
-    let body = input.match_self(arms);
+    let body = input.match_or(arms, quote!(::std::vec::Vec::new()));
     quote! {
         #[allow(unused_variables)]
         fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> {

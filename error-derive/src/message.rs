@@ -20,11 +20,17 @@ pub fn bind_all(v: &Variant) -> TokenStream {
 }
 
 fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
-    let krate = &input.krate;
+    let body = display_joined(input, v, c).unwrap_or_else(|| display_in_parts(input, v, c));
+    let pattern = bind_all(v);
+    quote!(#pattern => { #body })
+}
+
+/// Op, code, message and cause in one `write!`, as a hand-written `Display` writes them:
+/// each extra write costs a dynamic call into the writer. `None` when the message is
+/// not surely well formed (see `Template::write_framed`).
+fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStream> {
     let f = formatter();
     let code = &c.code;
-    // Op, code, message and cause go out in one `write!`, as a hand-written `Display`
-    // would write them: each extra write costs a dynamic call into the writer.
     let mut extra = Vec::new();
     let head = match &c.op {
         Op::Static(op) => format!("{op} [{code}]: "),
@@ -34,28 +40,66 @@ fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             format!("{{__agent_op}} [{code}]: ")
         }
     };
+    let Some(i) = c.source else {
+        return c.message.write_framed(&f, &head, "", &extra);
+    };
+    let (_, cause, optional) = source::cause(v, i, &input.krate);
+    if optional {
+        let message = c.message.write_framed(&f, &head, "", &extra)?;
+        let cause = optional_cause(input, cause);
+        return Some(quote!(#message?; #cause));
+    }
+    extra.push(quote!(__agent_cause = #cause));
+    c.message
+        .write_framed(&f, &head, ": {__agent_cause}", &extra)
+}
+
+/// The prefix, the message and the cause each written on its own, for a message that is
+/// not surely well formed: its literal then stays as written, for rustc's errors.
+fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
+    let krate = &input.krate;
+    let f = formatter();
+    let code = &c.code;
+    let prefix = match &c.op {
+        Op::Static(op) => {
+            let head = format!("{op} [{code}]: ");
+            quote!(#f.write_str(#head)?;)
+        }
+        Op::Field(i) => {
+            let binding = v.fields[*i].binding_at_type();
+            let tail = format!(" [{code}]: ");
+            quote! {
+                #f.write_str(::core::convert::AsRef::<str>::as_ref(#binding))?;
+                #f.write_str(#tail)?;
+            }
+        }
+    };
+    let message = c.message.write(&f, false);
     let body = match c.source {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
-            if optional {
-                let message = c.message.write_framed(&f, &head, "", &extra);
-                quote! {
-                    #message?;
-                    match #cause {
-                        ::core::option::Option::Some(__agent_cause) => #krate::__private::write_cause(#f, __agent_cause),
-                        ::core::option::Option::None => ::core::result::Result::Ok(()),
-                    }
-                }
+            let cause = if optional {
+                optional_cause(input, cause)
             } else {
-                extra.push(quote!(__agent_cause = #cause));
-                c.message
-                    .write_framed(&f, &head, ": {__agent_cause}", &extra)
-            }
+                quote!(#krate::__private::write_cause(#f, #cause))
+            };
+            quote!(#message?; #cause)
         }
-        None => c.message.write_framed(&f, &head, "", &extra),
+        None => message,
     };
-    let pattern = bind_all(v);
-    quote!(#pattern => { #body })
+    quote!(#prefix #body)
+}
+
+/// `: {cause}` after the message when an `Option` cause holds one.
+fn optional_cause(input: &Input, cause: TokenStream) -> TokenStream {
+    let krate = &input.krate;
+    let f = formatter();
+    quote! {
+        match #cause {
+            ::core::option::Option::Some(__agent_cause) => #krate::__private::write_cause(#f, __agent_cause),
+            ::core::option::Option::None => ::core::result::Result::Ok(()),
+        }
+    }
 }
 
 /// `impl Display`: the operator's view.

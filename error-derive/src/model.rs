@@ -33,6 +33,62 @@ impl Input<'_> {
             quote!(match self { #(#arms)* })
         }
     }
+
+    /// `match self` with an arm for each variant that gives `Some(arm)` and `_ => default`
+    /// for the others, or `default` alone when no variant needs its own arm. Each arm's
+    /// body costs type-checking time in the user's crate and most variants share a value
+    /// (`None`, `Vec::new()`), so a 500-variant enum builds faster.
+    pub fn match_or(
+        &self,
+        arms: impl IntoIterator<Item = Option<TokenStream>>,
+        default: TokenStream,
+    ) -> TokenStream {
+        self.match_with_default(arms, default, false)
+    }
+
+    /// As [`match_or`](Self::match_or), with the other variants listed
+    /// (`A { .. } | B { .. } => default`) instead of `_`: for the accessors called in hot
+    /// loops, because LLVM turns an exhaustive match of constants into one table lookup,
+    /// and a match with `_` into range checks and branches. Slower to compile than `_`,
+    /// still faster than an arm a variant.
+    pub fn match_table(
+        &self,
+        arms: impl IntoIterator<Item = Option<TokenStream>>,
+        default: TokenStream,
+    ) -> TokenStream {
+        self.match_with_default(arms, default, true)
+    }
+
+    fn match_with_default(
+        &self,
+        arms: impl IntoIterator<Item = Option<TokenStream>>,
+        default: TokenStream,
+        listed: bool,
+    ) -> TokenStream {
+        if self.variants.is_empty() {
+            return quote!(match *self {});
+        }
+        let mut own = Vec::new();
+        let mut rest = Vec::new();
+        for (v, arm) in self.variants.iter().zip(arms) {
+            match arm {
+                Some(arm) => own.push(arm),
+                None => {
+                    let path = &v.path;
+                    rest.push(quote!(#path { .. }));
+                }
+            }
+        }
+        if own.is_empty() {
+            default
+        } else if rest.is_empty() {
+            quote!(match self { #(#own)* })
+        } else if listed {
+            quote!(match self { #(#own)* #(#rest)|* => #default, })
+        } else {
+            quote!(match self { #(#own)* _ => #default, })
+        }
+    }
 }
 
 pub struct Variant<'a> {

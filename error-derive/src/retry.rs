@@ -195,8 +195,20 @@ impl Recovery {
 }
 
 impl Policy {
-    /// The policy as a constant expression.
+    /// The policy as a constant expression: the runtime's named constant when it is the
+    /// default tuning, which is cheaper to compile than a `const` block.
     pub fn tokens(&self, krate: &TokenStream) -> TokenStream {
+        let default_tuning = self.attempts == DEFAULT_ATTEMPTS
+            && self.base == DEFAULT_BASE
+            && self.max == DEFAULT_MAX
+            && self.factor == DEFAULT_FACTOR
+            && self.jitter == Jitter::Full
+            && self.max_wait == DEFAULT_MAX_WAIT;
+        match (default_tuning, self.rate_limited) {
+            (true, false) => return quote!(#krate::RetryPolicy::DEFAULT),
+            (true, true) => return quote!(#krate::RetryPolicy::RATE_LIMITED),
+            (false, _) => {}
+        }
         let Policy {
             rate_limited,
             attempts,
@@ -215,86 +227,77 @@ impl Policy {
     }
 }
 
-/// One arm per variant: `value(classified)` or a forward to the transparent field.
+/// One arm per variant: `value(classified)` (`None` for the method's default) or a forward
+/// to the transparent field.
 fn arms(
     input: &Input,
     method: TokenStream,
-    value: impl Fn(&crate::model::Variant, &crate::model::Classified) -> TokenStream,
-) -> Vec<TokenStream> {
+    value: impl Fn(&crate::model::Variant, &crate::model::Classified) -> Option<TokenStream>,
+) -> Vec<Option<TokenStream>> {
     input
         .variants
         .iter()
         .map(|v| match &v.body {
             Body::Classified(c) => value(v, c),
-            Body::Transparent(i) => crate::code::transparent_arm(v, *i, method.clone()),
+            Body::Transparent(i) => Some(crate::code::transparent_arm(v, *i, method.clone())),
         })
         .collect()
 }
 
-/// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`, each a plain `match`.
+/// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`, each a
+/// `match` with an arm for the variants that differ from the method's default.
 pub fn expand(input: &Input) -> TokenStream {
     let krate = &input.krate;
-    let retry_after_of =
-        |v: &crate::model::Variant, c: &crate::model::Classified| -> (TokenStream, TokenStream) {
-            let path = &v.path;
-            match c.retry_after {
-                Some(i) => {
-                    let f = &v.fields[i];
-                    let (pat, binding) = (f.pattern(), &f.binding);
-                    (
-                        quote!(#path { #pat, .. }),
-                        quote!(#krate::__private::RetryAfterField::retry_after(#binding)),
-                    )
-                }
-                None => (quote!(#path { .. }), quote!(::core::option::Option::None)),
-            }
-        };
+    // The pattern binding a `#[retry_after]` field, and the field's delay.
+    let retry_after_of = |v: &crate::model::Variant, i: usize| -> (TokenStream, TokenStream) {
+        let f = &v.fields[i];
+        let (path, pat, binding) = (&v.path, f.pattern(), &f.binding);
+        (
+            quote!(#path { #pat, .. }),
+            quote!(#krate::__private::RetryAfterField::retry_after(#binding)),
+        )
+    };
 
-    let policy = arms(
-        input,
-        quote!(#krate::AgentError::retry_policy),
-        |v, c| match &c.policy {
-            Some(p) => {
-                let policy = p.tokens(krate);
-                let (pattern, retry_after) = retry_after_of(v, c);
-                if c.retry_after.is_some() {
-                    quote!(#pattern => #policy.with_retry_after(#retry_after),)
-                } else {
-                    quote!(#pattern => #policy,)
-                }
+    let policy = arms(input, quote!(#krate::AgentError::retry_policy), |v, c| {
+        let policy = c.policy.as_ref()?.tokens(krate);
+        let path = &v.path;
+        Some(match c.retry_after {
+            Some(i) => {
+                let (pattern, retry_after) = retry_after_of(v, i);
+                quote!(#pattern => #policy.with_retry_after(#retry_after),)
             }
-            None => {
-                let path = &v.path;
-                quote!(#path { .. } => #krate::RetryPolicy::NEVER,)
-            }
-        },
-    );
+            None => quote!(#path { .. } => #policy,),
+        })
+    });
     let retryable = arms(input, quote!(#krate::AgentError::is_retryable), |v, c| {
         let path = &v.path;
-        let value = c.policy.is_some();
-        quote!(#path { .. } => #value,)
+        c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
     let rate_limited = arms(
         input,
         quote!(#krate::AgentError::is_rate_limited),
         |v, c| {
             let path = &v.path;
-            let value = c.policy.is_some_and(|p| p.rate_limited);
-            quote!(#path { .. } => #value,)
+            c.policy
+                .is_some_and(|p| p.rate_limited)
+                .then(|| quote!(#path { .. } => true,))
         },
     );
     let retry_after = arms(input, quote!(#krate::AgentError::retry_after), |v, c| {
-        let (pattern, value) = retry_after_of(v, c);
-        quote!(#pattern => #value,)
+        let (pattern, retry_after) = retry_after_of(v, c.retry_after?);
+        Some(quote!(#pattern => #retry_after,))
     });
     let recovery = arms(input, quote!(#krate::AgentError::recovery), |v, c| {
         let path = &v.path;
         let value = c.recovery.tokens(krate);
-        quote!(#path { .. } => #value,)
+        (c.recovery != Recovery::Abort).then(|| quote!(#path { .. } => #value,))
     });
 
-    let [policy, retryable, rate_limited, retry_after, recovery] =
-        [policy, retryable, rate_limited, retry_after, recovery].map(|arms| input.match_self(arms));
+    let policy = input.match_table(policy, quote!(#krate::RetryPolicy::NEVER));
+    let retryable = input.match_table(retryable, quote!(false));
+    let rate_limited = input.match_table(rate_limited, quote!(false));
+    let retry_after = input.match_or(retry_after, quote!(::core::option::Option::None));
+    let recovery = input.match_table(recovery, quote!(#krate::Recovery::Abort));
     quote! {
         fn retry_policy(&self) -> #krate::RetryPolicy {
             #policy

@@ -112,25 +112,21 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
 pub fn expand_source(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Transparent(i) => {
-            crate::code::transparent_arm(v, *i, quote!(::core::error::Error::source))
+        Body::Transparent(i) => Some(crate::code::transparent_arm(
+            v,
+            *i,
+            quote!(::core::error::Error::source),
+        )),
+        Body::Classified(c) => {
+            let (pattern, value, optional) = cause(v, c.source?, krate);
+            Some(if optional {
+                quote!(#pattern => #value,)
+            } else {
+                quote!(#pattern => ::core::option::Option::Some(#value),)
+            })
         }
-        Body::Classified(c) => match c.source {
-            Some(i) => {
-                let (pattern, value, optional) = cause(v, i, krate);
-                if optional {
-                    quote!(#pattern => #value,)
-                } else {
-                    quote!(#pattern => ::core::option::Option::Some(#value),)
-                }
-            }
-            None => {
-                let path = &v.path;
-                quote!(#path { .. } => ::core::option::Option::None,)
-            }
-        },
     });
-    let body = input.match_self(arms);
+    let body = input.match_or(arms, quote!(::core::option::Option::None));
     quote! {
         fn source(&self) -> ::core::option::Option<&(dyn ::core::error::Error + 'static)> {
             #body

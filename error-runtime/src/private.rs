@@ -119,6 +119,27 @@ pub fn format_message(args: fmt::Arguments<'_>) -> std::borrow::Cow<'static, str
     }
 }
 
+/// A derived catalog entry without a status, URL or lifecycle (derived code adds those
+/// with `CodeDoc::with_*` where the variant has them): fewer arguments a variant make a
+/// large enum compile faster.
+#[allow(clippy::too_many_arguments)]
+pub const fn entry(
+    code: &'static str,
+    op: Option<&'static str>,
+    type_name: &'static str,
+    variant: &'static str,
+    message: &'static str,
+    docs: &'static str,
+    hints: &'static [&'static str],
+    recovery: crate::Recovery,
+    policy: crate::RetryPolicy,
+) -> crate::catalog::CodeDoc {
+    code_doc(
+        code, op, type_name, variant, message, docs, hints, recovery, policy, None, None, None,
+        None,
+    )
+}
+
 /// A catalog entry, built at compile time by derived code.
 #[allow(clippy::too_many_arguments)]
 pub const fn code_doc(

@@ -1,0 +1,239 @@
+//! The calls an agent loop makes on every failure allocate nothing: `code()`, `op()`,
+//! `is_retryable()`, `retry_policy()`, `find` and `Display` into a `String` with room.
+//!
+//! A counting global allocator counts only on the thread that is measuring (a thread-local
+//! flag), so the test harness's other threads cannot disturb the exact counts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::error::Error as StdError;
+use std::fmt::Write as _;
+use std::io;
+use std::time::Duration;
+
+use agent_error::tool::ToolError;
+use agent_error::{AgentError, find};
+
+struct Counting;
+
+thread_local! {
+    // Const-initialised `Cell`s need no destructor and no allocation of their own.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note_allocation() {
+    // `try_with`: the allocator also runs while thread-locals are torn down.
+    let _ = MEASURING.try_with(|on| {
+        if on.get() {
+            ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The allocations `f` makes on this thread.
+fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    ALLOCATIONS.with(|n| n.set(0));
+    MEASURING.with(|on| on.set(true));
+    let result = std::hint::black_box(f());
+    MEASURING.with(|on| on.set(false));
+    (ALLOCATIONS.with(Cell::get), result)
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum LlmError {
+    #[agent(code = "rate_limit", rate_limited)]
+    #[error("provider returned 429")]
+    RateLimited {
+        #[retry_after]
+        retry_after: Option<Duration>,
+    },
+    #[agent(
+        code = "timeout",
+        retryable,
+        retry(attempts = 4, base = "100ms", max = "5s")
+    )]
+    #[error("deadline exceeded after {tokens} tokens")]
+    Timeout {
+        tokens: u32,
+        #[source]
+        source: io::Error,
+    },
+    #[agent(code = "auth_error", hint = "set OPENAI_API_KEY")]
+    #[error("invalid api key for {console:?}")]
+    Auth { console: &'static str },
+    #[agent(retryable)]
+    #[error("stream interrupted at chunk {0:>4}")]
+    Stream(u32),
+    #[error("the call to {tool} failed")]
+    Tool {
+        #[op]
+        tool: &'static str,
+        source: Option<io::Error>,
+    },
+    #[error(transparent)]
+    Other(ToolError),
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "agent.step", code = "step_failed")]
+#[error("step {step} failed")]
+struct StepFailed {
+    step: u32,
+    source: LlmError,
+}
+
+/// One error of each kind the derive generates, and the runtime's own types.
+fn errors() -> Vec<Box<dyn AgentError + Send + Sync>> {
+    vec![
+        Box::new(LlmError::RateLimited {
+            retry_after: Some(Duration::from_secs(2)),
+        }),
+        Box::new(LlmError::Timeout {
+            tokens: 12,
+            source: io::ErrorKind::ConnectionReset.into(),
+        }),
+        Box::new(LlmError::Auth {
+            console: "platform.example.com",
+        }),
+        Box::new(LlmError::Stream(7)),
+        Box::new(LlmError::Tool {
+            tool: "search",
+            source: Some(io::ErrorKind::TimedOut.into()),
+        }),
+        Box::new(LlmError::Tool {
+            tool: "search",
+            source: None,
+        }),
+        Box::new(LlmError::Other(ToolError::NotUnique {
+            tool: "fs.edit".into(),
+            matches: 3,
+        })),
+        Box::new(StepFailed {
+            step: 3,
+            source: LlmError::Stream(9),
+        }),
+        Box::new(ToolError::Timeout {
+            tool: "shell".into(),
+            after: Duration::from_secs(30),
+        }),
+        Box::new(agent_error::Error::new(
+            "db.query",
+            "timeout",
+            "took too long",
+        )),
+    ]
+}
+
+#[test]
+fn accessors_allocate_nothing() {
+    for e in errors() {
+        let e: &dyn AgentError = &*e;
+        let (n, _) = allocations(|| e.code().len());
+        assert_eq!(n, 0, "code() of {e}");
+        let (n, _) = allocations(|| e.op().len());
+        assert_eq!(n, 0, "op() of {e}");
+        let (n, _) = allocations(|| e.is_retryable());
+        assert_eq!(n, 0, "is_retryable() of {e}");
+        let (n, _) = allocations(|| e.retry_policy());
+        assert_eq!(n, 0, "retry_policy() of {e}");
+        let (n, _) = allocations(|| (e.is_rate_limited(), e.retry_after(), e.recovery()));
+        assert_eq!(
+            n, 0,
+            "is_rate_limited(), retry_after() and recovery() of {e}"
+        );
+    }
+}
+
+#[test]
+fn accessors_allocate_nothing_without_dynamic_dispatch() {
+    let e = LlmError::Timeout {
+        tokens: 1,
+        source: io::ErrorKind::ConnectionReset.into(),
+    };
+    let (n, _) = allocations(|| (e.code(), e.op(), e.is_retryable(), e.retry_policy()));
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn display_into_a_string_with_room_allocates_nothing() {
+    for e in errors() {
+        let mut out = String::with_capacity(512);
+        let (n, _) = allocations(|| write!(out, "{e}"));
+        assert_eq!(n, 0, "Display of {e}");
+        assert!(
+            out.starts_with(&format!("{} [{}]: ", e.op(), e.code())),
+            "{out}"
+        );
+    }
+}
+
+/// `e` under two unclassified links: a `Box<dyn Error>` in a context error, in an `io::Error`.
+fn wrapped(e: Box<dyn AgentError + Send + Sync>) -> io::Error {
+    #[derive(Debug)]
+    struct Context(Box<dyn StdError + Send + Sync>);
+    impl std::fmt::Display for Context {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("while handling the request")
+        }
+    }
+    impl StdError for Context {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&*self.0)
+        }
+    }
+    let e: Box<dyn StdError + Send + Sync> = e;
+    io::Error::other(Context(e))
+}
+
+#[cfg(feature = "registry")]
+#[test]
+fn find_allocates_nothing() {
+    for e in errors() {
+        let code = e.code().to_string();
+        let chain = wrapped(e);
+        let (n, found) = allocations(|| find(&chain).map(|e| e.code().len()));
+        assert_eq!(n, 0, "find through a chain to {code}");
+        assert_eq!(found, Some(code.len()));
+        let (n, retryable) = allocations(|| agent_error::is_retryable(&chain));
+        assert_eq!(n, 0, "is_retryable through a chain to {code}");
+        assert_eq!(retryable, find(&chain).unwrap().is_retryable());
+    }
+    let unclassified = io::Error::other("no classified link");
+    let (n, found) = allocations(|| find(&unclassified).is_none());
+    assert_eq!((n, found), (0, true));
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let (n, _) = allocations(|| String::with_capacity(1));
+    assert_eq!(n, 1);
+    let (n, _) = allocations(|| LlmError::Auth { console: "x" }.to_string());
+    assert!(n >= 1);
+}
