@@ -27,15 +27,24 @@ impl Registration {
 fn cast<'a, T: AgentError + 'static>(
     err: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
-    // `Box<T>` and `Arc<T>` are errors whose `source()` skips `T`: look inside them too.
-    if let Some(e) = err.downcast_ref::<T>() {
+    // The link's size comes from its vtable without a call; a downcast costs a virtual
+    // `type_id` call, so try only the types the link can be.
+    let size = std::mem::size_of_val(err);
+    if size == std::mem::size_of::<T>()
+        && let Some(e) = err.downcast_ref::<T>()
+    {
         return Some(e);
     }
-    if let Some(e) = err.downcast_ref::<std::sync::Arc<T>>() {
-        return Some(&**e);
+    // `Box<T>` and `Arc<T>` are errors whose `source()` skips `T`: look inside them too.
+    if size == std::mem::size_of::<usize>() {
+        if let Some(e) = err.downcast_ref::<std::sync::Arc<T>>() {
+            return Some(&**e);
+        }
+        if let Some(e) = err.downcast_ref::<Box<T>>() {
+            return Some(&**e);
+        }
     }
-    err.downcast_ref::<Box<T>>()
-        .map(|e| &**e as &(dyn AgentError + 'static))
+    None
 }
 
 #[cfg(feature = "registry")]
