@@ -44,25 +44,19 @@ pub const ALL: [&str; 10] = [
 /// `tool_failed` and `guard_blocked`; `escalate` for `auth_error` and `budget_exhausted`;
 /// `abort` for `not_found`; `compact` for `context_overflow`. `None` for other codes.
 pub fn default_recovery(code: &str) -> Option<Recovery> {
-    Some(match code {
-        RATE_LIMIT | TIMEOUT | PROVIDER_UNAVAILABLE => Recovery::Retry,
-        INVALID_INPUT | TOOL_FAILED | GUARD_BLOCKED => Recovery::Replan,
-        AUTH | BUDGET_EXHAUSTED => Recovery::Escalate,
-        NOT_FOUND => Recovery::Abort,
-        CONTEXT_OVERFLOW => Recovery::Compact,
-        _ => return None,
-    })
+    vocabulary_entry(code).map(|d| d.recovery)
 }
 
 /// The retry policy an error with a shared code has unless it says otherwise:
 /// rate-limited for `rate_limit`, retryable with the defaults for `timeout` and
 /// `provider_unavailable`, not retryable for the rest.
 pub fn default_policy(code: &str) -> RetryPolicy {
-    match code {
-        RATE_LIMIT => RetryPolicy::RATE_LIMITED,
-        TIMEOUT | PROVIDER_UNAVAILABLE => RetryPolicy::DEFAULT,
-        _ => RetryPolicy::NEVER,
-    }
+    vocabulary_entry(code).map_or(RetryPolicy::NEVER, |d| d.policy)
+}
+
+/// The vocabulary's entry for `code`: the one place the shared codes' behaviour is declared.
+fn vocabulary_entry(code: &str) -> Option<&'static CodeDoc> {
+    Vocabulary::CODES.iter().find(|d| d.code == code)
 }
 
 /// The shared vocabulary as a catalog, so that documentation can list it and
