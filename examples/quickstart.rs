@@ -72,21 +72,12 @@ pub enum ToolFailure {
     },
 }
 
-/// Shows an error's public message, where `#[redact]` fields read `[redacted]`.
-struct Public<'a>(&'a dyn AgentError);
-
-impl std::fmt::Display for Public<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt_public_message(f)
-    }
-}
-
 fn describe(e: &dyn AgentError) {
     println!("  display:     {e}");
     println!("  code:        {}", e.code());
     println!("  op:          {}", e.op());
     println!("  message:     {}", e.message());
-    println!("  public:      {}", Public(e));
+    println!("  public:      {}", agent_error::display::public(e));
     let policy = e.retry_policy();
     println!(
         "  retryable:   {} (rate-limited: {}, attempts: {}, first delay: {:?}, retry-after: {:?})",

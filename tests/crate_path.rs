@@ -134,11 +134,5 @@ mod through_a_reexport {
 
 /// The public message of an error.
 fn public(e: &dyn agent_error::AgentError) -> String {
-    struct Public<'a>(&'a dyn agent_error::AgentError);
-    impl std::fmt::Display for Public<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            self.0.fmt_public_message(f)
-        }
-    }
-    Public(e).to_string()
+    agent_error::display::public(e).to_string()
 }

@@ -2,21 +2,11 @@
 //! `agent_error::codes` (SPEC §2.3).
 
 use std::error::Error as _;
-use std::fmt;
 use std::io;
 use std::time::Duration;
 
 use agent_error::codes::{self, is_valid_code, is_valid_op};
 use agent_error::{AgentError, Error, Jitter, Recovery, RetryPolicy, error};
-
-/// Writes an error's public message.
-struct Public<'a>(&'a dyn AgentError);
-
-impl fmt::Display for Public<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_public_message(f)
-    }
-}
 
 #[test]
 fn new_sets_op_code_and_message() {
@@ -25,7 +15,10 @@ fn new_sets_op_code_and_message() {
     assert_eq!(e.code(), "invalid_input");
     assert_eq!(e.message(), "bad column name");
     assert_eq!(e.to_string(), "db.query [invalid_input]: bad column name");
-    assert_eq!(Public(&e).to_string(), "bad column name");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "bad column name"
+    );
     assert!(e.source().is_none());
     assert!(e.hints().is_empty());
 }

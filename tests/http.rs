@@ -113,13 +113,10 @@ fn status_error_display_and_public_message() {
         e.message(),
         "HTTP 503 Service Unavailable: upstream overloaded"
     );
-    struct Public<'a>(&'a dyn AgentError);
-    impl std::fmt::Display for Public<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            self.0.fmt_public_message(f)
-        }
-    }
-    assert_eq!(Public(&e).to_string(), "HTTP 503 Service Unavailable");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "HTTP 503 Service Unavailable"
+    );
     let caused = StatusError::new(502).with_source(std::io::Error::other("connection reset"));
     assert_eq!(
         caused.to_string(),

@@ -5,15 +5,6 @@ use std::fmt;
 
 use agent_error::AgentError;
 
-/// Writes an error's public message.
-struct Public<'a>(&'a dyn AgentError);
-
-impl fmt::Display for Public<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_public_message(f)
-    }
-}
-
 /// Writes an error's message through `fmt_message`.
 struct Private<'a>(&'a dyn AgentError);
 
@@ -24,7 +15,7 @@ impl fmt::Display for Private<'_> {
 }
 
 fn public(e: &dyn AgentError) -> String {
-    Public(e).to_string()
+    agent_error::display::public(e).to_string()
 }
 
 #[derive(Debug, AgentError)]

@@ -56,17 +56,11 @@ fn cases() -> Vec<Secretive> {
 }
 
 fn public_renderings(e: &dyn AgentError) -> Vec<String> {
-    struct Public<'a>(&'a dyn AgentError);
-    impl std::fmt::Display for Public<'_> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            self.0.fmt_public_message(f)
-        }
-    }
     let structured = StructuredToolError::from_error(e);
     let mut out = vec![
         tool::render(e),
         display::for_user(e),
-        Public(e).to_string(),
+        display::public(e).to_string(),
         format!(
             "{} {} {}",
             structured.summary,

@@ -1,18 +1,9 @@
-//! The public view of an error: its redacted message on one line, and its hints.
-//! Shared by the renderings that cross a trust boundary (tool results, people, the wire).
+//! The public view of an error on one line (its redacted message and hints), shared by
+//! the renderings that cross a trust boundary (tool results, people, the wire).
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
 use crate::AgentError;
-
-/// Displays an error's public message (`fmt_public_message`).
-pub(crate) struct PublicMessage<'a>(pub &'a dyn AgentError);
-
-impl fmt::Display for PublicMessage<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_public_message(f)
-    }
-}
 
 /// Writes `text` on one line: newlines, carriage returns and tabs become spaces, and
 /// trailing white space and periods go.
@@ -35,7 +26,7 @@ pub(crate) fn push_one_line(out: &mut String, text: &str) {
 pub(crate) fn push_summary(out: &mut String, e: &dyn AgentError) {
     let mut message = String::new();
     // Writing into a String cannot fail.
-    let _ = write!(message, "{}", PublicMessage(e));
+    let _ = write!(message, "{}", crate::display::public(e));
     let start = out.len();
     push_one_line(out, message.trim_start());
     if out.len() == start {

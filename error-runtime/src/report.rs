@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::public::PublicMessage;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// An error as it crosses a process boundary: the classified links of a chain, each with
@@ -102,7 +101,7 @@ impl Report {
         Report::from(Inner {
             op: e.op().to_string(),
             code: e.code().to_string(),
-            message: PublicMessage(e).to_string(),
+            message: crate::display::public(e).to_string(),
             retryable: e.is_retryable(),
             rate_limited: e.is_rate_limited(),
             retry_after: e.retry_after(),

@@ -7,7 +7,6 @@ use std::time::Duration;
 use tracing::field::display;
 
 use crate::AgentError;
-use crate::public::PublicMessage;
 
 /// The `error.type` of an error with no classified link, as OpenTelemetry's conventions
 /// name an unknown error type.
@@ -31,7 +30,7 @@ pub fn record(err: &(dyn StdError + 'static)) {
             error.retryable = e.is_retryable(),
             error.rate_limited = e.is_rate_limited(),
             error.recovery = e.recovery().as_str(),
-            error.message = %PublicMessage(e),
+            error.message = %crate::display::public(e),
             "{chain}"
         ),
         None => tracing::error!(error.type = OTHER, "{chain}"),
@@ -56,7 +55,7 @@ pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
             span.record("error.retryable", e.is_retryable());
             span.record("error.rate_limited", e.is_rate_limited());
             span.record("error.recovery", e.recovery().as_str());
-            span.record("error.message", display(PublicMessage(e)));
+            span.record("error.message", display(crate::display::public(e)));
         }
         None => {
             span.record("error.type", OTHER);
@@ -78,6 +77,6 @@ pub fn on_retry(e: &dyn AgentError, retry: u32, delay: Duration) {
         delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
         "retrying after {}: {}",
         e.code(),
-        PublicMessage(e)
+        crate::display::public(e)
     );
 }
