@@ -84,32 +84,26 @@ pub fn parse(text: &str) -> Option<ParsedToolError> {
         return None;
     }
     let rest = &rest[close + 1..];
-    let mut lines = rest.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
-    let summary = lines.next().unwrap_or_default().trim().to_string();
+    let (first, mut remainder) = rest.split_once('\n').unwrap_or((rest, ""));
+    let summary = first.trim().to_string();
     let mut hints = Vec::new();
-    let mut body = None;
-    let mut consumed = 0usize;
-    // Walk the remaining lines by byte offset so the body is kept exactly as written.
-    let after_first = rest.find('\n').map_or(rest.len(), |i| i + 1);
-    let remainder = &rest[after_first..];
-    for line in remainder.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.trim().is_empty() {
-            let start = consumed + line.len();
-            let text = &remainder[start.min(remainder.len())..];
-            body = Some(text.to_string());
-            break;
+    // Hint lines, until a blank line (the body follows it) or a line that is not a hint
+    // (the body starts there); the body is kept exactly as written.
+    let body = loop {
+        if remainder.is_empty() {
+            break None;
         }
-        match bare.strip_prefix("hint:") {
+        let (line, after) = remainder.split_once('\n').unwrap_or((remainder, ""));
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            break Some(after.to_string());
+        }
+        match line.strip_prefix("hint:") {
             Some(hint) => hints.push(hint.trim().to_string()),
-            None => {
-                // Not a hint and no blank line before it: the body starts here.
-                body = Some(remainder[consumed..].to_string());
-                break;
-            }
+            None => break Some(remainder.to_string()),
         }
-        consumed += line.len();
-    }
+        remainder = after;
+    };
     Some(ParsedToolError {
         code: code.to_string(),
         summary,
