@@ -69,8 +69,9 @@ fn chain_does_not_print_an_io_error_and_what_it_wraps_twice() {
         display::chain(&io).to_string(),
         "fs.read [not_found]: no such file"
     );
+    // A classified io::Error prints its classification before its own text, once.
     let plain = std::io::Error::new(std::io::ErrorKind::NotFound, "plain");
-    assert_eq!(display::chain(&plain).to_string(), "plain");
+    assert_eq!(display::chain(&plain).to_string(), "io [not_found]: plain");
 }
 
 #[test]

@@ -82,6 +82,11 @@ fn record_emits_an_error_event_with_otel_fields() {
         let e = std::io::Error::other(LlmError::Auth { key: "sk-1".into() });
         trace::record(&e);
         trace::record(&std::io::Error::other("plain"));
+        trace::record_unredacted(&std::io::Error::other("plain"));
+        trace::record(&std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "10.0.0.7:443",
+        ));
     });
     let events = capture.events.lock().unwrap();
     assert_eq!(
@@ -95,7 +100,8 @@ fn record_emits_an_error_event_with_otel_fields() {
                 ("error.recovery", "escalate"),
                 ("error.retryable", "false"),
                 ("error.type", "auth_error"),
-                ("message", "llm.generate [auth_error]: key sk-1 rejected"),
+                // The message leaves the process too: redacted like every field.
+                ("message", "llm.generate [auth_error]: key [redacted] rejected"),
             ])
         )
     );
@@ -103,7 +109,31 @@ fn record_emits_an_error_event_with_otel_fields() {
         events[1],
         (
             "ERROR".to_string(),
+            fields(&[("error.type", "_OTHER"), ("message", "unclassified error")])
+        )
+    );
+    // The operator's full text only when asked for.
+    assert_eq!(
+        events[2],
+        (
+            "ERROR".to_string(),
             fields(&[("error.type", "_OTHER"), ("message", "plain")])
+        )
+    );
+    // A classified foreign error: its classification, never its text.
+    assert_eq!(
+        events[3],
+        (
+            "ERROR".to_string(),
+            fields(&[
+                ("error.message", "connection refused"),
+                ("error.op", "io"),
+                ("error.rate_limited", "false"),
+                ("error.recovery", "retry"),
+                ("error.retryable", "true"),
+                ("error.type", "provider_unavailable"),
+                ("message", "io [provider_unavailable]: connection refused"),
+            ])
         )
     );
 }

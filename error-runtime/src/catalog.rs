@@ -229,27 +229,23 @@ macro_rules! catalog {
     }};
 }
 
-/// The entries of every type registered in the binary (feature `registry`): every
-/// non-generic derived type, the types given to [`register!`](crate::register), and the
+/// The entries of every type registered in the binary: every non-generic derived type (with
+/// the `registry` feature), the types given to [`register!`](crate::register), and the
 /// runtime's own. Sorted by code, then by where they are declared.
 ///
 /// Link-time registration can miss a type: a generic type that is not `register!`ed, and
 /// every type on a target where the `inventory` crate cannot run code before `main`. Use
 /// [`catalog!`](crate::catalog!) where the list must be complete.
-#[cfg(feature = "registry")]
 pub fn all() -> Vec<&'static CodeDoc> {
     let mut entries: Vec<&'static CodeDoc> = crate::registry::catalogs()
         .flat_map(|codes| codes.iter())
         .collect();
-    #[cfg(feature = "http")]
-    entries.extend(<crate::http::StatusError as Catalog>::CODES);
     entries.sort_by(|a, b| (a.code, a.type_name, a.variant).cmp(&(b.code, b.type_name, b.variant)));
     entries.dedup_by(|a, b| std::ptr::eq(*a, *b));
     entries
 }
 
 /// The registered entries with the code `code` (see [`all`]), like `rustc --explain`.
-#[cfg(feature = "registry")]
 pub fn explain(code: &str) -> Vec<&'static CodeDoc> {
     all().into_iter().filter(|d| d.code == code).collect()
 }

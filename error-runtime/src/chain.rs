@@ -71,6 +71,9 @@ pub(crate) fn wrapped<'a>(
 /// `Box<dyn Error>`, `std::io::Error::other(..)`, `anyhow::Error` (pass
 /// `err.as_ref()`), or any wrapper that returns them from `source()`.
 ///
+/// It sees typed errors only; [`classify`](crate::classify) also classifies foreign links
+/// (`std::io::Error`, `reqwest::Error`, the user's classifiers).
+///
 /// ```
 /// use agent_error::{find, AgentError};
 ///
@@ -84,34 +87,61 @@ pub(crate) fn wrapped<'a>(
 /// assert_eq!(find(&io).map(|e| e.code()), Some("not_found"));
 /// ```
 pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)> {
-    links(err).find_map(classify)
+    links(err).find_map(crate::registry::typed)
 }
 
-/// Whether `err` should be retried: the first classified link decides
-/// (see [`find`]); unclassified errors are not retryable.
-pub fn is_retryable(err: &(dyn StdError + 'static)) -> bool {
-    find(err).is_some_and(|e| e.is_retryable())
+/// A value whose error chain can be walked: what the [`Retrier`](crate::retry::Retrier)
+/// accepts as an operation's error. Implemented for every `E: Error + 'static`, for
+/// `Box<dyn Error + Send + Sync>` (and its `Send`-only and plain forms), and with the
+/// `anyhow` feature for `anyhow::Error`, none of which implement `Error` themselves.
+///
+/// The marker `M` tells the impls apart (a blanket impl over `E: Error` and one for
+/// `anyhow::Error` would otherwise overlap under coherence); it is always inferred.
+pub trait ErrorChain<M> {
+    /// The outermost link of the chain.
+    fn error_chain(&self) -> &(dyn StdError + 'static);
 }
 
-/// Whether any classified link of `err`'s chain has the code `code`.
-pub fn has_code(err: &(dyn StdError + 'static), code: &str) -> bool {
-    links(err).filter_map(classify).any(|e| e.code() == code)
+/// Markers of the [`ErrorChain`] impls, inferred, never named.
+pub mod markers {
+    /// Any `E: Error + 'static`.
+    #[derive(Debug)]
+    pub enum Typed {}
+    /// A boxed `dyn Error`.
+    #[derive(Debug)]
+    pub enum Boxed {}
+    /// `anyhow::Error`.
+    #[derive(Debug)]
+    pub enum Anyhow {}
 }
 
-/// The link itself as an [`AgentError`], if its type is known.
-pub(crate) fn classify<'a>(
-    link: &'a (dyn StdError + 'static),
-) -> Option<&'a (dyn AgentError + 'static)> {
-    if let Some(e) = link.downcast_ref::<crate::Error>() {
-        return Some(e);
+impl<E: StdError + 'static> ErrorChain<markers::Typed> for E {
+    fn error_chain(&self) -> &(dyn StdError + 'static) {
+        self
     }
-    #[cfg(feature = "http")]
-    if let Some(e) = link.downcast_ref::<crate::http::StatusError>() {
-        return Some(e);
+}
+
+impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + Sync + 'static> {
+    fn error_chain(&self) -> &(dyn StdError + 'static) {
+        &**self
     }
-    #[cfg(feature = "serde")]
-    if let Some(e) = link.downcast_ref::<crate::Report>() {
-        return Some(e);
+}
+
+impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + 'static> {
+    fn error_chain(&self) -> &(dyn StdError + 'static) {
+        &**self
     }
-    crate::registry::classify(link)
+}
+
+impl ErrorChain<markers::Boxed> for Box<dyn StdError + 'static> {
+    fn error_chain(&self) -> &(dyn StdError + 'static) {
+        &**self
+    }
+}
+
+#[cfg(feature = "anyhow")]
+impl ErrorChain<markers::Anyhow> for anyhow::Error {
+    fn error_chain(&self) -> &(dyn StdError + 'static) {
+        self.as_ref()
+    }
 }

@@ -25,6 +25,10 @@ pub const NOT_FOUND: &str = "not_found";
 /// The prompt does not fit the model's context window.
 pub const CONTEXT_OVERFLOW: &str = "context_overflow";
 
+/// Not a code of the vocabulary: the code that renderings (the wire form, tool results)
+/// give an error that nothing classifies.
+pub const UNCLASSIFIED: &str = "unclassified";
+
 /// Every code of the shared vocabulary.
 pub const ALL: [&str; 10] = [
     RATE_LIMIT,

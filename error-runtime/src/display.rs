@@ -65,13 +65,17 @@ pub fn for_user(e: &dyn AgentError) -> String {
     out
 }
 
-/// The whole chain of `err` for logs, each link once.
+/// The whole chain of `err` for the operator, each link once.
 ///
 /// A derived error's Display already ends with its cause, and `source()` returns that cause
 /// too, so printing every link's Display (as anyhow's `{:#}` does) repeats it. Here a link
 /// that is an [`AgentError`] prints `op [code]: message` and leaves its cause to the next
 /// link; an `std::io::Error` or `Arc<dyn Error>` that only wraps another error is not
-/// printed twice.
+/// printed twice. A foreign link that a classifier knows (see [`classify`](crate::classify))
+/// prints `op [code]: ` before its own text; any other foreign link prints its own text.
+///
+/// This is the operator's full text: `#[redact]` fields are redacted, but foreign errors'
+/// text (paths, hosts, SQL) is kept. For logs that leave the process, use [`public_chain`].
 ///
 /// `{}` joins the links with `: ` on one line; `{:#}` puts each cause on its own line after
 /// `caused by: `. For an `anyhow::Error`, pass `err.as_ref()`.
@@ -91,15 +95,45 @@ pub fn for_user(e: &dyn AgentError) -> String {
 ///     display::chain(err.as_ref()).to_string(),
 ///     "answering the user: llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset",
 /// );
+///
+/// let refused = anyhow::Error::new(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "10.0.0.7:443 refused"))
+///     .context("calling the model");
+/// assert_eq!(display::chain(refused.as_ref()).to_string(), "calling the model: io [provider_unavailable]: 10.0.0.7:443 refused");
 /// ```
 pub fn chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
-    Chain { err }
+    Chain { err, public: false }
 }
 
-/// The Display of an error chain returned by [`chain`].
+/// The chain of `err` as it may leave the process (logs, traces): each classified link
+/// once as `op [code]: public message`, where `#[redact]` fields read `[redacted]` and a
+/// classified foreign link shows its classifier's fixed text; foreign links that no
+/// classifier knows are left out (their text may carry paths, hosts or SQL). A chain with
+/// no classified link reads `unclassified error`.
+///
+/// ```
+/// use agent_error::{display, Error};
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "10.0.0.7:443 refused");
+/// let err = anyhow::Error::new(Error::new("llm.generate", "provider_unavailable", "all retries failed").with_source(io))
+///     .context("while reading /home/alice/notes.txt");
+/// assert_eq!(
+///     display::public_chain(err.as_ref()).to_string(),
+///     "llm.generate [provider_unavailable]: all retries failed: io [provider_unavailable]: connection refused",
+/// );
+/// assert_eq!(display::public_chain(&std::io::Error::other("secret")).to_string(), "unclassified error");
+/// ```
+pub fn public_chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
+    Chain { err, public: true }
+}
+
+/// The text of a chain with no classified link, in [`public_chain`].
+pub const UNCLASSIFIED_CHAIN: &str = "unclassified error";
+
+/// The Display of an error chain returned by [`chain`] and [`public_chain`].
 #[derive(Clone, Copy)]
 pub struct Chain<'a> {
     err: &'a (dyn StdError + 'static),
+    public: bool,
 }
 
 impl fmt::Debug for Chain<'_> {
@@ -112,26 +146,45 @@ impl fmt::Display for Chain<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let separator = if f.alternate() { "\ncaused by: " } else { ": " };
         let mut first = true;
-        for link in crate::links(self.err) {
-            // An io::Error that wraps another displays as it, and it is the next link.
-            if link
-                .downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.get_ref().is_some())
+        let mut links = crate::links(self.err);
+        while let Some(link) = links.next() {
+            let classified = crate::classify::classify_link(link);
+            // An io::Error that wraps another error displays as it, and that error is the
+            // next link: print the pair once, classified by the io::Error's kind when the
+            // inner error has no classification of its own.
+            if let Some(io) = link.downcast_ref::<std::io::Error>()
+                && let Some(inner) = io.get_ref()
             {
+                let inner: &(dyn StdError + 'static) = inner;
+                if classified.is_none() || crate::classify::classify_link(inner).is_some() {
+                    continue;
+                }
+                links.next();
+            }
+            if self.public && classified.is_none() {
                 continue;
             }
             if !first {
                 f.write_str(separator)?;
             }
             first = false;
-            match crate::chain::classify(link) {
+            match classified {
                 Some(e) => {
                     write!(f, "{} [{}]: ", e.op(), e.code())?;
-                    e.fmt_message(f)?;
+                    if self.public {
+                        e.fmt_public_message(f)?;
+                    } else if e.is_foreign() {
+                        write!(f, "{link}")?;
+                    } else {
+                        e.fmt_message(f)?;
+                    }
                 }
                 // `write!` so that the caller's flags (`#`, width) do not reach a foreign link.
                 None => write!(f, "{link}")?,
             }
+        }
+        if first && self.public {
+            f.write_str(UNCLASSIFIED_CHAIN)?;
         }
         Ok(())
     }

@@ -114,6 +114,33 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same classification without its cause: a foreign link's classification stands
+    /// for the link alone.
+    pub(crate) fn without_source(mut self) -> Self {
+        self.inner.source = None;
+        self
+    }
+
+    /// The code, when it is a `&'static str` (every constant of [`codes`]).
+    pub(crate) fn static_code(&self) -> Option<&'static str> {
+        match self.inner.code {
+            Cow::Borrowed(code) => Some(code),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    /// The op, when it is a `&'static str`.
+    pub(crate) fn static_op(&self) -> Option<&'static str> {
+        match self.inner.op {
+            Cow::Borrowed(op) => Some(op),
+            Cow::Owned(_) => None,
+        }
+    }
+}
+
+inventory::submit! { crate::registry::Registration::uncatalogued::<Error>() }
+
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.inner;

@@ -106,7 +106,8 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
         if let Some(status) = link.downcast_ref::<StatusError>() {
             return status.kind == Kind::ContextOverflow;
         }
-        if crate::chain::classify(link).is_some_and(|e| e.code() == codes::CONTEXT_OVERFLOW) {
+        if crate::classify::classify_link(link).is_some_and(|e| e.code() == codes::CONTEXT_OVERFLOW)
+        {
             return true;
         }
         contains_any(&link.to_string(), &CONTEXT_OVERFLOW_MARKERS)
@@ -287,6 +288,8 @@ fn reason(status: u16) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+inventory::submit! { crate::registry::Registration::of::<StatusError>() }
 
 impl fmt::Display for StatusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -8,31 +8,39 @@
 //! `#[agent(crate = "agent_error_runtime")]`.
 //!
 //! # Features
-//! - `registry` (default): collect every non-generic derived type at link time, so that
-//!   [`find`], [`is_retryable`] and [`has_code`] recognise it anywhere in a chain.
-//!   Without it they recognise the runtime's own types only.
+//! - `registry` (default): every non-generic derived type registers itself at link time, so
+//!   that [`find`], [`classify`], [`is_retryable`] and [`has_code`] recognise it anywhere in
+//!   a chain. Without it they recognise the runtime's own types, the built-in classifiers,
+//!   and what is registered explicitly ([`register!`], [`classifier!`],
+//!   [`register_classifier`]).
 //! - `http` (default): [`http::StatusError`], status classification and `Retry-After` parsing.
 //! - `serde`: the wire form, [`Report`] and RFC 9457 problem details, and serialization of
 //!   [`tool::StructuredToolError`] and catalog entries.
 //! - `tracing`: [`trace`], recording errors as `tracing` events or on spans.
-//! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`].
+//! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`], and
+//!   `tokio::time::error::Elapsed` classified as `timeout`.
+//! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
 
 #![warn(missing_docs)]
 
 mod agent;
 pub mod catalog;
 mod chain;
+mod classify;
 pub mod codes;
 pub mod display;
 mod dynamic;
 #[cfg(feature = "http")]
 pub mod http;
+mod io;
 mod public;
 mod recovery;
 mod registry;
 #[cfg(feature = "serde")]
 pub mod report;
 pub mod retry;
+#[cfg(feature = "tokio")]
+mod tokio;
 pub mod tool;
 #[cfg(feature = "tracing")]
 pub mod trace;
@@ -42,9 +50,11 @@ pub mod trace;
 pub mod __private;
 
 pub use agent::AgentError;
-pub use chain::{Links, find, has_code, is_retryable, links};
+pub use chain::{ErrorChain, Links, find, links, markers};
+pub use classify::{Classified, classify, has_code, is_retryable};
 pub use dynamic::Error;
 pub use recovery::{Recovery, UnknownRecovery};
+pub use registry::register_classifier;
 #[cfg(feature = "serde")]
 pub use report::Report;
 pub use retry::{Jitter, RetryPolicy};

@@ -5,9 +5,12 @@ use core::fmt;
 use std::error::Error as StdError;
 use std::time::Duration;
 
-pub use crate::registry::Registration;
-#[cfg(feature = "registry")]
+pub use crate::registry::{ClassifierRegistration, Origin as ClassifierOrigin, Registration};
 pub use inventory;
+
+use crate::{AgentError, Recovery, RetryPolicy};
+use std::borrow::Cow;
+use std::sync::RwLock;
 
 /// Turns a cause field into `&dyn Error`, whether it is a concrete error or a boxed trait object.
 #[diagnostic::on_unimplemented(
@@ -110,6 +113,197 @@ macro_rules! __register_type {
 }
 
 pub use crate::__register_type as register_type;
+
+/// Registers a classifier function of a foreign type: `classifier!` and the runtime's own.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_classifier {
+    ($ty:ty, $classify:expr, $origin:expr) => {
+        const _: () = {
+            fn __agent_error_classify(
+                link: &(dyn ::std::error::Error + 'static),
+            ) -> ::core::option::Option<$crate::Error> {
+                let classify: fn(&$ty) -> ::core::option::Option<$crate::Error> = $classify;
+                link.downcast_ref::<$ty>().and_then(classify)
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::ClassifierRegistration::of::<$ty>(__agent_error_classify, $origin)
+            }
+        };
+    };
+}
+
+pub use crate::__register_classifier as register_classifier;
+
+/// The field of an `#[error(transparent)]` variant. Generated code calls
+/// `(&Forward(field)).forwarded()` with [`ForwardTyped`] and [`ForwardForeign`] in scope:
+/// method resolution picks `ForwardTyped` when the field is an [`AgentError`] (it needs no
+/// auto-reference), else `ForwardForeign` for any other error.
+pub struct Forward<'a, T>(pub &'a T);
+
+/// [`Forward`] of an [`AgentError`] field: everything comes from the field.
+pub trait ForwardTyped<'a> {
+    fn forwarded(&self) -> Forwarded<'a>;
+}
+
+impl<'a, T: AgentError + 'a> ForwardTyped<'a> for Forward<'a, T> {
+    #[inline]
+    fn forwarded(&self) -> Forwarded<'a> {
+        Forwarded::Typed(self.0)
+    }
+}
+
+/// [`Forward`] of a foreign error field: its classification (SPEC §7) when it has one.
+#[diagnostic::on_unimplemented(
+    message = "the field of an #[error(transparent)] variant must be an error, and `{Self}` is not",
+    label = "this field is not an error",
+    note = "#[error(transparent)] forwards to an `AgentError` or to any `std::error::Error + 'static`; write a message like #[error(\"...\")] instead"
+)]
+pub trait ForwardForeign<'a> {
+    fn forwarded(&self) -> Forwarded<'a>;
+}
+
+impl<'a, T: StdError + 'static> ForwardForeign<'a> for &Forward<'a, T> {
+    #[inline]
+    fn forwarded(&self) -> Forwarded<'a> {
+        Forwarded::Foreign(self.0)
+    }
+}
+
+/// What a transparent variant forwards to.
+pub enum Forwarded<'a> {
+    Typed(&'a (dyn AgentError + 'a)),
+    Foreign(&'a (dyn StdError + 'static)),
+}
+
+impl<'a> Forwarded<'a> {
+    /// The field's code; for a foreign field its classification's, else `default` (the
+    /// variant's default code).
+    pub fn code(self, default: &'static str) -> &'a str {
+        match self {
+            Forwarded::Typed(e) => e.code(),
+            Forwarded::Foreign(e) => crate::classify(e)
+                .and_then(|c| c.lasting_code().or_else(|| static_or_interned(c.code())))
+                .unwrap_or(default),
+        }
+    }
+
+    /// The field's op; for a foreign field `own` (the variant's or the type's op) if there
+    /// is one, else its classification's.
+    pub fn op(self, own: Option<&'static str>) -> &'a str {
+        match self {
+            Forwarded::Typed(e) => e.op(),
+            Forwarded::Foreign(e) => own
+                .or_else(|| {
+                    crate::classify(e)
+                        .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
+                })
+                .unwrap_or(""),
+        }
+    }
+
+    pub fn fmt_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Forwarded::Typed(e) => e.fmt_message(f),
+            Forwarded::Foreign(e) => fmt::Display::fmt(e, f),
+        }
+    }
+
+    /// A foreign field's public message is its classification's fixed text, never its own.
+    pub fn fmt_public_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Forwarded::Typed(e) => e.fmt_public_message(f),
+            Forwarded::Foreign(e) => match crate::classify(e) {
+                Some(c) => c.fmt_public_message(f),
+                None => f.write_str(crate::classify::UNCLASSIFIED_MESSAGE),
+            },
+        }
+    }
+
+    pub fn retry_policy(self) -> RetryPolicy {
+        match self {
+            Forwarded::Typed(e) => e.retry_policy(),
+            Forwarded::Foreign(e) => {
+                crate::classify(e).map_or(RetryPolicy::NEVER, |c| c.retry_policy())
+            }
+        }
+    }
+
+    pub fn is_retryable(self) -> bool {
+        match self {
+            Forwarded::Typed(e) => e.is_retryable(),
+            Forwarded::Foreign(_) => self.retry_policy().is_retryable(),
+        }
+    }
+
+    pub fn is_rate_limited(self) -> bool {
+        match self {
+            Forwarded::Typed(e) => e.is_rate_limited(),
+            Forwarded::Foreign(_) => self.retry_policy().is_rate_limited(),
+        }
+    }
+
+    pub fn retry_after(self) -> Option<Duration> {
+        match self {
+            Forwarded::Typed(e) => e.retry_after(),
+            Forwarded::Foreign(_) => self.retry_policy().retry_after(),
+        }
+    }
+
+    pub fn hints(self) -> Vec<Cow<'static, str>> {
+        match self {
+            Forwarded::Typed(e) => e.hints(),
+            Forwarded::Foreign(e) => crate::classify(e).map_or_else(Vec::new, |c| c.hints()),
+        }
+    }
+
+    pub fn recovery(self) -> Recovery {
+        match self {
+            Forwarded::Typed(e) => e.recovery(),
+            Forwarded::Foreign(e) => crate::classify(e).map_or(Recovery::Abort, |c| c.recovery()),
+        }
+    }
+
+    pub fn status(self) -> Option<u16> {
+        match self {
+            Forwarded::Typed(e) => e.status(),
+            Forwarded::Foreign(e) => crate::classify(e).and_then(|c| c.status()),
+        }
+    }
+
+    pub fn docs_url(self) -> Option<&'a str> {
+        match self {
+            Forwarded::Typed(e) => e.docs_url(),
+            Forwarded::Foreign(_) => None,
+        }
+    }
+}
+
+/// At most this many distinct codes and ops of foreign classifications are kept for
+/// transparent variants, whose `code()` must outlive the classification it came from.
+const INTERNED_MAX: usize = 256;
+
+static INTERNED: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
+
+/// `text` as a `&'static str`: codes and ops form a small closed set, so each distinct one
+/// is kept once (up to [`INTERNED_MAX`]; past that, `None`).
+fn static_or_interned(text: &str) -> Option<&'static str> {
+    let read = INTERNED.read().unwrap_or_else(|p| p.into_inner());
+    if let Some(kept) = read.iter().find(|k| **k == text) {
+        return Some(kept);
+    }
+    drop(read);
+    let mut write = INTERNED.write().unwrap_or_else(|p| p.into_inner());
+    if let Some(kept) = write.iter().find(|k| **k == text) {
+        return Some(kept);
+    }
+    if write.len() >= INTERNED_MAX {
+        return None;
+    }
+    let kept: &'static str = Box::leak(text.to_owned().into_boxed_str());
+    write.push(kept);
+    Some(kept)
+}
 
 /// The message of `error!`: borrowed when the format string has no arguments.
 pub fn format_message(args: fmt::Arguments<'_>) -> std::borrow::Cow<'static, str> {

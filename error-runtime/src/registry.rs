@@ -1,14 +1,14 @@
-//! The link-time registry of derived types, so that a chain walk can recognise them.
-//! Each non-generic `#[derive(AgentError)]` type submits one [`Registration`].
+//! The link-time registry: the classified types a chain walk recognises, and the classifiers
+//! of foreign errors. The runtime's own entries and the user's are collected the same way.
 
 use std::error::Error as StdError;
+use std::sync::RwLock;
 
 use crate::AgentError;
 use crate::catalog::{Catalog, CodeDoc};
 
-/// How the registry recognises one type: a checked downcast to it.
+/// How the registry recognises one classified type: a checked downcast to it.
 #[doc(hidden)]
-#[cfg_attr(not(feature = "registry"), allow(dead_code))]
 pub struct Registration {
     cast: for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>,
     codes: &'static [CodeDoc],
@@ -20,6 +20,14 @@ impl Registration {
         Registration {
             cast: cast::<T>,
             codes: T::CODES,
+        }
+    }
+
+    /// The registration of `T`, whose codes are known only at run time (no catalog entries).
+    pub const fn uncatalogued<T: AgentError + 'static>() -> Self {
+        Registration {
+            cast: cast::<T>,
+            codes: &[],
         }
     }
 }
@@ -47,11 +55,44 @@ fn cast<'a, T: AgentError + 'static>(
     None
 }
 
-#[cfg(feature = "registry")]
-inventory::collect!(Registration);
+/// Who wrote a classifier: the user's run before the runtime's own.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `classifier!` in the user's code.
+    User,
+    /// A classifier of the runtime (`std::io::Error`, reqwest, tokio).
+    Builtin,
+}
 
-#[cfg(feature = "registry")]
-pub(crate) fn classify<'a>(
+/// A classifier of one foreign error type, as `classifier!` registers it.
+#[doc(hidden)]
+pub struct ClassifierRegistration {
+    classify: fn(&(dyn StdError + 'static)) -> Option<crate::Error>,
+    size: usize,
+    origin: Origin,
+}
+
+impl ClassifierRegistration {
+    /// A classifier of links of type `T`: `classify` is called only on a link that is a `T`
+    /// (it downcasts, and returns `None` for any other link).
+    pub const fn of<T: StdError + 'static>(
+        classify: fn(&(dyn StdError + 'static)) -> Option<crate::Error>,
+        origin: Origin,
+    ) -> Self {
+        ClassifierRegistration {
+            classify,
+            size: std::mem::size_of::<T>(),
+            origin,
+        }
+    }
+}
+
+inventory::collect!(Registration);
+inventory::collect!(ClassifierRegistration);
+
+/// The link itself as a classified type, if its type is registered.
+pub(crate) fn typed<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
     inventory::iter::<Registration>
@@ -59,25 +100,74 @@ pub(crate) fn classify<'a>(
         .find_map(|r| (r.cast)(link))
 }
 
+/// A classifier added at run time with [`register_classifier`].
+type Added = Box<dyn Fn(&(dyn StdError + 'static)) -> Option<crate::Error> + Send + Sync>;
+
+static ADDED: RwLock<Vec<Added>> = RwLock::new(Vec::new());
+
+/// The classification of a foreign link: classifiers added at run time first, in the order
+/// they were added, then the user's link-time ones, then the runtime's own.
+pub(crate) fn foreign(link: &(dyn StdError + 'static)) -> Option<crate::Error> {
+    if let Ok(added) = ADDED.read()
+        && let Some(e) = added.iter().find_map(|classify| classify(link))
+    {
+        return Some(e);
+    }
+    let size = std::mem::size_of_val(link);
+    let registered = |origin: Origin| {
+        inventory::iter::<ClassifierRegistration>
+            .into_iter()
+            .filter(move |c| c.origin == origin && c.size == size)
+            .find_map(|c| (c.classify)(link))
+    };
+    registered(Origin::User).or_else(|| registered(Origin::Builtin))
+}
+
+/// Adds a classifier for the foreign error type `T` at run time, for targets where
+/// link-time registration ([`classifier!`](crate::classifier!)) cannot run, or for a
+/// classifier that is chosen at start-up. It runs before every link-time classifier;
+/// classifiers added this way run in the order they were added.
+///
+/// ```
+/// use agent_error::{classify, codes, AgentError};
+///
+/// #[derive(Debug)]
+/// struct PoolTimeout;
+/// impl std::fmt::Display for PoolTimeout {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("pool timed out after 30s") }
+/// }
+/// impl std::error::Error for PoolTimeout {}
+///
+/// agent_error::register_classifier(|_: &PoolTimeout| {
+///     Some(agent_error::Error::new("db.pool", codes::TIMEOUT, "the connection pool timed out"))
+/// });
+/// let c = classify(&PoolTimeout).unwrap();
+/// assert_eq!(c.code(), "timeout");
+/// assert!(c.is_retryable());
+/// assert_eq!(c.message(), "the connection pool timed out");
+/// ```
+pub fn register_classifier<T: StdError + 'static>(
+    classify: impl Fn(&T) -> Option<crate::Error> + Send + Sync + 'static,
+) {
+    let added: Added = Box::new(move |link| link.downcast_ref::<T>().and_then(&classify));
+    // A poisoned lock only means another registration panicked; the list is still whole.
+    let mut list = ADDED
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    list.push(added);
+}
+
 /// The catalogs of every registered type.
-#[cfg(feature = "registry")]
 pub(crate) fn catalogs() -> impl Iterator<Item = &'static [CodeDoc]> {
     inventory::iter::<Registration>.into_iter().map(|r| r.codes)
 }
 
-#[cfg(not(feature = "registry"))]
-pub(crate) fn classify<'a>(
-    _link: &'a (dyn StdError + 'static),
-) -> Option<&'a (dyn AgentError + 'static)> {
-    None
-}
-
 /// Registers a concrete type with the chain walk, so [`find`](crate::find) recognises it.
 ///
-/// The derive registers every non-generic type by itself; use this for a concrete
-/// instantiation of a generic error type (`MyError<String>`) or for a hand-written
+/// The derive registers every non-generic type by itself (feature `registry`); use this for
+/// a concrete instantiation of a generic error type (`MyError<String>`) or for a hand-written
 /// [`AgentError`] impl, which must then implement [`Catalog`] too (its codes appear in
-/// [`catalog::all`](crate::catalog::all)). Without the `registry` feature it does nothing.
+/// [`catalog::all`](crate::catalog::all)). It works with or without the `registry` feature.
 ///
 /// ```
 /// use agent_error::{find, AgentError};
@@ -97,6 +187,55 @@ pub(crate) fn classify<'a>(
 #[macro_export]
 macro_rules! register {
     ($ty:ty) => {
-        $crate::__private::register_type!($ty);
+        $crate::__private::inventory::submit! {
+            $crate::__private::Registration::of::<$ty>()
+        }
+    };
+}
+
+/// Registers a classifier for a foreign error type (one this crate cannot derive for): when
+/// a chain has no typed [`AgentError`] link, each foreign link is offered to the classifiers
+/// of its type, and the dynamic [`Error`](crate::Error) returned is that link's
+/// classification (its code, op, message, policy, recovery, hints and `retry_after`; its
+/// source is ignored).
+///
+/// The closure must not capture anything: it is registered at link time, like derived
+/// types, with or without the `registry` feature. Its message should be fixed text: it is
+/// the public message of the link, shown to models and people in place of the foreign
+/// error's own text, which may carry paths, hosts or SQL.
+///
+/// Order: classifiers added at run time with [`register_classifier`] first, then those of
+/// `classifier!`, then the runtime's own (for `std::io::Error`, and with their features
+/// `tokio::time::error::Elapsed` and `reqwest::Error`). Two `classifier!`s for one type run
+/// in an unspecified order; the first that returns `Some` decides.
+///
+/// ```
+/// use agent_error::{classify, codes, AgentError};
+///
+/// #[derive(Debug)]
+/// pub struct SdkError { status: u16 }
+/// impl std::fmt::Display for SdkError {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "sdk failed with {}", self.status) }
+/// }
+/// impl std::error::Error for SdkError {}
+///
+/// agent_error::classifier!(SdkError, |e: &SdkError| -> Option<agent_error::Error> {
+///     (e.status == 529).then(|| agent_error::Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "the provider is overloaded"))
+/// });
+///
+/// let err = anyhow::Error::new(SdkError { status: 529 }).context("answering");
+/// let c = classify(err.as_ref()).unwrap();
+/// assert_eq!(c.code(), "provider_unavailable");
+/// assert!(c.is_retryable());
+/// assert!(classify(&SdkError { status: 400 }).is_none());
+/// ```
+#[macro_export]
+macro_rules! classifier {
+    ($ty:ty, $classify:expr $(,)?) => {
+        $crate::__private::register_classifier!(
+            $ty,
+            $classify,
+            $crate::__private::ClassifierOrigin::User
+        );
     };
 }

@@ -68,32 +68,41 @@ impl From<Inner> for Report {
     }
 }
 
+inventory::submit! { crate::registry::Registration::uncatalogued::<Report>() }
+
 impl fmt::Debug for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.inner, f)
     }
 }
 
-/// The code of a [`Report`] captured from an error with no classified link.
-pub const UNCLASSIFIED: &str = "unclassified";
+/// The code of a [`Report`] captured from an error with no classification.
+pub const UNCLASSIFIED: &str = crate::codes::UNCLASSIFIED;
 
 impl Report {
-    /// Walks `err`'s chain (see [`links`](crate::links)) and keeps its classified links, each
-    /// with its public message (`#[redact]` fields as `[redacted]`). Foreign causes are left
-    /// out: their text may carry paths, SQL or ids. An error with no classified link gives a
-    /// report with code [`UNCLASSIFIED`] and the message "internal error".
+    /// Walks `err`'s chain (see [`links`](crate::links)) into a tree of its classified
+    /// links, each with its public message (`#[redact]` fields as `[redacted]`).
+    ///
+    /// The top of the tree is the chain's classification (see [`classify`](crate::classify));
+    /// every classified link after it follows as a cause. A foreign link that a classifier
+    /// knows keeps its code and the classifier's fixed text; foreign links that no
+    /// classifier knows are left out, since their text may carry paths, SQL or ids. An error
+    /// with no classification gives a report with code [`UNCLASSIFIED`] and the message
+    /// "internal error".
     pub fn capture(err: &(dyn StdError + 'static)) -> Report {
-        let mut classified: Vec<&dyn AgentError> = crate::links(err)
-            .filter_map(crate::chain::classify)
-            .collect();
-        let Some(last) = classified.pop() else {
-            return Report::new("", UNCLASSIFIED, "internal error");
+        let Some(top) = crate::classify(err) else {
+            return Report::new("", UNCLASSIFIED, crate::classify::UNCLASSIFIED_MESSAGE);
         };
-        let mut report = Report::of(last, None);
-        while let Some(link) = classified.pop() {
-            report = Report::of(link, Some(report));
+        let mut below: Vec<crate::Classified<'_>> = crate::links(err)
+            .skip_while(|link| !std::ptr::addr_eq(*link, top.link()))
+            .skip(1)
+            .filter_map(crate::classify::classify_link)
+            .collect();
+        let mut cause = None;
+        while let Some(link) = below.pop() {
+            cause = Some(Report::of(&*link, cause));
         }
-        report
+        Report::of(&*top, cause)
     }
 
     /// One classified link, with the report of its cause.

@@ -1,6 +1,8 @@
 //! Errors as tool results for an LLM: a stable one-line text format and its parser, and
 //! (feature `serde`) a structured result. The facade adds `ToolError`, a ready vocabulary.
 
+use std::error::Error as StdError;
+
 use crate::public::{push_one_line, push_summary};
 use crate::{AgentError, Recovery};
 
@@ -47,6 +49,31 @@ pub fn render(e: &dyn AgentError) -> String {
         }
     }
     out
+}
+
+/// Renders any error chain for the model: its classification (see
+/// [`classify`](crate::classify)) as [`render`] does, so a foreign link shows its
+/// classifier's fixed text, never its own; an error that nothing classifies renders as
+/// `[error:unclassified] internal error`.
+///
+/// ```
+/// use std::io;
+/// use agent_error::tool;
+///
+/// let err = anyhow::Error::new(io::Error::new(io::ErrorKind::PermissionDenied, "open /home/alice/.ssh/id_rsa"))
+///     .context("reading the key");
+/// assert_eq!(tool::render_error(err.as_ref()), "[error:auth_error] permission denied");
+/// assert_eq!(tool::render_error(&io::Error::other("db at 10.0.0.7 down")), "[error:unclassified] internal error");
+/// ```
+pub fn render_error(err: &(dyn StdError + 'static)) -> String {
+    match crate::classify(err) {
+        Some(e) => render(&*e),
+        None => format!(
+            "[error:{}] {}",
+            crate::codes::UNCLASSIFIED,
+            crate::classify::UNCLASSIFIED_MESSAGE
+        ),
+    }
 }
 
 /// A tool error read back from its text by [`parse`].

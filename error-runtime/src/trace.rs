@@ -13,24 +13,39 @@ use crate::AgentError;
 pub const OTHER: &str = "_OTHER";
 
 /// Emits an ERROR event for `err` with the fields
-/// `error.type` (the code, or [`OTHER`]), `error.op`, `error.retryable`,
-/// `error.rate_limited`, `error.recovery` and `error.message` (the public message), and
-/// the whole chain, each link once, as the event's message.
+/// `error.type` (the code of its classification, see [`classify`](crate::classify), or
+/// [`OTHER`]), `error.op`, `error.retryable`, `error.rate_limited`, `error.recovery` and
+/// `error.message` (the public message), and the chain as it may leave the process
+/// ([`display::public_chain`](crate::display::public_chain)) as the event's message.
+///
+/// Logs leave the process: no field and no message carries a `#[redact]` value or the text
+/// of a foreign error (a path, a host, SQL). Where the operator's full text is wanted, ask
+/// for it with [`record_unredacted`].
 ///
 /// ```
 /// let e = agent_error::Error::new("llm.generate", "timeout", "deadline exceeded");
 /// agent_error::trace::record(&e);
 /// ```
 pub fn record(err: &(dyn StdError + 'static)) {
-    let chain = crate::display::chain(err);
-    match crate::find(err) {
+    emit(err, crate::display::public_chain(err));
+}
+
+/// [`record`], with the operator's full chain ([`display::chain`](crate::display::chain):
+/// foreign errors' own text included, `#[redact]` fields still redacted) as the message.
+/// Only for logs that stay where secrets may be.
+pub fn record_unredacted(err: &(dyn StdError + 'static)) {
+    emit(err, crate::display::chain(err));
+}
+
+fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
+    match crate::classify(err) {
         Some(e) => tracing::error!(
             error.type = e.code(),
             error.op = e.op(),
             error.retryable = e.is_retryable(),
             error.rate_limited = e.is_rate_limited(),
             error.recovery = e.recovery().as_str(),
-            error.message = %crate::display::public(e),
+            error.message = %crate::display::public(&*e),
             "{chain}"
         ),
         None => tracing::error!(error.type = OTHER, "{chain}"),
@@ -48,14 +63,14 @@ pub fn record(err: &(dyn StdError + 'static)) {
 /// agent_error::trace::record_on_span(&span, &e);
 /// ```
 pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
-    match crate::find(err) {
+    match crate::classify(err) {
         Some(e) => {
             span.record("error.type", e.code());
             span.record("error.op", e.op());
             span.record("error.retryable", e.is_retryable());
             span.record("error.rate_limited", e.is_rate_limited());
             span.record("error.recovery", e.recovery().as_str());
-            span.record("error.message", display(crate::display::public(e)));
+            span.record("error.message", display(crate::display::public(&*e)));
         }
         None => {
             span.record("error.type", OTHER);

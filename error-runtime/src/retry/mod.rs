@@ -6,13 +6,9 @@ mod jitter;
 mod policy;
 mod retrier;
 
+#[cfg(feature = "tokio")]
+pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
 pub use policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
 pub use retrier::{Outcome, Retrier, Stop};
-
-/// Tokio's sleep, for [`Retrier::run_async`].
-#[cfg(feature = "tokio")]
-pub async fn tokio_sleep(delay: std::time::Duration) {
-    tokio::time::sleep(delay).await;
-}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
 use super::jitter::{self, JitterSource};
-use crate::AgentError;
+use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
 /// the first retry) and the delay about to be waited.
@@ -16,8 +16,9 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 
 /// Retries an operation as each failure's own [`RetryPolicy`](crate::RetryPolicy) says.
 ///
-/// For every failure it [`find`](crate::find)s the classified error in the chain and asks
-/// its policy:
+/// For every failure it [`classify`](crate::classify)s the error's chain (a typed error
+/// anywhere in it, else a foreign link such as a timed-out `std::io::Error`) and asks the
+/// classification's policy:
 /// - an unclassified or non-retryable error is returned at once;
 /// - a server-requested delay (`retry_after`) is waited exactly, unless it is longer than
 ///   the `max_wait` (the smaller of the policy's and the retrier's): then the error is returned;
@@ -29,9 +30,9 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// - a retry that would end after `max_elapsed` is not made;
 /// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made.
 ///
-/// The operation's error type is any `E: Error + 'static`. For `anyhow::Error` or a
-/// boxed error, which do not implement `Error`, return a concrete error type from the
-/// closure (or wrap the cause in [`agent_error::Error`](crate::Error) with `with_source`).
+/// The operation's error type is any `E: Error + 'static`, a `Box<dyn Error + Send + Sync>`,
+/// or with the `anyhow` feature an `anyhow::Error` (see [`ErrorChain`]); it is given back
+/// unchanged.
 ///
 /// [`run`](Retrier::run) gives back the last error unchanged;
 /// [`run_detailed`](Retrier::run_detailed) also tells how it ended and after how many
@@ -189,14 +190,14 @@ impl<'r> Run<'r> {
     }
 
     /// Decides after an attempt: wait and try again (the attempt number moves on), or stop.
-    fn after<T, E: StdError + 'static>(&mut self, result: &Result<T, E>) -> Step {
+    fn after<T, E: ErrorChain<M>, M>(&mut self, result: &Result<T, E>) -> Step {
         match result {
             Ok(_) => {
                 self.succeeded(self.attempt);
                 Step::Stop(Stop::Succeeded)
             }
             Err(e) => {
-                let step = self.failed(e, self.attempt);
+                let step = self.failed(e.error_chain(), self.attempt);
                 if let Step::Wait(_) = step {
                     self.attempt += 1;
                 }
@@ -228,7 +229,7 @@ impl<'r> Run<'r> {
     /// Decides about the failure of attempt number `attempt` (1-based).
     fn failed(&mut self, err: &(dyn StdError + 'static), attempt: u32) -> Step {
         let r = self.retrier;
-        let Some(classified) = crate::find(err) else {
+        let Some(classified) = crate::classify(err) else {
             return Step::Stop(Stop::Permanent);
         };
         let policy = classified.retry_policy();
@@ -266,7 +267,7 @@ impl<'r> Run<'r> {
             self.spent = self.spent.saturating_add(cost);
         }
         if let Some(hook) = &r.on_retry {
-            hook(classified, attempt, delay);
+            hook(&*classified, attempt, delay);
         }
         self.waited = self.waited.saturating_add(delay);
         self.previous = Some(delay);
@@ -340,15 +341,12 @@ impl Retrier {
 
     /// Runs `op(attempt)` (attempt 1 first) until it succeeds or the policy says stop,
     /// sleeping the thread between attempts. Returns the last result unchanged.
-    pub fn run<T, E: StdError + 'static>(
-        &self,
-        op: impl FnMut(u32) -> Result<T, E>,
-    ) -> Result<T, E> {
+    pub fn run<T, E: ErrorChain<M>, M>(&self, op: impl FnMut(u32) -> Result<T, E>) -> Result<T, E> {
         self.run_detailed_with_sleep(op, std::thread::sleep).result
     }
 
     /// [`run`](Retrier::run), telling how it ended.
-    pub fn run_detailed<T, E: StdError + 'static>(
+    pub fn run_detailed<T, E: ErrorChain<M>, M>(
         &self,
         op: impl FnMut(u32) -> Result<T, E>,
     ) -> Outcome<T, E> {
@@ -356,7 +354,7 @@ impl Retrier {
     }
 
     /// [`run_detailed`](Retrier::run_detailed) with a sleep of the caller's (a fake one in tests).
-    pub fn run_detailed_with_sleep<T, E: StdError + 'static>(
+    pub fn run_detailed_with_sleep<T, E: ErrorChain<M>, M>(
         &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
@@ -374,9 +372,9 @@ impl Retrier {
     /// Runs `op(attempt)` as [`run`](Retrier::run) does, awaiting `sleep(delay)` between
     /// attempts: any runtime's sleep works (with the `tokio` feature, pass
     /// [`tokio_sleep`](crate::retry::tokio_sleep)).
-    pub async fn run_async<T, E, F, Fut, S, SFut>(&self, op: F, sleep: S) -> Result<T, E>
+    pub async fn run_async<T, E, M, F, Fut, S, SFut>(&self, op: F, sleep: S) -> Result<T, E>
     where
-        E: StdError + 'static,
+        E: ErrorChain<M>,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
         S: FnMut(Duration) -> SFut,
@@ -386,13 +384,13 @@ impl Retrier {
     }
 
     /// [`run_async`](Retrier::run_async), telling how it ended.
-    pub async fn run_async_detailed<T, E, F, Fut, S, SFut>(
+    pub async fn run_async_detailed<T, E, M, F, Fut, S, SFut>(
         &self,
         mut op: F,
         mut sleep: S,
     ) -> Outcome<T, E>
     where
-        E: StdError + 'static,
+        E: ErrorChain<M>,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
         S: FnMut(Duration) -> SFut,
