@@ -1,0 +1,255 @@
+//! Provider bodies: what an error body says, read as JSON where it is JSON (OpenAI, Anthropic,
+//! Google), with the providers' phrases as the fallback for plain text. Bodies are kept to 64 KiB.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::duration;
+use super::kind::Kind;
+
+/// The most of a body that is kept and read, in bytes.
+pub(super) const MAX_BODY: usize = 64 * 1024;
+
+/// The providers' ways of saying the prompt does not fit the context window.
+pub(super) const CONTEXT_OVERFLOW_MARKERS: [&str; 7] = [
+    "prompt is too long",
+    "maximum context length",
+    "context_length_exceeded",
+    "max_tokens must be greater than thinking.budget_tokens",
+    "input is too long",
+    "exceeds the context window",
+    // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
+    "input token count",
+];
+
+/// The providers' ways of saying the quota or credit is spent (not worth retrying).
+const QUOTA_MARKERS: [&str; 5] = [
+    "insufficient_quota",
+    "exceeded your current quota",
+    "quota exceeded",
+    "billing_hard_limit_reached",
+    "credit balance is too low",
+];
+
+/// OpenAI's `error.code`, then `error.type`.
+const OPENAI: &[(&str, Kind)] = &[
+    ("insufficient_quota", Kind::QuotaSpent),
+    ("billing_hard_limit_reached", Kind::QuotaSpent),
+    ("context_length_exceeded", Kind::ContextOverflow),
+    ("invalid_api_key", Kind::Auth),
+    ("rate_limit_exceeded", Kind::RateLimit),
+    ("server_error", Kind::Unavailable),
+];
+
+/// Anthropic's `error.type`, under `"type": "error"`.
+const ANTHROPIC: &[(&str, Kind)] = &[
+    ("overloaded_error", Kind::Unavailable),
+    ("api_error", Kind::Unavailable),
+    ("rate_limit_error", Kind::RateLimit),
+    ("request_too_large", Kind::ContextOverflow),
+    ("authentication_error", Kind::Auth),
+    ("permission_error", Kind::Auth),
+    ("not_found_error", Kind::NotFound),
+    ("invalid_request_error", Kind::InvalidInput),
+];
+
+/// Google's `error.status` (a `google.rpc.Code` name).
+const GOOGLE: &[(&str, Kind)] = &[
+    ("RESOURCE_EXHAUSTED", Kind::RateLimit),
+    ("UNAVAILABLE", Kind::Unavailable),
+    ("DEADLINE_EXCEEDED", Kind::Timeout),
+    ("UNAUTHENTICATED", Kind::Auth),
+    ("PERMISSION_DENIED", Kind::Auth),
+    ("NOT_FOUND", Kind::NotFound),
+    ("INVALID_ARGUMENT", Kind::InvalidInput),
+];
+
+/// What a body says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct BodyHints {
+    /// What the failure is, when the body names it.
+    pub(super) kind: Option<Kind>,
+    /// Google's `RetryInfo.retryDelay`.
+    pub(super) retry_delay: Option<Duration>,
+}
+
+/// The body as kept: at most [`MAX_BODY`] bytes, cut before a character the limit would
+/// split, decoded as lossy UTF-8 (and cut again at a character boundary if the
+/// replacement characters made it longer).
+pub(super) fn keep(bytes: &[u8]) -> String {
+    let kept = match bytes.get(..MAX_BODY) {
+        Some(prefix) if bytes.len() > MAX_BODY => without_split_char(prefix),
+        _ => bytes,
+    };
+    truncate(String::from_utf8_lossy(kept).into_owned())
+}
+
+/// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
+pub(super) fn truncate(mut text: String) -> String {
+    if text.len() > MAX_BODY {
+        text.truncate(text.floor_char_boundary(MAX_BODY));
+    }
+    text
+}
+
+/// `bytes` without a last character that the cut left incomplete.
+fn without_split_char(bytes: &[u8]) -> &[u8] {
+    // The last character starts at most three bytes before the end.
+    for back in 1..=bytes.len().min(4) {
+        let at = bytes.len() - back;
+        let Some(&lead) = bytes.get(at) else { break };
+        if lead & 0xC0 == 0x80 {
+            continue; // a continuation byte: the character starts earlier
+        }
+        let width = match lead {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if width > back {
+            bytes.get(..at).unwrap_or(bytes)
+        } else {
+            bytes
+        };
+    }
+    bytes
+}
+
+/// Reads a body: JSON in a provider's error shape, else the providers' phrases.
+pub(super) fn read(body: &str) -> BodyHints {
+    match serde_json::from_str::<Value>(body) {
+        Ok(json) => read_json(&json),
+        Err(_) => BodyHints {
+            kind: phrases(body),
+            retry_delay: None,
+        },
+    }
+}
+
+fn read_json(json: &Value) -> BodyHints {
+    // Google's REST endpoints may wrap the error in a one-element array.
+    let json = match json.as_array().map(Vec::as_slice) {
+        Some([only]) => only,
+        _ => json,
+    };
+    let error = json.get("error");
+    let named = if text(json, "type") == Some("error") {
+        error
+            .and_then(|e| text(e, "type"))
+            .and_then(|t| lookup(ANTHROPIC, t))
+    } else if let Some(status) = error.and_then(|e| text(e, "status")) {
+        lookup(GOOGLE, status)
+    } else {
+        error.and_then(|e| {
+            [text(e, "code"), text(e, "type")]
+                .into_iter()
+                .flatten()
+                .find_map(|id| lookup(OPENAI, id))
+        })
+    };
+    let message = message(json);
+    let kind = match named {
+        // An invalid request whose message is about the prompt's length is an overflow.
+        Some(Kind::InvalidInput) if message.is_some_and(shows_overflow) => {
+            Some(Kind::ContextOverflow)
+        }
+        Some(kind) => Some(kind),
+        None => message.and_then(phrases),
+    };
+    BodyHints {
+        kind,
+        retry_delay: error.and_then(retry_info),
+    }
+}
+
+fn lookup(table: &[(&str, Kind)], id: &str) -> Option<Kind> {
+    table
+        .iter()
+        .find(|(name, _)| *name == id)
+        .map(|(_, kind)| *kind)
+}
+
+fn text<'a>(json: &'a Value, field: &str) -> Option<&'a str> {
+    json.get(field).and_then(Value::as_str)
+}
+
+/// The human-readable message of a JSON error: `error.message`, a string `error`
+/// (Ollama), a top-level `message` (vLLM) or `detail` (FastAPI), or the body itself
+/// when it is a JSON string.
+fn message(json: &Value) -> Option<&str> {
+    if let Some(message) = json.as_str() {
+        return Some(message);
+    }
+    let error = json.get("error");
+    error
+        .and_then(|e| e.as_str().or_else(|| text(e, "message")))
+        .or_else(|| text(json, "message"))
+        .or_else(|| text(json, "detail"))
+}
+
+/// Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+/// "retryDelay": "30s"}`.
+fn retry_info(error: &Value) -> Option<Duration> {
+    error
+        .get("details")?
+        .as_array()?
+        .iter()
+        .filter(|detail| text(detail, "@type").is_some_and(|t| t.ends_with("google.rpc.RetryInfo")))
+        .find_map(|detail| text(detail, "retryDelay").and_then(duration::protobuf))
+}
+
+/// What the providers' phrases in free text say: an overflow, a spent quota, or nothing.
+fn phrases(text: &str) -> Option<Kind> {
+    if shows_overflow(text) {
+        Some(Kind::ContextOverflow)
+    } else if contains_any(text, &QUOTA_MARKERS) {
+        Some(Kind::QuotaSpent)
+    } else {
+        None
+    }
+}
+
+/// Whether free text carries one of the providers' context-overflow messages.
+pub(super) fn shows_overflow(text: &str) -> bool {
+    contains_any(text, &CONTEXT_OVERFLOW_MARKERS)
+}
+
+fn contains_any(haystack: &str, needles: &[&str]) -> bool {
+    let haystack = haystack.to_ascii_lowercase();
+    needles.iter().any(|n| haystack.contains(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_never_leaves_half_a_character() {
+        let mut bytes = vec![b'a'; MAX_BODY - 1];
+        bytes.extend_from_slice("é".as_bytes()); // straddles the limit
+        assert_eq!(keep(&bytes), "a".repeat(MAX_BODY - 1));
+        let euro = "€".as_bytes(); // three bytes
+        for pad in 0..3 {
+            let mut bytes = vec![b'a'; pad];
+            while bytes.len() < MAX_BODY + 8 {
+                bytes.extend_from_slice(euro);
+            }
+            let kept = keep(&bytes);
+            assert!(
+                kept.len() <= MAX_BODY && !kept.contains('\u{FFFD}'),
+                "{pad}"
+            );
+            assert_eq!(kept.len(), pad + (MAX_BODY - pad) / 3 * 3, "{pad}");
+        }
+    }
+
+    #[test]
+    fn invalid_bytes_become_replacement_characters_within_the_limit() {
+        let kept = keep(&vec![0xFF; MAX_BODY + 10]);
+        assert!(kept.len() <= MAX_BODY);
+        assert_eq!(kept.chars().count(), MAX_BODY / 3);
+        assert!(kept.chars().all(|c| c == '\u{FFFD}'));
+    }
+}

@@ -1,0 +1,119 @@
+//! Server hints: what a response's headers say about retrying it and when (`Retry-After`,
+//! `retry-after-ms`, `x-should-retry`, OpenAI's `x-ratelimit-*`). Values that are not text are ignored.
+
+use std::time::{Duration, SystemTime};
+
+use super::duration;
+
+/// Reads a `Retry-After` value: delay-seconds (`"120"`) or an HTTP-date in any of the
+/// three forms of RFC 9110 (`"Sun, 06 Nov 1994 08:49:37 GMT"`, `"Sunday, 06-Nov-94
+/// 08:49:37 GMT"`, `"Sun Nov  6 08:49:37 1994"`), as the delay from `now`.
+///
+/// `None` for anything invalid, negative, or a date in the past. Never panics.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use agent_error::http::parse_retry_after;
+///
+/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_717); // 1994-11-06 08:48:37 UTC
+/// assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
+/// assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), Some(Duration::from_secs(60)));
+/// assert_eq!(parse_retry_after("-1", now), None);
+/// assert_eq!(parse_retry_after("soon", now), None);
+/// ```
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse::<u64>().ok().map(Duration::from_secs);
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    date.duration_since(now).ok()
+}
+
+/// Reads an OpenAI `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` value: a Go
+/// duration, decimal numbers each with a unit (`h`, `m`, `s`, `ms`, `us` or `µs`, `ns`),
+/// such as `"6m0s"`, `"1s"`, `"20ms"`, `"1h2m3.5s"`, or a bare `"0"`.
+///
+/// `None` for anything else: a sign, a missing or unknown unit, a value too large for a
+/// [`Duration`]. Never panics.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::http::parse_rate_limit_reset;
+///
+/// assert_eq!(parse_rate_limit_reset("6m0s"), Some(Duration::from_secs(360)));
+/// assert_eq!(parse_rate_limit_reset("20ms"), Some(Duration::from_millis(20)));
+/// assert_eq!(parse_rate_limit_reset("1h2m3.5s"), Some(Duration::from_millis(3_723_500)));
+/// assert_eq!(parse_rate_limit_reset("250us"), Some(Duration::from_micros(250)));
+/// assert_eq!(parse_rate_limit_reset("-1s"), None);
+/// assert_eq!(parse_rate_limit_reset("5"), None);
+/// ```
+pub fn parse_rate_limit_reset(value: &str) -> Option<Duration> {
+    duration::go(value)
+}
+
+/// What the headers of one response say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct ServerHints {
+    /// The delay before trying again.
+    pub(super) retry_after: Option<Duration>,
+    /// `x-should-retry`: the server's own verdict, over the status's.
+    pub(super) should_retry: Option<bool>,
+}
+
+impl ServerHints {
+    /// Reads the hints of a response with this status; `now` dates `Retry-After`.
+    ///
+    /// `retry-after-ms` wins over `Retry-After` (it is more precise). On a 429 that has
+    /// neither nor `x-should-retry`, OpenAI's reset headers give the delay.
+    pub(super) fn read(headers: &::http::HeaderMap, status: u16, now: SystemTime) -> Self {
+        let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+        let should_retry = text("x-should-retry").and_then(parse_bool);
+        let mut retry_after = text("retry-after-ms")
+            .and_then(|value| duration::decimal(value.trim(), duration::MILLISECOND))
+            .or_else(|| text("retry-after").and_then(|value| parse_retry_after(value, now)));
+        if status == 429 && retry_after.is_none() && should_retry.is_none() {
+            retry_after = rate_limit_reset(text);
+        }
+        ServerHints {
+            retry_after,
+            should_retry,
+        }
+    }
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    let value = value.trim();
+    if value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// OpenAI's two limits, each with the header saying what is left and the one saying when
+/// it refills.
+const RATE_LIMITS: [(&str, &str); 2] = [
+    (
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+    ),
+    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
+];
+
+/// The wait until a request can succeed: the reset of the limit that is spent (the later
+/// one when both are), or the sooner reset when the headers do not say which is spent.
+fn rate_limit_reset<'h>(text: impl Fn(&str) -> Option<&'h str>) -> Option<Duration> {
+    let limits = RATE_LIMITS.map(|(remaining, reset)| {
+        let spent = text(remaining).is_some_and(|left| left.trim().parse::<u64>() == Ok(0));
+        (spent, text(reset).and_then(parse_rate_limit_reset))
+    });
+    let spent = limits
+        .iter()
+        .filter(|(spent, _)| *spent)
+        .filter_map(|(_, reset)| *reset)
+        .max();
+    spent.or_else(|| limits.iter().filter_map(|(_, reset)| *reset).min())
+}

@@ -1,0 +1,83 @@
+//! HTTP: classifying provider responses by status, server hints and body, and reading `Retry-After`.
+//! `StatusError` turns a failed response into a classified error with the right code.
+//!
+//! - [`StatusError`]: the error and its table: statuses, then what bodies and headers change.
+//! - Server hints, read from headers: [`parse_retry_after`], [`parse_rate_limit_reset`],
+//!   `retry-after-ms` and `x-should-retry` (see [`StatusError::from_parts`]).
+//! - Provider bodies: OpenAI, Anthropic and Google error JSON, and the providers' phrases in text.
+
+use std::error::Error as StdError;
+
+use crate::codes;
+
+mod body;
+mod duration;
+mod headers;
+mod kind;
+mod status_error;
+
+pub use headers::{parse_rate_limit_reset, parse_retry_after};
+pub use kind::HTTP_ERROR;
+pub use status_error::StatusError;
+
+/// What a status says about retrying.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StatusClass {
+    /// 408, 500–599 and 529: the same request may succeed later.
+    Retryable,
+    /// 429: the client is being throttled.
+    RateLimited,
+    /// Anything else: the same request will fail again.
+    Permanent,
+}
+
+/// Classifies a status: `Retryable` for 408, 500–599 and 529, `RateLimited` for 429,
+/// `Permanent` otherwise.
+///
+/// ```
+/// use agent_error::http::{classify_status, StatusClass};
+///
+/// assert_eq!(classify_status(503), StatusClass::Retryable);
+/// assert_eq!(classify_status(529), StatusClass::Retryable);
+/// assert_eq!(classify_status(429), StatusClass::RateLimited);
+/// assert_eq!(classify_status(404), StatusClass::Permanent);
+/// ```
+pub const fn classify_status(status: u16) -> StatusClass {
+    match status {
+        429 => StatusClass::RateLimited,
+        408 | 500..=599 => StatusClass::Retryable,
+        _ => StatusClass::Permanent,
+    }
+}
+
+/// Whether any link of `err`'s chain says the prompt overflowed the context window.
+///
+/// A classified link decides by its code (`context_overflow`); a [`StatusError`] has read
+/// its body as [`StatusError::from_parts`] describes, so a 5xx is never an overflow,
+/// whatever its body. An unclassified link's text is read the same way as a body: a
+/// provider's JSON error, or plain text with one of the providers' messages ("prompt is
+/// too long", "maximum context length", "context_length_exceeded", "max_tokens must be
+/// greater than thinking.budget_tokens", "input token count", …).
+///
+/// ```
+/// use agent_error::http::{is_context_overflow, StatusError};
+///
+/// let e = StatusError::new(400).with_body(r#"{"error":{"code":"context_length_exceeded"}}"#);
+/// assert!(is_context_overflow(&e));
+/// assert!(!is_context_overflow(&StatusError::new(500)));
+///
+/// let anthropic = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#;
+/// assert!(is_context_overflow(&StatusError::new(413).with_body(anthropic)));
+/// assert!(is_context_overflow(&std::io::Error::other("prompt is too long: 210000 tokens")));
+/// ```
+pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
+    crate::links(err).any(|link| match crate::classify::classify_link(link) {
+        Some(classified) => classified.code() == codes::CONTEXT_OVERFLOW,
+        // A wrapper such as `io::Error` displays as the error it wraps, the next link.
+        None if crate::chain::wrapped(link).is_some() => false,
+        None => {
+            let text = body::truncate(link.to_string());
+            body::read(&text).kind == Some(kind::Kind::ContextOverflow)
+        }
+    })
+}

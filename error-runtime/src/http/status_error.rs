@@ -1,0 +1,422 @@
+//! `StatusError`: a failed HTTP response, classified from its status, headers and body.
+//! Its code, policy, hints and recovery are read from the kinds' table in `kind.rs`.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use super::body::{self, BodyHints};
+use super::headers::{ServerHints, parse_retry_after};
+use super::kind::{Kind, TABLE};
+use crate::catalog::{Catalog, CodeDoc};
+use crate::{AgentError, Recovery, RetryPolicy};
+
+/// The hint of a response the server said not to retry, in place of its kind's.
+const DO_NOT_RETRY_HINT: &str =
+    "the server asked not to retry this request: use another provider or model";
+
+/// A failed HTTP response, classified.
+///
+/// The status decides first:
+///
+/// | status | code | retried | recovery |
+/// |---|---|---|---|
+/// | 400 | `invalid_input` | no | replan |
+/// | 401, 403 | `auth_error` | no | escalate |
+/// | 404 | `not_found` | no | abort |
+/// | 408, 504 | `timeout` | yes | retry |
+/// | 429 | `rate_limit` | yes, rate-limited | retry |
+/// | other 5xx, 529 | `provider_unavailable` | yes | retry |
+/// | other 4xx | `invalid_input` | no | replan |
+/// | anything else (a redirect not followed, a non-standard status) | `http_error` | no | abort |
+///
+/// Then, on an error status (400 and up), the body refines it when it names the failure
+/// (see [`from_parts`](Self::from_parts) for the bodies read); a body can make a 4xx a
+/// `context_overflow` (recovery `compact`) but never a 5xx. A spent quota is
+/// `budget_exhausted` (not retried, recovery `escalate`). Last, `x-should-retry` overrides
+/// both.
+///
+/// The server's delay, when given, is the policy's `retry_after`. Display shows
+/// `http [code]: HTTP 429 Too Many Requests: <first line of the body>`; the public
+/// message leaves the body out.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use agent_error::{http::StatusError, AgentError};
+///
+/// let e = StatusError::from_response(429, Some("7"), "slow down", SystemTime::now());
+/// assert_eq!(e.code(), "rate_limit");
+/// assert!(e.is_rate_limited());
+/// assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
+/// assert_eq!(e.to_string(), "http [rate_limit]: HTTP 429 Too Many Requests: slow down");
+///
+/// let quota = StatusError::new(429).with_body(r#"{"error":{"type":"insufficient_quota"}}"#);
+/// assert_eq!(quota.code(), "budget_exhausted");
+/// assert!(!quota.is_retryable());
+/// ```
+#[derive(Debug)]
+pub struct StatusError {
+    status: u16,
+    /// From a header, or `with_retry_after`.
+    retry_after: Option<Duration>,
+    body: String,
+    /// What the body says, read once when it is set.
+    body_hints: BodyHints,
+    /// `x-should-retry`.
+    should_retry: Option<bool>,
+    op: Cow<'static, str>,
+    source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    kind: Kind,
+}
+
+impl StatusError {
+    /// The most of a body that is kept, in bytes: provider error bodies are small, and a
+    /// body is read and kept in memory with the error.
+    ///
+    /// ```
+    /// use agent_error::http::StatusError;
+    ///
+    /// let e = StatusError::new(500).with_body("x".repeat(100_000));
+    /// assert_eq!(e.body().len(), StatusError::MAX_BODY);
+    /// ```
+    pub const MAX_BODY: usize = body::MAX_BODY;
+
+    /// A failed response with this status and no body.
+    ///
+    /// ```
+    /// use agent_error::{http::StatusError, AgentError};
+    ///
+    /// assert_eq!(StatusError::new(404).code(), "not_found");
+    /// ```
+    pub fn new(status: u16) -> Self {
+        StatusError {
+            status,
+            retry_after: None,
+            body: String::new(),
+            body_hints: BodyHints::default(),
+            should_retry: None,
+            op: Cow::Borrowed("http"),
+            source: None,
+            kind: Kind::of_status(status),
+        }
+    }
+
+    /// A failed response from the `http` crate's parts: the status, the headers and the body
+    /// (of which at most [`MAX_BODY`](Self::MAX_BODY) bytes are kept, as lossy UTF-8).
+    ///
+    /// Server hints read from the headers (names in any case; values that are not visible
+    /// ASCII are ignored):
+    /// - `retry-after-ms`: milliseconds, integer or decimal (`"1500"`, `"250.5"`);
+    /// - `Retry-After`: delay-seconds or an HTTP-date ([`parse_retry_after`]), when there is
+    ///   no valid `retry-after-ms`;
+    /// - `x-should-retry: true|false`: the server's verdict over the status's. `false`: not
+    ///   retried, and what would have been retried (429, 5xx, timeouts) gets recovery
+    ///   `fallback` ("not here: use another provider"); the rest keep their recovery.
+    ///   `true`: what would not have been retried becomes `provider_unavailable`, retried
+    ///   with the default policy.
+    /// - on a 429 with none of the above, OpenAI's `x-ratelimit-reset-requests` and
+    ///   `x-ratelimit-reset-tokens` ([`parse_rate_limit_reset`](super::parse_rate_limit_reset)):
+    ///   the reset of the limit that `x-ratelimit-remaining-*` says is `0` (the later one when
+    ///   both are), else the sooner of the two.
+    ///
+    /// Provider bodies read as JSON (on an error status they override the status's code,
+    /// except that only a 4xx can be a `context_overflow`):
+    ///
+    /// | provider | field | value | code |
+    /// |---|---|---|---|
+    /// | OpenAI | `error.code`, else `error.type` | `insufficient_quota`, `billing_hard_limit_reached` | `budget_exhausted` |
+    /// | | | `context_length_exceeded` | `context_overflow` |
+    /// | | | `invalid_api_key` | `auth_error` |
+    /// | | | `rate_limit_exceeded` | `rate_limit` |
+    /// | | | `server_error` | `provider_unavailable` |
+    /// | Anthropic (`"type": "error"`) | `error.type` | `overloaded_error`, `api_error` | `provider_unavailable` |
+    /// | | | `rate_limit_error` | `rate_limit` |
+    /// | | | `request_too_large` | `context_overflow` |
+    /// | | | `authentication_error`, `permission_error` | `auth_error` |
+    /// | | | `not_found_error` | `not_found` |
+    /// | | | `invalid_request_error` | `invalid_input`* |
+    /// | Google (also in a one-element array) | `error.status` | `RESOURCE_EXHAUSTED` | `rate_limit` |
+    /// | | | `UNAVAILABLE` | `provider_unavailable` |
+    /// | | | `DEADLINE_EXCEEDED` | `timeout` |
+    /// | | | `UNAUTHENTICATED`, `PERMISSION_DENIED` | `auth_error` |
+    /// | | | `NOT_FOUND` | `not_found` |
+    /// | | | `INVALID_ARGUMENT` | `invalid_input`* |
+    ///
+    /// \* `context_overflow` when the message shows one ("prompt is too long", "input token
+    /// count", …). When the JSON names nothing above, its message (`error.message`, a string
+    /// `error`, `message` or `detail`) is read as plain text is: the providers' phrases for a
+    /// context overflow or a spent quota. Google's `RetryInfo.retryDelay` (`"30s"`) is the
+    /// delay when no header gave one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::{http::StatusError, AgentError, Recovery};
+    /// use http::{HeaderMap, HeaderValue, StatusCode};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("retry-after-ms", HeaderValue::from_static("1500"));
+    /// let e = StatusError::from_parts(StatusCode::TOO_MANY_REQUESTS, &headers, "slow down");
+    /// assert_eq!(e.retry_after(), Some(Duration::from_millis(1500)));
+    ///
+    /// let overloaded = br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    /// let e = StatusError::from_parts(529u16, &HeaderMap::new(), overloaded);
+    /// assert_eq!(e.code(), "provider_unavailable");
+    ///
+    /// headers.insert("x-should-retry", HeaderValue::from_static("false"));
+    /// let e = StatusError::from_parts(503u16, &headers, "");
+    /// assert!(!e.is_retryable());
+    /// assert_eq!(e.recovery(), Recovery::Fallback);
+    /// ```
+    pub fn from_parts(
+        status: impl Into<u16>,
+        headers: &::http::HeaderMap,
+        body: impl AsRef<[u8]>,
+    ) -> Self {
+        Self::from_parts_at(status, headers, body, SystemTime::now())
+    }
+
+    /// [`from_parts`](Self::from_parts) with the clock that HTTP-dates in `Retry-After`
+    /// are measured against, for tests.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use agent_error::{http::StatusError, AgentError};
+    /// use http::{HeaderMap, HeaderValue};
+    ///
+    /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_717); // 1994-11-06 08:48:37 UTC
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("retry-after", HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"));
+    /// let e = StatusError::from_parts_at(503u16, &headers, "", now);
+    /// assert_eq!(e.retry_after(), Some(Duration::from_secs(60)));
+    /// ```
+    pub fn from_parts_at(
+        status: impl Into<u16>,
+        headers: &::http::HeaderMap,
+        body: impl AsRef<[u8]>,
+        now: SystemTime,
+    ) -> Self {
+        let status = status.into();
+        let hints = ServerHints::read(headers, status, now);
+        let mut e = Self::new(status);
+        e.retry_after = hints.retry_after;
+        e.should_retry = hints.should_retry;
+        e.set_body(body::keep(body.as_ref()));
+        e
+    }
+
+    /// A failed response from its parts: the status, the `Retry-After` header if any
+    /// (read with [`parse_retry_after`] against `now`) and the body.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use agent_error::{http::StatusError, AgentError};
+    ///
+    /// let e = StatusError::from_response(503, Some("2"), "", SystemTime::now());
+    /// assert_eq!(e.retry_after(), Some(Duration::from_secs(2)));
+    /// ```
+    pub fn from_response(
+        status: u16,
+        retry_after: Option<&str>,
+        body: impl Into<String>,
+        now: SystemTime,
+    ) -> Self {
+        let mut e = Self::new(status).with_body(body);
+        e.retry_after = retry_after.and_then(|v| parse_retry_after(v, now));
+        e
+    }
+
+    /// Sets the body (at most [`MAX_BODY`](Self::MAX_BODY) bytes are kept, cut at a
+    /// character boundary), which may change the code (quota spent, context overflow, a
+    /// provider's error type) and give a delay (Google's `RetryInfo`).
+    ///
+    /// ```
+    /// use agent_error::{http::StatusError, AgentError};
+    ///
+    /// let e = StatusError::new(400).with_body("prompt is too long: 210000 tokens > 200000 maximum");
+    /// assert_eq!(e.code(), "context_overflow");
+    /// ```
+    #[must_use]
+    pub fn with_body(mut self, body: impl Into<String>) -> Self {
+        self.set_body(body::truncate(body.into()));
+        self
+    }
+
+    /// Sets the server's requested delay.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::{http::StatusError, AgentError};
+    ///
+    /// let e = StatusError::new(429).with_retry_after(Duration::from_secs(3));
+    /// assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+    /// ```
+    #[must_use]
+    pub fn with_retry_after(mut self, delay: Duration) -> Self {
+        self.retry_after = Some(delay);
+        self
+    }
+
+    /// Sets the operation (`"http"` by default), such as `"llm.generate"`.
+    #[must_use]
+    pub fn with_op(mut self, op: impl Into<Cow<'static, str>>) -> Self {
+        self.op = op.into();
+        self
+    }
+
+    /// Sets the cause (a transport error, say).
+    #[must_use]
+    pub fn with_source(
+        mut self,
+        source: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
+    ) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The response body, as kept.
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
+    fn set_body(&mut self, body: String) {
+        self.body_hints = body::read(&body);
+        self.body = body;
+        self.kind = Kind::resolve(self.status, self.body_hints.kind, self.should_retry);
+    }
+
+    /// The server said not to retry what would otherwise have been retried.
+    fn retry_refused(&self) -> bool {
+        self.should_retry == Some(false) && self.kind.doc().policy.is_retryable()
+    }
+
+    fn write_status(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP {}", self.status)?;
+        match reason(self.status) {
+            Some(reason) => write!(f, " {reason}"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn reason(status: u16) -> Option<&'static str> {
+    Some(match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        413 => "Content Too Large",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        529 => "Overloaded",
+        _ => return None,
+    })
+}
+
+inventory::submit! { crate::registry::Registration::of::<StatusError>() }
+
+impl fmt::Display for StatusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: ", self.op, self.code())?;
+        self.fmt_message(f)?;
+        match &self.source {
+            Some(source) => crate::__private::write_cause(f, &**source),
+            None => Ok(()),
+        }
+    }
+}
+
+impl StdError for StatusError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
+    }
+}
+
+impl AgentError for StatusError {
+    fn code(&self) -> &str {
+        self.kind.doc().code
+    }
+
+    fn op(&self) -> &str {
+        &self.op
+    }
+
+    /// `HTTP 429 Too Many Requests`, then `: ` and the body's first line (at most 200 characters).
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_status(f)?;
+        let first = self.body.lines().map(str::trim).find(|l| !l.is_empty());
+        match first {
+            Some(line) => {
+                let cut = line.char_indices().nth(200).map_or(line.len(), |(i, _)| i);
+                write!(f, ": {}", line.get(..cut).unwrap_or(line))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// `HTTP 429 Too Many Requests`: the body stays out of public renderings.
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_status(f)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        let policy = self.kind.doc().policy;
+        if self.should_retry == Some(false) || !policy.is_retryable() {
+            return RetryPolicy::NEVER;
+        }
+        policy.with_retry_after(self.retry_after.or(self.body_hints.retry_delay))
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        if self.retry_refused() {
+            return vec![Cow::Borrowed(DO_NOT_RETRY_HINT)];
+        }
+        self.kind
+            .doc()
+            .hints
+            .iter()
+            .map(|hint| Cow::Borrowed(*hint))
+            .collect()
+    }
+
+    fn status(&self) -> Option<u16> {
+        Some(self.status)
+    }
+
+    fn recovery(&self) -> Recovery {
+        if self.retry_refused() {
+            Recovery::Fallback
+        } else {
+            self.kind.doc().recovery
+        }
+    }
+}
+
+impl PartialEq for StatusError {
+    /// Equal when the codes are, as derived types.
+    fn eq(&self, other: &Self) -> bool {
+        self.code() == other.code()
+    }
+}
+
+impl Eq for StatusError {}
+
+impl Catalog for StatusError {
+    /// One entry per kind of the table above; the op is set at run time (`"http"` by
+    /// default). `x-should-retry` changes a response's retrying at run time, not its code.
+    const CODES: &'static [CodeDoc] = &TABLE;
+}
