@@ -10,18 +10,73 @@ use agent_error::{AgentError, Error, Recovery, classify, codes, display, has_cod
 
 /// Every classified kind: its code, whether it is retried, and its fixed public message.
 const IO_KINDS: [(ErrorKind, &str, bool, &str); 12] = [
-    (ErrorKind::TimedOut, "timeout", true, "the operation timed out"),
-    (ErrorKind::ConnectionRefused, "provider_unavailable", true, "connection refused"),
-    (ErrorKind::ConnectionReset, "provider_unavailable", true, "connection reset"),
-    (ErrorKind::ConnectionAborted, "provider_unavailable", true, "connection aborted"),
-    (ErrorKind::NotConnected, "provider_unavailable", true, "not connected"),
-    (ErrorKind::BrokenPipe, "provider_unavailable", true, "broken pipe"),
-    (ErrorKind::UnexpectedEof, "provider_unavailable", true, "unexpected end of stream"),
-    (ErrorKind::HostUnreachable, "provider_unavailable", true, "host unreachable"),
-    (ErrorKind::NetworkUnreachable, "provider_unavailable", true, "network unreachable"),
-    (ErrorKind::NetworkDown, "provider_unavailable", true, "network down"),
+    (
+        ErrorKind::TimedOut,
+        "timeout",
+        true,
+        "the operation timed out",
+    ),
+    (
+        ErrorKind::ConnectionRefused,
+        "provider_unavailable",
+        true,
+        "connection refused",
+    ),
+    (
+        ErrorKind::ConnectionReset,
+        "provider_unavailable",
+        true,
+        "connection reset",
+    ),
+    (
+        ErrorKind::ConnectionAborted,
+        "provider_unavailable",
+        true,
+        "connection aborted",
+    ),
+    (
+        ErrorKind::NotConnected,
+        "provider_unavailable",
+        true,
+        "not connected",
+    ),
+    (
+        ErrorKind::BrokenPipe,
+        "provider_unavailable",
+        true,
+        "broken pipe",
+    ),
+    (
+        ErrorKind::UnexpectedEof,
+        "provider_unavailable",
+        true,
+        "unexpected end of stream",
+    ),
+    (
+        ErrorKind::HostUnreachable,
+        "provider_unavailable",
+        true,
+        "host unreachable",
+    ),
+    (
+        ErrorKind::NetworkUnreachable,
+        "provider_unavailable",
+        true,
+        "network unreachable",
+    ),
+    (
+        ErrorKind::NetworkDown,
+        "provider_unavailable",
+        true,
+        "network down",
+    ),
     (ErrorKind::NotFound, "not_found", false, "not found"),
-    (ErrorKind::PermissionDenied, "auth_error", false, "permission denied"),
+    (
+        ErrorKind::PermissionDenied,
+        "auth_error",
+        false,
+        "permission denied",
+    ),
 ];
 
 #[test]
@@ -45,10 +100,10 @@ fn every_io_kind_of_the_table_is_classified() {
             assert!(std::ptr::addr_eq(c.link(), &e as &dyn StdError));
         }
     }
-    let retry = classify(&io::Error::from(ErrorKind::TimedOut)).unwrap();
-    assert_eq!(retry.recovery(), Recovery::Retry);
-    let denied = classify(&io::Error::from(ErrorKind::PermissionDenied)).unwrap();
-    assert_eq!(denied.recovery(), Recovery::Escalate);
+    let timed_out = io::Error::from(ErrorKind::TimedOut);
+    assert_eq!(classify(&timed_out).unwrap().recovery(), Recovery::Retry);
+    let denied = io::Error::from(ErrorKind::PermissionDenied);
+    assert_eq!(classify(&denied).unwrap().recovery(), Recovery::Escalate);
 }
 
 #[test]
@@ -91,7 +146,10 @@ fn foreign_links_are_offered_from_the_outside_in() {
     // Context strings are not io::Errors: the first classified link is the NotFound.
     assert_eq!(classify(outer.as_ref()).unwrap().code(), "not_found");
 
-    let two = io::Error::new(ErrorKind::TimedOut, Wrapper(io::Error::from(ErrorKind::NotFound)));
+    let two = io::Error::new(
+        ErrorKind::TimedOut,
+        Wrapper(io::Error::from(ErrorKind::NotFound)),
+    );
     let c = classify(&two).unwrap();
     assert_eq!(c.code(), "timeout");
     assert!(std::ptr::addr_eq(c.link(), &two as &dyn StdError));
@@ -131,10 +189,18 @@ impl StdError for SdkError {}
 agent_error::classifier!(SdkError, |e: &SdkError| -> Option<agent_error::Error> {
     match e.status {
         529 => Some(
-            Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "the provider is overloaded")
-                .with_hint("try another model"),
+            Error::new(
+                "llm.generate",
+                codes::PROVIDER_UNAVAILABLE,
+                "the provider is overloaded",
+            )
+            .with_hint("try another model"),
         ),
-        402 => Some(Error::new("llm.generate", codes::BUDGET_EXHAUSTED, "the credit is spent")),
+        402 => Some(Error::new(
+            "llm.generate",
+            codes::BUDGET_EXHAUSTED,
+            "the credit is spent",
+        )),
         _ => None,
     }
 });
@@ -160,19 +226,38 @@ agent_error::classifier!(io::Error, |e: &io::Error| -> Option<agent_error::Error
 
 #[test]
 fn a_user_classifier_classifies_its_foreign_type() {
-    let e = SdkError { status: 529, detail: "SELECT * FROM users".into() };
+    let e = SdkError {
+        status: 529,
+        detail: "SELECT * FROM users".into(),
+    };
     let c = classify(&e).unwrap();
     assert_eq!(c.code(), "provider_unavailable");
     assert!(c.is_retryable());
     assert_eq!(c.hints(), ["try another model"]);
-    assert_eq!(display::public(&*c).to_string(), "the provider is overloaded");
-    assert_eq!(agent_error::tool::render_error(&e), "[error:provider_unavailable] the provider is overloaded\nhint: try another model");
+    assert_eq!(
+        display::public(&*c).to_string(),
+        "the provider is overloaded"
+    );
+    assert_eq!(
+        agent_error::tool::render_error(&e),
+        "[error:provider_unavailable] the provider is overloaded\nhint: try another model"
+    );
 
-    let spent = anyhow::Error::new(SdkError { status: 402, detail: String::new() }).context("turn 3");
+    let spent = anyhow::Error::new(SdkError {
+        status: 402,
+        detail: String::new(),
+    })
+    .context("turn 3");
     assert!(has_code(spent.as_ref(), codes::BUDGET_EXHAUSTED));
     assert!(!is_retryable(spent.as_ref()));
 
-    assert!(classify(&SdkError { status: 400, detail: String::new() }).is_none());
+    assert!(
+        classify(&SdkError {
+            status: 400,
+            detail: String::new()
+        })
+        .is_none()
+    );
 }
 
 #[test]
@@ -199,7 +284,11 @@ impl StdError for PoolError {}
 fn a_classifier_registered_at_run_time_is_used() {
     assert!(classify(&PoolError).is_none());
     agent_error::register_classifier(|_: &PoolError| {
-        Some(Error::new("db.pool", codes::TIMEOUT, "no connection free in time"))
+        Some(Error::new(
+            "db.pool",
+            codes::TIMEOUT,
+            "no connection free in time",
+        ))
     });
     let c = classify(&PoolError).unwrap();
     assert_eq!(c.code(), "timeout");
@@ -212,13 +301,23 @@ fn a_classification_keeps_no_source() {
     let e = io::Error::from(ErrorKind::ConnectionRefused);
     let c = classify(&e).unwrap();
     assert!(c.source().is_none());
-    assert_eq!(c.to_string(), "io [provider_unavailable]: connection refused");
+    assert_eq!(
+        c.to_string(),
+        "io [provider_unavailable]: connection refused"
+    );
 }
 
 #[test]
 fn display_chain_prints_a_classified_foreign_link_with_its_code() {
-    let e = Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "all retries failed")
-        .with_source(io::Error::new(ErrorKind::ConnectionRefused, "127.0.0.1:9 refused"));
+    let e = Error::new(
+        "llm.generate",
+        codes::PROVIDER_UNAVAILABLE,
+        "all retries failed",
+    )
+    .with_source(io::Error::new(
+        ErrorKind::ConnectionRefused,
+        "127.0.0.1:9 refused",
+    ));
     assert_eq!(
         display::chain(&e).to_string(),
         "llm.generate [provider_unavailable]: all retries failed: io [provider_unavailable]: 127.0.0.1:9 refused"
@@ -232,7 +331,10 @@ fn display_chain_prints_a_classified_foreign_link_with_its_code() {
 #[test]
 fn tool_text_of_a_foreign_error_is_its_classification() {
     let e = io::Error::new(ErrorKind::NotFound, "/etc/shadow");
-    assert_eq!(agent_error::tool::render_error(&e), "[error:not_found] not found");
+    assert_eq!(
+        agent_error::tool::render_error(&e),
+        "[error:not_found] not found"
+    );
     let unknown = io::Error::other("/etc/shadow");
     assert_eq!(
         agent_error::tool::render_error(&unknown),
@@ -243,8 +345,15 @@ fn tool_text_of_a_foreign_error_is_its_classification() {
 #[cfg(feature = "serde")]
 #[test]
 fn report_capture_keeps_classified_foreign_links_with_their_fixed_text() {
-    let e = Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "all retries failed")
-        .with_source(Wrapper(io::Error::new(ErrorKind::TimedOut, "10.0.0.7 slow")));
+    let e = Error::new(
+        "llm.generate",
+        codes::PROVIDER_UNAVAILABLE,
+        "all retries failed",
+    )
+    .with_source(Wrapper(io::Error::new(
+        ErrorKind::TimedOut,
+        "10.0.0.7 slow",
+    )));
     let json = serde_json::to_string(&agent_error::Report::capture(&e)).unwrap();
     assert_eq!(
         json,
@@ -263,10 +372,13 @@ fn an_elapsed_tokio_timeout_is_a_timeout() {
         .build()
         .unwrap();
     let elapsed = rt
-        .block_on(tokio::time::timeout(
-            std::time::Duration::from_millis(1),
-            std::future::pending::<()>(),
-        ))
+        .block_on(async {
+            tokio::time::timeout(
+                std::time::Duration::from_millis(1),
+                std::future::pending::<()>(),
+            )
+            .await
+        })
         .unwrap_err();
     let c = classify(&elapsed).unwrap();
     assert_eq!(c.code(), "timeout");

@@ -134,21 +134,22 @@ fn timeout_and_provider_unavailable_are_retryable_by_default() {
 
 #[test]
 fn other_codes_are_not_retryable_by_default() {
-    for code in [
-        codes::AUTH,
-        codes::INVALID_INPUT,
-        codes::TOOL_FAILED,
-        codes::GUARD_BLOCKED,
-        codes::BUDGET_EXHAUSTED,
-        codes::NOT_FOUND,
-        codes::CONTEXT_OVERFLOW,
-        "custom.code",
+    // The recovery is the vocabulary's for its code, `abort` for a code outside it.
+    for (code, recovery) in [
+        (codes::AUTH, Recovery::Escalate),
+        (codes::INVALID_INPUT, Recovery::Replan),
+        (codes::TOOL_FAILED, Recovery::Replan),
+        (codes::GUARD_BLOCKED, Recovery::Replan),
+        (codes::BUDGET_EXHAUSTED, Recovery::Escalate),
+        (codes::NOT_FOUND, Recovery::Abort),
+        (codes::CONTEXT_OVERFLOW, Recovery::Compact),
+        ("custom.code", Recovery::Abort),
     ] {
         let e = Error::new("a.b", code, "x");
         assert!(!e.is_retryable(), "{code}");
         assert_eq!(e.retry_policy(), RetryPolicy::NEVER, "{code}");
         assert_eq!(e.retry_policy().max_attempts(), 1);
-        assert_eq!(e.recovery(), Recovery::Abort, "{code}");
+        assert_eq!(e.recovery(), recovery, "{code}");
     }
 }
 

@@ -410,3 +410,66 @@ fn the_retriers_default_cap_bounds_alternating_codes() {
     );
     assert_eq!(slept.len(), 9);
 }
+
+/// A plain `io::Error` is classified (SPEC §7): a timeout is retried like a derived one.
+#[test]
+fn a_foreign_io_timeout_is_retried_by_its_classification() {
+    let outcome = Retrier::new().seed(1).run_detailed_with_sleep(
+        fail_times(2, || std::io::Error::from(std::io::ErrorKind::TimedOut)),
+        |_| {},
+    );
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::Succeeded, 3));
+    let refused = Retrier::new().seed(1).run_detailed_with_sleep(
+        fail_times(9, || {
+            std::io::Error::from(std::io::ErrorKind::ConnectionRefused)
+        }),
+        |_| {},
+    );
+    // provider_unavailable: the default policy's 3 attempts.
+    assert_eq!(
+        (refused.stop, refused.attempts),
+        (Stop::AttemptsExhausted, 3)
+    );
+    let other = Retrier::new()
+        .run_detailed_with_sleep(fail_times(9, || std::io::Error::other("disk full")), |_| {});
+    assert_eq!((other.stop, other.attempts), (Stop::Permanent, 1));
+}
+
+/// Boxed errors and `anyhow::Error` do not implement `Error`: the retrier takes them as they
+/// are and gives the very same error back.
+#[test]
+fn boxed_and_anyhow_errors_are_retried_and_given_back_unchanged() {
+    type Boxed = Box<dyn std::error::Error + Send + Sync>;
+    let outcome = Retrier::new().seed(2).run_detailed_with_sleep(
+        fail_times(5, || -> Boxed {
+            Box::new(std::io::Error::from(std::io::ErrorKind::TimedOut))
+        }),
+        |_| {},
+    );
+    assert_eq!(
+        (outcome.stop, outcome.attempts),
+        (Stop::AttemptsExhausted, 3)
+    );
+    let err: Boxed = outcome.result.unwrap_err();
+    assert_eq!(
+        err.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+        Some(std::io::ErrorKind::TimedOut)
+    );
+
+    let result: Result<u32, anyhow::Error> = Retrier::new()
+        .seed(3)
+        .run_detailed_with_sleep(
+            fail_times(1, || {
+                anyhow::Error::new(Error::new("llm.generate", codes::RATE_LIMIT, "slow down"))
+                    .context("turn 2")
+            }),
+            |_| {},
+        )
+        .result;
+    assert_eq!(result.unwrap(), 2);
+
+    let permanent = Retrier::new()
+        .run(|_| -> Result<(), anyhow::Error> { Err(anyhow::anyhow!("no such model")) })
+        .unwrap_err();
+    assert_eq!(permanent.to_string(), "no such model");
+}

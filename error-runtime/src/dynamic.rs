@@ -204,14 +204,20 @@ impl AgentError for Error {
         self.inner.hints.clone()
     }
 
+    /// The recovery set with [`with_recovery`](Error::with_recovery); else `retry` when
+    /// retryable, else the vocabulary's for the code (`escalate` for `auth_error`, `replan`
+    /// for `invalid_input`, …) and `abort` for other codes.
     fn recovery(&self) -> Recovery {
-        self.inner
-            .recovery
-            .unwrap_or(if self.inner.policy.is_retryable() {
-                Recovery::Retry
-            } else {
-                Recovery::Abort
-            })
+        if let Some(recovery) = self.inner.recovery {
+            return recovery;
+        }
+        if self.inner.policy.is_retryable() {
+            return Recovery::Retry;
+        }
+        match codes::default_recovery(&self.inner.code) {
+            Some(recovery) if recovery != Recovery::Retry => recovery,
+            _ => Recovery::Abort,
+        }
     }
 
     fn message(&self) -> String {

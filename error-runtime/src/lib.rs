@@ -20,6 +20,8 @@
 //! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`], and
 //!   `tokio::time::error::Elapsed` classified as `timeout`.
 //! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
+//! - `reqwest`: `reqwest::Error` classified (timeout, connect, status, builder), and
+//!   [`reqwest::check`] / `http::StatusError::from_reqwest` for error responses.
 
 #![warn(missing_docs)]
 
@@ -38,6 +40,8 @@ mod recovery;
 mod registry;
 #[cfg(feature = "serde")]
 pub mod report;
+#[cfg(feature = "reqwest")]
+pub mod reqwest;
 pub mod retry;
 #[cfg(feature = "tokio")]
 mod tokio;
