@@ -3,13 +3,13 @@
 //! classified error that the retrier obeys: a 429 with Retry-After, two 503s, then 200;
 //! and a 429 whose quota is spent, which is not retried. Prints what crosses the wire.
 //!
-//! `cargo run --example remote --all-features`
+//! `cargo run --example remote --features serde,reqwest,tokio`
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use agent_error::http::{StatusError, parse_retry_after};
+use agent_error::http::StatusError;
 use agent_error::report::Problem;
 use agent_error::retry::{Retrier, tokio_sleep};
 use agent_error::{AgentError, Report};
@@ -94,33 +94,29 @@ pub async fn serve() -> (String, Arc<AtomicU32>, Arc<AtomicU32>) {
     (base, flaky_hits, quota_hits)
 }
 
-/// The client side: a failed response becomes a classified [`Report`], from its
-/// problem+json when it has one, else from its status and body.
+/// The client side: a transport error keeps its own classification (a refused connection
+/// is `provider_unavailable`, retried); a failed response becomes a classified [`Report`],
+/// from its problem+json when it has one, else from its status, headers and body.
 pub async fn call(client: &reqwest::Client, url: &str) -> Result<String, Report> {
     let response = client
         .get(url)
         .send()
         .await
-        .map_err(|e| Report::capture(&StatusError::new(0).with_source(e)))?;
-    let status = response.status().as_u16();
+        .map_err(|e| Report::capture(&e))?;
     if response.status().is_success() {
         return Ok(response.text().await.unwrap_or_default());
     }
-    let retry_after = response
-        .headers()
-        .get(header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, SystemTime::now()));
     let is_problem = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(Problem::CONTENT_TYPE.as_bytes()));
-    let body = response.text().await.unwrap_or_default();
-    let report = match serde_json::from_str::<Problem>(&body) {
-        Ok(problem) if is_problem => Report::from_problem(problem),
-        _ => Report::capture(&StatusError::new(status).with_body(body)),
+    let status = StatusError::from_reqwest(response).await;
+    let report = match serde_json::from_str::<Problem>(status.body()) {
+        Ok(problem) if is_problem => {
+            Report::from_problem(problem).or_retry_after(status.retry_after())
+        }
+        _ => Report::capture(&status),
     };
-    let report = report.or_retry_after(retry_after);
     say(format_args!(
         "  client <- {} (retryable: {}, retry-after: {:?}, recovery: {})",
         report,

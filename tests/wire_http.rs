@@ -2,7 +2,7 @@
 //! server answers problem+json 429 with Retry-After, then 503 twice, then 200; the client
 //! turns responses into classified errors and the retrier obeys them. Binds 127.0.0.1 on
 //! an ephemeral port; nothing else is contacted; bounded in time.
-#![cfg(all(feature = "serde", feature = "http", feature = "tokio"))]
+#![cfg(all(feature = "serde", feature = "reqwest", feature = "tokio"))]
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
