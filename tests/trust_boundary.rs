@@ -108,3 +108,106 @@ fn redacted_fields_read_redacted_and_the_rest_stays() {
     );
     assert_eq!(tool::render(&cases()[2]), "[error:db_failed] query failed");
 }
+
+/// Whole chains, typed and foreign, as they reach the renderings that take any error.
+fn chains() -> Vec<Box<dyn std::error::Error + Send + Sync + 'static>> {
+    use std::io::{Error as IoError, ErrorKind};
+    let mut out: Vec<Box<dyn std::error::Error + Send + Sync>> = Vec::new();
+    for typed in cases() {
+        out.push(Box::new(typed));
+    }
+    // Foreign links whose text carries the canary: classified, and not.
+    out.push(Box::new(IoError::new(
+        ErrorKind::ConnectionRefused,
+        format!("connect to {CANARY}.internal:443"),
+    )));
+    out.push(Box::new(IoError::new(
+        ErrorKind::PermissionDenied,
+        format!("open /home/alice/{CANARY}"),
+    )));
+    out.push(Box::new(IoError::other(format!("SELECT '{CANARY}'"))));
+    out.push(
+        anyhow::Error::new(IoError::new(ErrorKind::TimedOut, CANARY))
+            .context(format!("while calling {CANARY}"))
+            .into(),
+    );
+    out.push(Box::new(
+        agent_error::Error::new("llm.generate", "provider_unavailable", "all retries failed")
+            .with_source(Secretive::Auth {
+                key: CANARY.into(),
+                account: "acme".into(),
+            }),
+    ));
+    out
+}
+
+#[test]
+fn the_canary_never_reaches_a_rendering_of_a_whole_chain() {
+    for err in chains() {
+        let err: &(dyn std::error::Error + 'static) = &*err;
+        let mut texts = vec![
+            tool::render_error(err),
+            display::public_chain(err).to_string(),
+            format!("{:#}", display::public_chain(err)),
+        ];
+        if let Some(c) = agent_error::classify(err) {
+            texts.extend(public_renderings(&*c));
+        }
+        #[cfg(feature = "serde")]
+        {
+            let report = agent_error::Report::capture(err);
+            texts.push(serde_json::to_string(&report).unwrap());
+            texts.push(serde_json::to_string(&report.to_problem()).unwrap());
+        }
+        for text in texts {
+            assert!(!text.contains(CANARY), "leaked into {text:?} from {err:?}");
+        }
+    }
+}
+
+#[cfg(feature = "tracing")]
+#[path = "support/capture.rs"]
+mod capture;
+
+#[cfg(feature = "tracing")]
+#[test]
+fn the_canary_never_reaches_a_trace() {
+    use std::time::Duration;
+    let capture = capture::Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        for err in chains() {
+            let err: &(dyn std::error::Error + 'static) = &*err;
+            agent_error::trace::record(err);
+            let span = tracing::info_span!(
+                "call",
+                error.type = tracing::field::Empty,
+                error.op = tracing::field::Empty,
+                error.message = tracing::field::Empty
+            );
+            agent_error::trace::record_on_span(&span, err);
+            if let Some(c) = agent_error::classify(err) {
+                agent_error::trace::on_retry(&*c, 1, Duration::from_millis(5));
+            }
+        }
+    });
+    let events = capture.events.lock().unwrap();
+    assert_eq!(
+        events.len(),
+        chains().len() * 2 - 1,
+        "every chain but one is classified"
+    );
+    for (_, fields) in events.iter() {
+        for (name, value) in fields {
+            assert!(!value.contains(CANARY), "{name} = {value:?}");
+        }
+    }
+    for (name, value) in capture.spans.lock().unwrap().iter() {
+        assert!(!value.contains(CANARY), "span {name} = {value:?}");
+    }
+    // Asked for explicitly, the operator's text is there.
+    let unredacted = capture::Capture::default();
+    tracing::subscriber::with_default(unredacted.clone(), || {
+        agent_error::trace::record_unredacted(&*chains()[4]);
+    });
+    assert!(unredacted.events.lock().unwrap()[0].1["message"].contains(CANARY));
+}
