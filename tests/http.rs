@@ -1,14 +1,17 @@
-//! HTTP classification: statuses, Retry-After in every form, `StatusError` codes, and
-//! recognising a context-window overflow anywhere in a chain.
+//! HTTP classification: statuses, Retry-After in every form, `StatusError` codes, responses
+//! from their parts (server hints in headers, provider error bodies, the 64 KiB body limit),
+//! and recognising a context-window overflow anywhere in a chain.
 
 #![cfg(feature = "http")]
 use std::time::{Duration, SystemTime};
 
 use agent_error::http::{
-    StatusClass, StatusError, classify_status, is_context_overflow, parse_retry_after,
+    StatusClass, StatusError, classify_status, is_context_overflow, parse_rate_limit_reset,
+    parse_retry_after,
 };
 use agent_error::retry::{Retrier, Stop};
-use agent_error::{AgentError, Recovery};
+use agent_error::{AgentError, Recovery, RetryPolicy};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use proptest::prelude::*;
 
 /// 1994-11-06 08:48:37 UTC, one minute before RFC 9110's example date.
@@ -216,5 +219,876 @@ proptest! {
     fn status_errors_never_panic(status in any::<u16>(), body in "\\PC{0,300}") {
         let e = StatusError::new(status).with_body(body);
         let _ = (e.to_string(), e.code(), e.retry_policy(), e.hints(), e.recovery());
+    }
+}
+
+fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+    let mut map = HeaderMap::new();
+    for (name, value) in pairs {
+        map.append(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_str(value).unwrap(),
+        );
+    }
+    map
+}
+
+/// A response from its parts, with the test clock.
+fn parts(status: u16, pairs: &[(&str, &str)], body: &str) -> StatusError {
+    StatusError::from_parts_at(status, &headers(pairs), body, now())
+}
+
+fn retry_after(status: u16, pairs: &[(&str, &str)]) -> Option<Duration> {
+    parts(status, pairs, "").retry_after()
+}
+
+fn code(status: u16, body: &str) -> &'static str {
+    let e = parts(status, &[], body);
+    agent_error::codes::ALL
+        .into_iter()
+        .chain([agent_error::http::HTTP_ERROR])
+        .find(|c| *c == e.code())
+        .unwrap()
+}
+
+const SECS: fn(u64) -> Option<Duration> = |s| Some(Duration::from_secs(s));
+const MILLIS: fn(u64) -> Option<Duration> = |ms| Some(Duration::from_millis(ms));
+
+#[test]
+fn from_parts_takes_the_http_crates_status_code() {
+    let e = StatusError::from_parts(
+        http::StatusCode::SERVICE_UNAVAILABLE,
+        &HeaderMap::new(),
+        b"",
+    );
+    assert_eq!((e.status(), e.code()), (503, "provider_unavailable"));
+    let e = StatusError::from_parts(404u16, &HeaderMap::new(), String::from("no such model"));
+    assert_eq!((e.code(), e.body()), ("not_found", "no such model"));
+}
+
+#[test]
+fn retry_after_header_in_seconds_and_all_three_dates() {
+    assert_eq!(retry_after(503, &[("Retry-After", "120")]), SECS(120));
+    assert_eq!(retry_after(429, &[("retry-after", "0")]), SECS(0));
+    for date in [
+        "Sun, 06 Nov 1994 08:49:37 GMT",
+        "Sunday, 06-Nov-94 08:49:37 GMT",
+        "Sun Nov  6 08:49:37 1994",
+    ] {
+        assert_eq!(
+            retry_after(503, &[("RETRY-AFTER", date)]),
+            SECS(60),
+            "{date}"
+        );
+    }
+    assert_eq!(
+        retry_after(503, &[("retry-after", "Sun, 06 Nov 1994 08:47:37 GMT")]),
+        None
+    );
+    assert_eq!(retry_after(503, &[("retry-after", "soon")]), None);
+    // Not retried, so no delay.
+    assert_eq!(retry_after(400, &[("retry-after", "5")]), None);
+}
+
+#[test]
+fn retry_after_ms_reads_integers_and_decimals_and_wins_over_retry_after() {
+    assert_eq!(
+        retry_after(429, &[("retry-after-ms", "1500")]),
+        MILLIS(1500)
+    );
+    assert_eq!(
+        retry_after(429, &[("retry-after-ms", "250.5")]),
+        Some(Duration::from_micros(250_500))
+    );
+    assert_eq!(retry_after(503, &[("Retry-After-Ms", " 20 ")]), MILLIS(20));
+    assert_eq!(retry_after(503, &[("retry-after-ms", "0")]), SECS(0));
+    assert_eq!(
+        retry_after(503, &[("retry-after-ms", ".5")]),
+        Some(Duration::from_micros(500))
+    );
+    assert_eq!(
+        retry_after(429, &[("retry-after", "30"), ("retry-after-ms", "1500")]),
+        MILLIS(1500)
+    );
+}
+
+#[test]
+fn junk_retry_after_ms_is_ignored() {
+    for junk in [
+        "",
+        "abc",
+        "-5",
+        "+5",
+        "1e3",
+        "inf",
+        "NaN",
+        "1,5",
+        "1.2.3",
+        ".",
+        "5ms",
+        "99999999999999999999999999999999",
+    ] {
+        assert_eq!(
+            retry_after(429, &[("retry-after-ms", junk)]),
+            None,
+            "{junk:?}"
+        );
+        assert_eq!(
+            retry_after(429, &[("retry-after-ms", junk), ("retry-after", "7")]),
+            SECS(7),
+            "{junk:?}"
+        );
+    }
+}
+
+#[test]
+fn header_values_that_are_not_visible_ascii_are_ignored() {
+    let mut map = HeaderMap::new();
+    map.insert("retry-after", HeaderValue::from_bytes(b"\xff12").unwrap());
+    map.insert(
+        "retry-after-ms",
+        HeaderValue::from_bytes("1500\u{e9}".as_bytes()).unwrap(),
+    );
+    map.insert(
+        "x-should-retry",
+        HeaderValue::from_bytes(b"fal\xe9se").unwrap(),
+    );
+    let e = StatusError::from_parts_at(503u16, &map, "", now());
+    assert_eq!(
+        (e.code(), e.retry_after(), e.is_retryable()),
+        ("provider_unavailable", None, true)
+    );
+}
+
+#[test]
+fn x_should_retry_false_stops_retrying_and_falls_back_where_a_retry_was_due() {
+    let hint = vec!["the server asked not to retry this request: use another provider or model"];
+    for (status, code) in [
+        (429, "rate_limit"),
+        (500, "provider_unavailable"),
+        (503, "provider_unavailable"),
+        (529, "provider_unavailable"),
+        (408, "timeout"),
+        (504, "timeout"),
+    ] {
+        let e = parts(
+            status,
+            &[("x-should-retry", "false"), ("retry-after", "5")],
+            "",
+        );
+        assert_eq!(e.code(), code, "{status}");
+        assert_eq!(e.retry_policy(), RetryPolicy::NEVER, "{status}");
+        assert_eq!(
+            (e.is_retryable(), e.is_rate_limited(), e.retry_after()),
+            (false, false, None)
+        );
+        assert_eq!(e.recovery(), Recovery::Fallback, "{status}");
+        assert_eq!(e.hints(), hint, "{status}");
+    }
+    // What was not going to be retried keeps its recovery.
+    for (status, code, recovery) in [
+        (400, "invalid_input", Recovery::Replan),
+        (401, "auth_error", Recovery::Escalate),
+        (404, "not_found", Recovery::Abort),
+    ] {
+        let e = parts(status, &[("x-should-retry", "false")], "");
+        assert_eq!(
+            (e.code(), e.is_retryable(), e.recovery()),
+            (code, false, recovery)
+        );
+    }
+    let spent = parts(
+        429,
+        &[("x-should-retry", "false")],
+        r#"{"error":{"code":"insufficient_quota"}}"#,
+    );
+    assert_eq!(
+        (spent.code(), spent.recovery()),
+        ("budget_exhausted", Recovery::Escalate)
+    );
+}
+
+#[test]
+fn x_should_retry_true_retries_what_the_status_would_not() {
+    for status in [400, 401, 403, 404, 409, 422, 302] {
+        let e = parts(status, &[("x-should-retry", "true")], "");
+        assert_eq!(e.code(), "provider_unavailable", "{status}");
+        assert_eq!(e.retry_policy(), RetryPolicy::DEFAULT, "{status}");
+        assert_eq!(e.recovery(), Recovery::Retry, "{status}");
+        assert_eq!(e.status(), status);
+    }
+    let e = parts(400, &[("x-should-retry", "TRUE"), ("retry-after", "3")], "");
+    assert_eq!(
+        (e.code(), e.retry_after()),
+        ("provider_unavailable", SECS(3))
+    );
+    // Already retried: unchanged.
+    let e = parts(429, &[("x-should-retry", "true"), ("retry-after", "3")], "");
+    assert_eq!(
+        (e.code(), e.is_rate_limited(), e.retry_after()),
+        ("rate_limit", true, SECS(3))
+    );
+    let e = parts(504, &[("x-should-retry", "true")], "");
+    assert_eq!(
+        (e.code(), e.retry_policy()),
+        ("timeout", RetryPolicy::DEFAULT)
+    );
+    // Anything but true or false is ignored.
+    for junk in ["yes", "1", "", "truee"] {
+        let e = parts(400, &[("x-should-retry", junk)], "");
+        assert_eq!(
+            (e.code(), e.is_retryable()),
+            ("invalid_input", false),
+            "{junk:?}"
+        );
+    }
+}
+
+#[test]
+fn openai_rate_limit_resets_are_read_on_a_429_without_other_hints() {
+    let both = [
+        ("x-ratelimit-reset-requests", "1s"),
+        ("x-ratelimit-reset-tokens", "6m0s"),
+    ];
+    assert_eq!(retry_after(429, &both), SECS(1));
+    let tokens_spent = [
+        both[0],
+        both[1],
+        ("x-ratelimit-remaining-requests", "59"),
+        ("x-ratelimit-remaining-tokens", "0"),
+    ];
+    assert_eq!(retry_after(429, &tokens_spent), SECS(360));
+    let requests_spent = [
+        ("x-ratelimit-reset-requests", "20ms"),
+        ("x-ratelimit-reset-tokens", "6m0s"),
+        ("x-ratelimit-remaining-requests", "0"),
+        ("x-ratelimit-remaining-tokens", "150000"),
+    ];
+    assert_eq!(retry_after(429, &requests_spent), MILLIS(20));
+    let both_spent = [
+        both[0],
+        both[1],
+        ("x-ratelimit-remaining-requests", "0"),
+        ("x-ratelimit-remaining-tokens", "0"),
+    ];
+    assert_eq!(retry_after(429, &both_spent), SECS(360));
+    // The spent limit's reset is unreadable: the other one.
+    let unreadable = [
+        ("x-ratelimit-reset-requests", "1s"),
+        ("x-ratelimit-reset-tokens", "later"),
+        ("x-ratelimit-remaining-tokens", "0"),
+    ];
+    assert_eq!(retry_after(429, &unreadable), SECS(1));
+    assert_eq!(
+        retry_after(429, &[("x-ratelimit-reset-tokens", "1h2m3.5s")]),
+        MILLIS(3_723_500)
+    );
+    assert_eq!(
+        retry_after(429, &[("x-ratelimit-reset-tokens", "soon")]),
+        None
+    );
+}
+
+#[test]
+fn openai_rate_limit_resets_give_way_to_other_hints_and_other_statuses() {
+    let reset = ("x-ratelimit-reset-requests", "6m0s");
+    assert_eq!(retry_after(429, &[reset, ("retry-after", "2")]), SECS(2));
+    assert_eq!(
+        retry_after(429, &[reset, ("retry-after-ms", "10")]),
+        MILLIS(10)
+    );
+    assert_eq!(retry_after(429, &[reset, ("x-should-retry", "true")]), None);
+    assert_eq!(retry_after(503, &[reset]), None);
+    // An unreadable Retry-After is no hint.
+    assert_eq!(
+        retry_after(429, &[reset, ("retry-after", "soon")]),
+        SECS(360)
+    );
+}
+
+#[test]
+fn rate_limit_resets_are_go_durations() {
+    let table = [
+        ("6m0s", Duration::from_secs(360)),
+        ("1s", Duration::from_secs(1)),
+        ("20ms", Duration::from_millis(20)),
+        ("1h2m3.5s", Duration::from_millis(3_723_500)),
+        ("0.5s", Duration::from_millis(500)),
+        ("250us", Duration::from_micros(250)),
+        ("250µs", Duration::from_micros(250)),
+        ("7ns", Duration::from_nanos(7)),
+        ("1.5h", Duration::from_secs(5400)),
+        (".5m", Duration::from_secs(30)),
+        ("0", Duration::ZERO),
+        ("0s", Duration::ZERO),
+        (" 2s ", Duration::from_secs(2)),
+        ("1m1m", Duration::from_secs(120)),
+    ];
+    for (value, expected) in table {
+        assert_eq!(parse_rate_limit_reset(value), Some(expected), "{value:?}");
+    }
+    for value in [
+        "",
+        "5",
+        "-1s",
+        "+1s",
+        "1x",
+        "s",
+        "1s2",
+        "1 s",
+        ".s",
+        "1.2.3s",
+        "1S",
+        "inf",
+        "99999999999999999999999h",
+    ] {
+        assert_eq!(parse_rate_limit_reset(value), None, "{value:?}");
+    }
+}
+
+#[test]
+fn openai_bodies_by_code_then_type() {
+    let table = [
+        (
+            429,
+            r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+            "budget_exhausted",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+            "context_overflow",
+        ),
+        (
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#,
+            "auth_error",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+            "auth_error",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+            "rate_limit",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}"#,
+            "provider_unavailable",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"boom","type":"server_error","code":null}}"#,
+            "provider_unavailable",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"insufficient_quota"}}"#,
+            "budget_exhausted",
+        ),
+        (
+            400,
+            r#"{"error":{"code":"billing_hard_limit_reached","type":"invalid_request_error"}}"#,
+            "budget_exhausted",
+        ),
+        // Named nothing we know: the status decides, unless the message is an overflow.
+        (
+            404,
+            r#"{"error":{"message":"The model `gpt-9` does not exist","type":"invalid_request_error","code":"model_not_found"}}"#,
+            "not_found",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 4096 tokens","type":"invalid_request_error","code":null}}"#,
+            "context_overflow",
+        ),
+    ];
+    for (status, body, expected) in table {
+        assert_eq!(code(status, body), expected, "{status} {body}");
+    }
+    let spent = parts(429, &[], table[0].1);
+    assert_eq!(
+        (spent.is_retryable(), spent.recovery()),
+        (false, Recovery::Escalate)
+    );
+}
+
+#[test]
+fn anthropic_bodies_by_error_type() {
+    let body = |kind: &str, message: &str| {
+        format!(r#"{{"type":"error","error":{{"type":"{kind}","message":"{message}"}}}}"#)
+    };
+    let table = [
+        (
+            529,
+            "overloaded_error",
+            "Overloaded",
+            "provider_unavailable",
+        ),
+        (
+            400,
+            "overloaded_error",
+            "Overloaded",
+            "provider_unavailable",
+        ),
+        (
+            429,
+            "rate_limit_error",
+            "Number of request tokens has exceeded your per-minute rate limit",
+            "rate_limit",
+        ),
+        (
+            413,
+            "request_too_large",
+            "Request exceeds the maximum allowed number of bytes",
+            "context_overflow",
+        ),
+        (
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+            "auth_error",
+        ),
+        (
+            403,
+            "permission_error",
+            "Your API key does not have permission",
+            "auth_error",
+        ),
+        (404, "not_found_error", "model: claude-9", "not_found"),
+        (
+            500,
+            "api_error",
+            "Internal server error",
+            "provider_unavailable",
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "messages: roles must alternate",
+            "invalid_input",
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "prompt is too long: 210000 tokens > 200000 maximum",
+            "context_overflow",
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "max_tokens must be greater than thinking.budget_tokens",
+            "context_overflow",
+        ),
+        (
+            400,
+            "billing_error",
+            "Your credit balance is too low",
+            "budget_exhausted",
+        ),
+        (418, "unknown_error", "teapot", "invalid_input"),
+    ];
+    for (status, kind, message, expected) in table {
+        assert_eq!(
+            code(status, &body(kind, message)),
+            expected,
+            "{status} {kind}"
+        );
+    }
+    let overloaded = parts(529, &[], &body("overloaded_error", "Overloaded"));
+    assert_eq!(
+        (overloaded.is_retryable(), overloaded.recovery()),
+        (true, Recovery::Retry)
+    );
+    let too_long = parts(
+        400,
+        &[],
+        &body("invalid_request_error", "prompt is too long"),
+    );
+    assert_eq!(too_long.recovery(), Recovery::Compact);
+}
+
+fn google(status: &str, message: &str) -> String {
+    format!(r#"{{"error":{{"code":400,"message":"{message}","status":"{status}"}}}}"#)
+}
+
+#[test]
+fn google_bodies_by_error_status() {
+    let table = [
+        (
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Quota exceeded for metric",
+            "rate_limit",
+        ),
+        (
+            503,
+            "UNAVAILABLE",
+            "The model is overloaded. Please try again later.",
+            "provider_unavailable",
+        ),
+        (
+            504,
+            "DEADLINE_EXCEEDED",
+            "Deadline expired before operation could complete.",
+            "timeout",
+        ),
+        (500, "DEADLINE_EXCEEDED", "Deadline expired", "timeout"),
+        (
+            401,
+            "UNAUTHENTICATED",
+            "Request had invalid authentication credentials.",
+            "auth_error",
+        ),
+        (
+            403,
+            "PERMISSION_DENIED",
+            "Permission denied on resource project",
+            "auth_error",
+        ),
+        (
+            404,
+            "NOT_FOUND",
+            "models/gemini-9 is not found",
+            "not_found",
+        ),
+        (
+            400,
+            "INVALID_ARGUMENT",
+            "Invalid JSON payload received.",
+            "invalid_input",
+        ),
+        (
+            400,
+            "INVALID_ARGUMENT",
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+            "context_overflow",
+        ),
+        (
+            400,
+            "FAILED_PRECONDITION",
+            "User location is not supported",
+            "invalid_input",
+        ),
+        (
+            500,
+            "INTERNAL",
+            "An internal error has occurred",
+            "provider_unavailable",
+        ),
+    ];
+    for (status, name, message, expected) in table {
+        let body = google(name, message);
+        assert_eq!(code(status, &body), expected, "{status} {name}");
+        assert_eq!(
+            code(status, &format!("[{body}]")),
+            expected,
+            "[{status} {name}]"
+        );
+    }
+    // Only a one-element array is unwrapped.
+    let two = format!("[{0},{0}]", google("UNAVAILABLE", "x"));
+    assert_eq!(code(400, &two), "invalid_input");
+}
+
+#[test]
+fn google_retry_info_is_the_delay_when_no_header_gave_one() {
+    let body = |delay: &str| {
+        format!(
+            r#"[{{"error":{{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"{delay}"}}]}}}}]"#
+        )
+    };
+    let e = parts(429, &[], &body("30s"));
+    assert_eq!(
+        (e.code(), e.is_rate_limited(), e.retry_after()),
+        ("rate_limit", true, SECS(30))
+    );
+    assert_eq!(parts(429, &[], &body("1.5s")).retry_after(), MILLIS(1500));
+    assert_eq!(
+        parts(429, &[], &body("0.000000001s")).retry_after(),
+        Some(Duration::from_nanos(1))
+    );
+    for junk in ["30", "-1s", "soon", "1.5ms", ""] {
+        assert_eq!(parts(429, &[], &body(junk)).retry_after(), None, "{junk:?}");
+    }
+    assert_eq!(
+        parts(429, &[("retry-after", "2")], &body("30s")).retry_after(),
+        SECS(2)
+    );
+    assert_eq!(
+        parts(429, &[("retry-after-ms", "5")], &body("30s")).retry_after(),
+        MILLIS(5)
+    );
+    assert_eq!(
+        StatusError::new(429).with_body(body("4s")).retry_after(),
+        SECS(4)
+    );
+    // The body's delay counts only where a retry is due.
+    let invalid = google("INVALID_ARGUMENT", "bad").replace(
+        r#""status""#,
+        r#""details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"9s"}],"status""#,
+    );
+    assert_eq!(parts(400, &[], &invalid).retry_after(), None);
+}
+
+#[test]
+fn a_body_refines_only_an_error_status_and_never_makes_a_5xx_an_overflow() {
+    let overflow = r#"{"error":{"code":"context_length_exceeded"}}"#;
+    for status in [400, 404, 413, 422, 429, 499] {
+        assert_eq!(code(status, overflow), "context_overflow", "{status}");
+    }
+    for status in [500, 503, 529] {
+        let e = parts(status, &[], overflow);
+        assert_eq!(e.code(), "provider_unavailable", "{status}");
+        assert!(!is_context_overflow(&e));
+    }
+    assert_eq!(code(504, overflow), "timeout");
+    assert_eq!(code(200, overflow), "http_error");
+    assert_eq!(
+        code(302, r#"{"error":{"code":"rate_limit_exceeded"}}"#),
+        "http_error"
+    );
+    assert_eq!(
+        code(500, r#"{"error":{"code":"rate_limit_exceeded"}}"#),
+        "rate_limit"
+    );
+    assert_eq!(
+        code(600, r#"{"error":{"code":"invalid_api_key"}}"#),
+        "auth_error"
+    );
+}
+
+#[test]
+fn plain_text_bodies_fall_back_to_the_providers_phrases() {
+    let table = [
+        (400, "prompt is too long for this model", "context_overflow"),
+        (
+            413,
+            "Input is too long for requested model.",
+            "context_overflow",
+        ),
+        (
+            400,
+            "This request exceeds the context window",
+            "context_overflow",
+        ),
+        (
+            500,
+            "maximum context length exceeded",
+            "provider_unavailable",
+        ),
+        (
+            429,
+            "You exceeded your current quota, please check your plan",
+            "budget_exhausted",
+        ),
+        (
+            402,
+            "Your credit balance is too low to access the API",
+            "budget_exhausted",
+        ),
+        (429, "slow down", "rate_limit"),
+        (400, "missing field `model`", "invalid_input"),
+        (
+            400,
+            "<html><body>Bad Request</body></html>",
+            "invalid_input",
+        ),
+        (503, "", "provider_unavailable"),
+    ];
+    for (status, body, expected) in table {
+        assert_eq!(code(status, body), expected, "{status} {body:?}");
+    }
+    // A JSON body is read by its fields: an identifier in an unrelated field is no phrase.
+    assert_eq!(
+        code(
+            400,
+            r#"{"error":{"message":"bad request","param":"prompt is too long"}}"#
+        ),
+        "invalid_input"
+    );
+    // Messages of other JSON shapes are read as text (vLLM, Ollama, FastAPI).
+    let table = [
+        (
+            r#"{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","code":400}"#,
+            "context_overflow",
+        ),
+        (r#"{"error":"prompt is too long"}"#, "context_overflow"),
+        (r#"{"detail":"input is too long"}"#, "context_overflow"),
+        (r#""prompt is too long""#, "context_overflow"),
+        (r#"{"detail":"not a phrase"}"#, "invalid_input"),
+    ];
+    for (body, expected) in table {
+        assert_eq!(code(400, body), expected, "{body}");
+    }
+}
+
+#[test]
+fn is_context_overflow_agrees_with_the_body_reading() {
+    let bodies = [
+        r#"{"type":"error","error":{"type":"request_too_large","message":"too big"}}"#,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}"#,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"roles must alternate"}}"#,
+        r#"{"error":{"code":400,"message":"The input token count (2000000) exceeds the maximum","status":"INVALID_ARGUMENT"}}"#,
+        r#"{"error":{"code":"context_length_exceeded"}}"#,
+        r#"{"error":{"code":"rate_limit_exceeded","message":"maximum context length"}}"#,
+        "maximum context length is 8192 tokens",
+        "nothing to see",
+    ];
+    for body in bodies {
+        for status in [400, 413, 429, 500, 503] {
+            let e = parts(status, &[], body);
+            let overflow = e.code() == "context_overflow";
+            assert_eq!(is_context_overflow(&e), overflow, "{status} {body}");
+            assert_eq!(
+                is_context_overflow(&std::io::Error::other(e)),
+                overflow,
+                "{status} {body}"
+            );
+        }
+        // An unclassified error whose text is the body is read the same way as a 4xx body.
+        let text = std::io::Error::other(body.to_string());
+        assert_eq!(
+            is_context_overflow(&text),
+            parts(400, &[], body).code() == "context_overflow",
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn bodies_are_kept_to_64_kib_cut_at_a_char_boundary() {
+    assert_eq!(StatusError::MAX_BODY, 65_536);
+    let fits = "a".repeat(StatusError::MAX_BODY);
+    assert_eq!(parts(500, &[], &fits).body(), fits);
+    let mut bytes = vec![b'a'; StatusError::MAX_BODY - 1];
+    bytes.extend_from_slice("éééé".as_bytes());
+    let e = StatusError::from_parts_at(500u16, &HeaderMap::new(), &bytes, now());
+    assert_eq!(e.body(), "a".repeat(StatusError::MAX_BODY - 1));
+    let e = StatusError::new(500).with_body(String::from_utf8(bytes).unwrap());
+    assert_eq!(e.body(), "a".repeat(StatusError::MAX_BODY - 1));
+    let emoji = "🦀".repeat(20_000); // 80,000 bytes
+    let kept = parts(400, &[], &emoji);
+    assert_eq!(kept.body(), "🦀".repeat(16_384));
+}
+
+#[test]
+fn invalid_utf8_is_decoded_lossily() {
+    let e = StatusError::from_parts_at(400u16, &HeaderMap::new(), b"bad \xff\xfe body", now());
+    assert_eq!(e.body(), "bad \u{FFFD}\u{FFFD} body");
+    assert_eq!(
+        e.message(),
+        "HTTP 400 Bad Request: bad \u{FFFD}\u{FFFD} body"
+    );
+    let e = StatusError::from_parts_at(429u16, &HeaderMap::new(), b"quota exceeded \xc3", now());
+    assert_eq!(
+        (e.code(), e.body()),
+        ("budget_exhausted", "quota exceeded \u{FFFD}")
+    );
+}
+
+#[test]
+fn a_10_mb_body_of_any_shape_never_panics() {
+    let mut ten_mb = Vec::with_capacity(10 * 1024 * 1024);
+    while ten_mb.len() < 10 * 1024 * 1024 {
+        ten_mb.extend_from_slice("{\"error\":[\u{e9}\u{1F980}".as_bytes());
+        ten_mb.push(0xff);
+    }
+    let e = StatusError::from_parts_at(400u16, &HeaderMap::new(), &ten_mb, now());
+    assert!(e.body().len() <= StatusError::MAX_BODY);
+    assert_eq!(e.code(), "invalid_input");
+    let _ = (
+        e.to_string(),
+        e.hints(),
+        e.recovery(),
+        is_context_overflow(&e),
+    );
+
+    let deep = "[".repeat(10 * 1024 * 1024);
+    assert_eq!(parts(503, &[], &deep).code(), "provider_unavailable");
+    let deep_objects = r#"{"error":"#.repeat(5_000);
+    assert_eq!(parts(400, &[], &deep_objects).code(), "invalid_input");
+    let huge_number = format!(r#"{{"error":{{"code":1{}}}}}"#, "0".repeat(60_000));
+    assert_eq!(parts(429, &[], &huge_number).code(), "rate_limit");
+    let huge_float = r#"{"error":{"code":1e999999,"type":"server_error"}}"#;
+    assert_eq!(parts(400, &[], huge_float).code(), "invalid_input");
+}
+
+fn header_value() -> impl Strategy<Value = HeaderValue> {
+    prop_oneof![
+        "\\PC{0,40}".prop_filter_map("not a header value", |s| HeaderValue::from_str(&s).ok()),
+        proptest::collection::vec(any::<u8>(), 0..40)
+            .prop_filter_map("not a header value", |b| HeaderValue::from_bytes(&b).ok()),
+        "[0-9.hmsuµn -]{0,16}"
+            .prop_filter_map("not a header value", |s| HeaderValue::from_str(&s).ok()),
+    ]
+}
+
+const HINT_HEADERS: [&str; 8] = [
+    "retry-after",
+    "retry-after-ms",
+    "x-should-retry",
+    "x-ratelimit-reset-requests",
+    "x-ratelimit-reset-tokens",
+    "x-ratelimit-remaining-requests",
+    "x-ratelimit-remaining-tokens",
+    "content-type",
+];
+
+proptest! {
+    #[test]
+    fn from_parts_never_panics(
+        status in prop_oneof![Just(429u16), Just(400u16), Just(503u16), any::<u16>()],
+        values in proptest::collection::vec((0..HINT_HEADERS.len(), header_value()), 0..8),
+        body in proptest::collection::vec(any::<u8>(), 0..512),
+        secs in any::<u64>(),
+    ) {
+        let mut map = HeaderMap::new();
+        for (name, value) in values {
+            map.append(HINT_HEADERS[name], value);
+        }
+        let clock = SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(secs)).unwrap_or(now());
+        let e = StatusError::from_parts_at(status, &map, &body, clock);
+        let _ = (e.to_string(), e.code(), e.retry_policy(), e.hints(), e.recovery(), is_context_overflow(&e));
+        prop_assert!(e.body().len() <= StatusError::MAX_BODY);
+    }
+
+    #[test]
+    fn provider_shaped_bodies_never_panic(
+        status in any::<u16>(),
+        kind in "[a-zA-Z_]{0,24}",
+        message in "\\PC{0,60}",
+        delay in "\\PC{0,12}",
+        wrap in any::<bool>(),
+    ) {
+        let json = serde_json::json!({"type": "error", "error": {
+            "type": kind, "code": kind, "status": kind, "message": message,
+            "details": [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay}],
+        }});
+        let body = if wrap { serde_json::json!([json]) } else { json }.to_string();
+        let e = parts(status, &[], &body);
+        let _ = (e.code(), e.retry_policy(), e.recovery(), is_context_overflow(&e));
+    }
+
+    #[test]
+    fn parse_rate_limit_reset_never_panics(value in "\\PC{0,40}") {
+        let _ = parse_rate_limit_reset(&value);
+    }
+
+    #[test]
+    fn rate_limit_resets_round_trip(h in 0u64..1000, m in 0u64..60, s in 0u64..60, ms in 0u64..1000) {
+        let value = format!("{h}h{m}m{s}.{ms:03}s");
+        let expected = Duration::from_secs(h * 3600 + m * 60 + s) + Duration::from_millis(ms);
+        prop_assert_eq!(parse_rate_limit_reset(&value), Some(expected));
+    }
+
+    #[test]
+    fn retry_after_ms_round_trips(ms in any::<u32>(), micros in 0u32..1000) {
+        let value = format!("{ms}.{micros:03}");
+        let expected = Duration::from_millis(u64::from(ms)) + Duration::from_micros(u64::from(micros));
+        prop_assert_eq!(retry_after(503, &[("retry-after-ms", value.as_str())]), Some(expected));
     }
 }

@@ -73,7 +73,7 @@ impl Kind {
     }
 }
 
-/// Every kind's entry, in the order of the table in `StatusError`'s docs.
+/// Every kind's entry: `StatusError`'s catalog.
 pub(super) const TABLE: [CodeDoc; 9] = [
     INVALID_INPUT,
     CONTEXT_OVERFLOW,
