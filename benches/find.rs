@@ -138,8 +138,51 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+#[inline(never)]
+fn kernel_classify(chains: &Chains) -> usize {
+    chains
+        .iter()
+        .filter_map(|(err, _)| black_box(agent_error::classify(&**err)).map(|c| c.code().len()))
+        .count()
+}
+
+/// `classify` beside `find` at depth 8: a chain with a typed link at its bottom (the typed
+/// pass decides), and one whose bottom is a foreign `io::Error` of kind `TimedOut` (the typed
+/// pass finds nothing, then the foreign classifiers run link by link).
+fn bench_classify(c: &mut Criterion) {
+    let typed = chains(8);
+    assert_eq!(kernel_classify(&typed), 50);
+    let foreign: Chains = (0..50)
+        .map(|_| {
+            let bottom = Box::new(std::io::Error::from(std::io::ErrorKind::TimedOut));
+            (chain(bottom, 8), direct::<E00> as Direct)
+        })
+        .collect();
+    assert_eq!(kernel_classify(&foreign), 50);
+    assert_eq!(kernel_find(&foreign), 0);
+    let mut group = c.benchmark_group("classify x50, depth 8");
+    group.throughput(Throughput::Elements(50));
+    group.bench_function("typed link: agent_error::classify", |b| {
+        b.iter(|| kernel_classify(black_box(&typed)))
+    });
+    group.bench_function("typed link: agent_error::find", |b| {
+        b.iter(|| kernel_find(black_box(&typed)))
+    });
+    group.bench_function("foreign io::Error: agent_error::classify", |b| {
+        b.iter(|| kernel_classify(black_box(&foreign)))
+    });
+    group.bench_function("foreign io::Error: agent_error::find", |b| {
+        b.iter(|| kernel_find(black_box(&foreign)))
+    });
+    group.bench_function("direct downcast_ref walk", |b| {
+        b.iter(|| kernel_direct(black_box(&typed)))
+    });
+    group.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
+    bench_classify(&mut c);
     c.final_summary();
 }

@@ -224,9 +224,16 @@ fn find_allocates_nothing() {
         let (n, retryable) = allocations(|| agent_error::is_retryable(&chain));
         assert_eq!(n, 0, "is_retryable through a chain to {code}");
         assert_eq!(retryable, find(&chain).unwrap().is_retryable());
+        let (n, classified) =
+            allocations(|| agent_error::classify(&chain).map(|c| c.code().len()));
+        assert_eq!(n, 0, "classify through a chain to {code}");
+        assert_eq!(classified, Some(code.len()));
     }
     let unclassified = io::Error::other("no classified link");
     let (n, found) = allocations(|| find(&unclassified).is_none());
+    assert_eq!((n, found), (0, true));
+    // No typed link: every foreign classifier is asked, and none allocates to say no.
+    let (n, found) = allocations(|| agent_error::classify(&unclassified).is_none());
     assert_eq!((n, found), (0, true));
 }
 

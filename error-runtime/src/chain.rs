@@ -71,8 +71,8 @@ pub(crate) fn wrapped<'a>(
 /// `Box<dyn Error>`, `std::io::Error::other(..)`, `anyhow::Error` (pass
 /// `err.as_ref()`), or any wrapper that returns them from `source()`.
 ///
-/// It sees typed errors only; [`classify`](crate::classify) also classifies foreign links
-/// (`std::io::Error`, `reqwest::Error`, the user's classifiers).
+/// It sees typed errors only; `classify` also classifies foreign links (`std::io::Error`,
+/// `reqwest::Error`, the user's classifiers).
 ///
 /// ```
 /// use agent_error::{find, AgentError};
@@ -90,8 +90,8 @@ pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError
     links(err).find_map(crate::registry::typed)
 }
 
-/// A value whose error chain can be walked: what the [`Retrier`](crate::retry::Retrier)
-/// accepts as an operation's error. Implemented for every `E: Error + 'static`, for
+/// A value whose error chain can be walked: what the retrier accepts as an operation's
+/// error. Implemented for every `E: Error + 'static`, for
 /// `Box<dyn Error + Send + Sync>` (and its `Send`-only and plain forms), and with the
 /// `anyhow` feature for `anyhow::Error`, none of which implement `Error` themselves.
 ///

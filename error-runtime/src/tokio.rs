@@ -7,7 +7,7 @@ use ::tokio::time::error::Elapsed;
 
 use crate::codes::TIMEOUT;
 
-/// Tokio's sleep, for [`Retrier::run_async`](crate::retry::Retrier::run_async).
+/// Tokio's sleep, for the retrier's `run_async`.
 pub async fn tokio_sleep(delay: Duration) {
     ::tokio::time::sleep(delay).await;
 }
