@@ -101,7 +101,10 @@ fn record_emits_an_error_event_with_otel_fields() {
                 ("error.retryable", "false"),
                 ("error.type", "auth_error"),
                 // The message leaves the process too: redacted like every field.
-                ("message", "llm.generate [auth_error]: key [redacted] rejected"),
+                (
+                    "message",
+                    "llm.generate [auth_error]: key [redacted] rejected"
+                ),
             ])
         )
     );

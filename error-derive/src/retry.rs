@@ -274,16 +274,12 @@ pub fn expand(input: &Input) -> TokenStream {
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
-    let rate_limited = arms(
-        input,
-        Ask::IsRateLimited,
-        |v, c| {
-            let path = &v.path;
-            c.policy
-                .is_some_and(|p| p.rate_limited)
-                .then(|| quote!(#path { .. } => true,))
-        },
-    );
+    let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
+        let path = &v.path;
+        c.policy
+            .is_some_and(|p| p.rate_limited)
+            .then(|| quote!(#path { .. } => true,))
+    });
     let retry_after = arms(input, Ask::RetryAfter, |v, c| {
         let (pattern, retry_after) = retry_after_of(v, c.retry_after?);
         Some(quote!(#pattern => #retry_after,))

@@ -160,7 +160,7 @@ pub fn arm(input: &Input, v: &Variant, t: &Transparent, ask: Ask) -> TokenStream
     } else {
         // Spanned at the field's type, where rustc then reports a field that is no error.
         let at = Span::call_site().located_at(f.type_span());
-        let forwarded = quote_spanned!(at=> (&#krate::__private::Forward(#binding)).forwarded());
+        let forwarded = quote_spanned!(at=> (&&#krate::__private::Forward(#binding)).forwarded());
         let (method, args) = method(ask, t);
         quote!(#forwarded.#method(#(#args),*))
     };
@@ -210,7 +210,9 @@ pub fn wrap_impls(input: &Input, impls: TokenStream) -> TokenStream {
     quote! {
         const _: () = {
             #[allow(unused_imports)]
-            use #krate::__private::{ForwardForeign as _, ForwardNonError as _, ForwardTyped as _};
+            use #krate::__private::{
+                ForwardDeref as _, ForwardForeign as _, ForwardNonError as _, ForwardTyped as _,
+            };
             #impls
         };
     }

@@ -136,12 +136,13 @@ macro_rules! __register_classifier {
 pub use crate::__register_classifier as register_classifier;
 
 /// The field of an `#[error(transparent)]` variant. Generated code calls
-/// `(&Forward(field)).forwarded()` with [`ForwardTyped`], [`ForwardForeign`] and
-/// [`ForwardNonError`] in scope: method resolution picks `ForwardTyped` when the field is an
-/// [`AgentError`] (it needs no auto-reference), else `ForwardForeign` for any other
-/// `Error + 'static` (one auto-reference), else `ForwardNonError` (after a dereference),
-/// whose bound no type meets, so that rustc reports [`TransparentField`]'s message at the
-/// field instead of a "no method named `forwarded`" error.
+/// `(&&Forward(field)).forwarded()` with the four `Forward*` traits in scope; method
+/// resolution tries them in order of the receiver they take, and so picks:
+/// 1. [`ForwardTyped`] when the field is an [`AgentError`];
+/// 2. else [`ForwardForeign`] when it is an `Error + 'static`;
+/// 3. else [`ForwardDeref`] when it derefs to `dyn Error` (`anyhow::Error`, `Box<dyn Error>`);
+/// 4. else [`ForwardNonError`], whose bound no type meets, so that rustc reports
+///    [`TransparentField`]'s message at the field instead of "no method named `forwarded`".
 pub struct Forward<'a, T>(pub &'a T);
 
 impl<T> Clone for Forward<'_, T> {
@@ -157,7 +158,7 @@ pub trait ForwardTyped<'a> {
     fn forwarded(&self) -> Forwarded<'a>;
 }
 
-impl<'a, T: AgentError + 'a> ForwardTyped<'a> for Forward<'a, T> {
+impl<'a, T: AgentError + 'a> ForwardTyped<'a> for &Forward<'a, T> {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
         Forwarded::Typed(self.0)
@@ -169,10 +170,50 @@ pub trait ForwardForeign<'a> {
     fn forwarded(&self) -> Forwarded<'a>;
 }
 
-impl<'a, T: StdError + 'static> ForwardForeign<'a> for &Forward<'a, T> {
+impl<'a, T: StdError + 'static> ForwardForeign<'a> for &&Forward<'a, T> {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
         Forwarded::Foreign(self.0)
+    }
+}
+
+/// [`Forward`] of a field that is no error itself but derefs to one: `anyhow::Error`,
+/// `Box<dyn Error + Send + Sync>`. Forwarded as the error inside, a foreign one.
+pub trait ForwardDeref<'a> {
+    fn forwarded(&self) -> Forwarded<'a>;
+}
+
+impl<'a, T> ForwardDeref<'a> for Forward<'a, T>
+where
+    T: core::ops::Deref,
+    T::Target: DynError,
+{
+    #[inline]
+    fn forwarded(&self) -> Forwarded<'a> {
+        Forwarded::Foreign(DynError::as_dyn(&**self.0))
+    }
+}
+
+/// The `dyn Error` types a [`ForwardDeref`] field may deref to.
+pub trait DynError {
+    fn as_dyn(&self) -> &(dyn StdError + 'static);
+}
+
+impl DynError for dyn StdError + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
+    }
+}
+
+impl DynError for dyn StdError + Send + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
+    }
+}
+
+impl DynError for dyn StdError + Send + Sync + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
     }
 }
 
@@ -197,8 +238,8 @@ impl<'a, T> ForwardNonError<'a, T> for Forward<'a, T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an error, so #[error(transparent)] cannot forward to it",
     label = "not an error",
-    note = "#[error(transparent)] forwards to a field that implements `AgentError`, or `std::error::Error + 'static` like `std::io::Error` or `anyhow::Error`",
-    note = "for any other value, write a message that shows it, like #[error(\"{{0}}\")], with #[agent(...)] for its code"
+    note = "#[error(transparent)] forwards to a field that is an `AgentError`, a `std::error::Error + 'static` like `std::io::Error`, or derefs to `dyn Error` like `anyhow::Error`",
+    note = "for a value that is not an error, replace `transparent` with a message that shows it, like #[error(\"{{0}}\")]"
 )]
 pub trait TransparentField {}
 
