@@ -194,3 +194,278 @@ fn a_transparent_variant_is_found_in_a_chain_with_the_fields_code() {
     assert!(agent_error::is_retryable(&e));
     assert!(agent_error::has_code(&e, "rate_limit"));
 }
+
+// A foreign error under `#[error(transparent)]`: Display is the field's, and the rest is
+// the field's classification (SPEC §7), or the variant's default code when it has none.
+
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.read")]
+enum ReadError {
+    #[agent(code = "too_large")]
+    #[error("{size} bytes is too large")]
+    TooLarge { size: u64 },
+
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+fn timed_out() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "read of /srv/data/users.db timed out",
+    )
+}
+
+#[test]
+fn a_classified_foreign_field_gives_its_classification() {
+    let e = ReadError::from(timed_out());
+    assert_eq!(e.code(), "timeout");
+    assert_eq!(e.op(), "fs.read");
+    assert!(e.is_retryable());
+    assert!(!e.is_rate_limited());
+    assert_eq!(e.retry_after(), None);
+    assert_eq!(e.retry_policy().max_attempts(), 3);
+    assert_eq!(e.recovery(), Recovery::Retry);
+    assert!(e.hints().is_empty());
+    assert_eq!(e.status(), None);
+    assert_eq!(e.docs_url(), None);
+    assert_eq!(e.to_string(), "read of /srv/data/users.db timed out");
+    assert_eq!(e.message(), "read of /srv/data/users.db timed out");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "the operation timed out"
+    );
+    assert_eq!(
+        agent_error::tool::render(&e),
+        "[error:timeout] the operation timed out"
+    );
+    assert!(e.source().is_none());
+}
+
+#[test]
+fn an_unclassified_foreign_field_gets_the_variants_default_code() {
+    let e = ReadError::from(io::Error::other("disk at /dev/sda1 on fire"));
+    assert_eq!(e.code(), "io");
+    assert_eq!(e.op(), "fs.read");
+    assert!(!e.is_retryable());
+    assert!(!e.is_rate_limited());
+    assert_eq!(e.retry_policy(), agent_error::RetryPolicy::NEVER);
+    assert_eq!(e.recovery(), Recovery::Abort);
+    assert!(e.hints().is_empty());
+    assert_eq!(e.to_string(), "disk at /dev/sda1 on fire");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "internal error"
+    );
+    assert_eq!(agent_error::tool::render(&e), "[error:io] internal error");
+}
+
+#[test]
+fn question_mark_converts_the_foreign_error() {
+    fn read() -> Result<(), ReadError> {
+        Err(timed_out())?;
+        Ok(())
+    }
+    let e = read().unwrap_err();
+    assert!(matches!(e, ReadError::Io(_)));
+    assert_eq!(e.code(), "timeout");
+}
+
+#[test]
+fn equality_is_by_the_forwarded_code() {
+    let a = ReadError::from(timed_out());
+    let b = ReadError::from(io::Error::from(io::ErrorKind::TimedOut));
+    let c = ReadError::from(io::Error::other("x"));
+    let d = ReadError::from(io::Error::other("y"));
+    assert_eq!(a, b);
+    assert_eq!(c, d);
+    assert_ne!(a, c);
+    assert_ne!(c, ReadError::TooLarge { size: 1 });
+}
+
+#[cfg(feature = "registry")]
+#[test]
+fn the_chain_functions_see_the_forwarded_classification() {
+    let e = ReadError::from(timed_out());
+    assert!(agent_error::is_retryable(&e));
+    let c = agent_error::classify(&e).unwrap();
+    assert_eq!(c.code(), "timeout");
+    assert!(!c.is_foreign());
+    assert_eq!(c.message(), "read of /srv/data/users.db timed out");
+
+    let wrapped = anyhow::Error::new(ReadError::from(io::Error::other("no")));
+    assert!(!agent_error::is_retryable(wrapped.as_ref()));
+    assert!(agent_error::has_code(wrapped.as_ref(), "io"));
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn a_report_shows_the_classification_not_the_foreign_text() {
+    let e = ReadError::from(timed_out());
+    let report = agent_error::Report::capture(&e);
+    assert_eq!(
+        serde_json::to_value(&report).unwrap(),
+        serde_json::json!({
+            "op": "fs.read",
+            "code": "timeout",
+            "message": "the operation timed out",
+            "retryable": true,
+            "rate_limited": false,
+            "recovery": "retry",
+        })
+    );
+    let other = agent_error::Report::capture(&ReadError::from(io::Error::other("secret")));
+    assert_eq!(
+        serde_json::to_value(&other).unwrap(),
+        serde_json::json!({
+            "op": "fs.read",
+            "code": "io",
+            "message": "internal error",
+            "retryable": false,
+            "rate_limited": false,
+            "recovery": "abort",
+        })
+    );
+}
+
+// Without an op anywhere, a foreign field's op is its classification's.
+#[derive(Debug, AgentError)]
+#[error(transparent)]
+struct IoOnly(#[from] io::Error);
+
+#[test]
+fn without_an_op_the_classifications_op_is_used() {
+    let e = IoOnly::from(timed_out());
+    assert_eq!((e.op(), e.code()), ("io", "timeout"));
+    let other = IoOnly::from(io::Error::other("x"));
+    assert_eq!((other.op(), other.code()), ("", "io_only"));
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "net.fetch")]
+#[error(transparent)]
+struct Fetch(#[from] io::Error);
+
+#[test]
+fn a_transparent_structs_op_is_used_for_a_foreign_field() {
+    let e = Fetch::from(timed_out());
+    assert_eq!((e.op(), e.code()), ("net.fetch", "timeout"));
+}
+
+#[derive(Debug, AgentError)]
+#[agent(
+    op = "agent.step",
+    rename_all = "SCREAMING_SNAKE_CASE",
+    namespace = "runner"
+)]
+enum StepError {
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+
+    #[agent(op = "agent.boxed")]
+    #[error(transparent)]
+    Boxed(Box<dyn std::error::Error + Send + Sync>),
+
+    #[error(transparent)]
+    Llm(LlmError),
+}
+
+#[test]
+fn an_anyhow_field_is_classified_by_its_chain() {
+    let e = StepError::from(anyhow::Error::new(timed_out()).context("loading users"));
+    assert_eq!(e.code(), "timeout");
+    assert_eq!(e.op(), "agent.step");
+    assert!(e.is_retryable());
+    assert_eq!(e.to_string(), "loading users");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "the operation timed out"
+    );
+    assert_eq!(
+        e.source().unwrap().to_string(),
+        "read of /srv/data/users.db timed out"
+    );
+}
+
+#[test]
+fn the_default_code_follows_rename_all_and_namespace() {
+    let e = StepError::from(anyhow::anyhow!("something odd"));
+    assert_eq!(e.code(), "runner.OTHER");
+    assert!(!e.is_retryable());
+    assert_eq!(e.recovery(), Recovery::Abort);
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "internal error"
+    );
+
+    let boxed = StepError::Boxed("no route".into());
+    assert_eq!((boxed.code(), boxed.op()), ("runner.BOXED", "agent.boxed"));
+    assert_eq!(boxed.to_string(), "no route");
+}
+
+#[test]
+fn a_typed_field_beside_foreign_ones_keeps_forwarding_everything() {
+    let e = StepError::Llm(LlmError::from(too_many_requests()));
+    assert_eq!((e.op(), e.code()), ("http.send", "rate_limit"));
+    assert_eq!(e.hints(), ["slow down", "wait 3s"]);
+    assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+}
+
+// A user's classifier makes a foreign field classified.
+#[cfg(feature = "registry")]
+#[derive(Debug)]
+struct PoolExhausted {
+    dsn: &'static str,
+}
+
+#[cfg(feature = "registry")]
+impl std::fmt::Display for PoolExhausted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no free connection to {}", self.dsn)
+    }
+}
+
+#[cfg(feature = "registry")]
+impl std::error::Error for PoolExhausted {}
+
+#[cfg(feature = "registry")]
+agent_error::classifier!(
+    PoolExhausted,
+    |_: &PoolExhausted| -> Option<agent_error::Error> {
+        Some(
+            agent_error::Error::new(
+                "db.pool",
+                agent_error::codes::PROVIDER_UNAVAILABLE,
+                "the connection pool is exhausted",
+            )
+            .with_hint("lower the concurrency"),
+        )
+    }
+);
+
+#[cfg(feature = "registry")]
+#[derive(Debug, AgentError)]
+enum DbError {
+    #[error(transparent)]
+    Pool(#[from] PoolExhausted),
+}
+
+#[cfg(feature = "registry")]
+#[test]
+fn a_user_classifier_classifies_a_foreign_field() {
+    let e = DbError::from(PoolExhausted {
+        dsn: "postgres://admin@10.0.0.7/users",
+    });
+    assert_eq!(e.code(), "provider_unavailable");
+    assert_eq!(e.op(), "db.pool");
+    assert!(e.is_retryable());
+    assert_eq!(e.hints(), ["lower the concurrency"]);
+    assert_eq!(
+        e.to_string(),
+        "no free connection to postgres://admin@10.0.0.7/users"
+    );
+    assert_eq!(
+        agent_error::tool::render(&e),
+        "[error:provider_unavailable] the connection pool is exhausted\nhint: lower the concurrency"
+    );
+}

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::model::{Body, Input, Op};
+use crate::transparent::{self, Ask};
 
 /// `impl Catalog`.
 pub fn expand(input: &Input) -> TokenStream {
@@ -77,7 +78,6 @@ pub fn expand(input: &Input) -> TokenStream {
 
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
 pub fn expand_lookups(input: &Input) -> TokenStream {
-    let krate = &input.krate;
     let has_status = input
         .variants
         .iter()
@@ -93,11 +93,7 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
                 let (path, status) = (&v.path, c.status?);
                 Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
             }
-            Body::Transparent(i) => Some(crate::code::transparent_arm(
-                v,
-                *i,
-                quote!(#krate::AgentError::status),
-            )),
+            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Status)),
         });
         let body = input.match_or(arms, quote!(::core::option::Option::None));
         out.extend(quote! {
@@ -114,11 +110,7 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
                 let url = input.docs_url.as_ref()?.replace("{code}", &c.code);
                 Some(quote!(#path { .. } => ::core::option::Option::Some(#url),))
             }
-            Body::Transparent(i) => Some(crate::code::transparent_arm(
-                v,
-                *i,
-                quote!(#krate::AgentError::docs_url),
-            )),
+            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::DocsUrl)),
         });
         let body = input.match_or(arms, quote!(::core::option::Option::None));
         out.extend(quote! {

@@ -8,6 +8,7 @@ use syn::Ident;
 use crate::attr::{AgentAttrs, Place, RenameRule, Sp};
 use crate::errors::Errors;
 use crate::model::{Body, Field, Input, Op, Variant};
+use crate::transparent::{self, Ask};
 
 const CODE_GRAMMAR: &str = "a code is 1 to 64 ASCII characters in `.`-separated segments, each all-lowercase like `rate_limit` or all-uppercase like `INVALID_ARGS`";
 
@@ -137,11 +138,7 @@ pub fn resolve(
             (code.value.clone(), code.span)
         }
         None => {
-            let rule = container
-                .rename_all
-                .as_ref()
-                .map_or(RenameRule::Snake, |r| r.value);
-            let code = rename(&ident.to_string(), rule);
+            let code = default_code(ident, container);
             if let Err(why) = check_code(&code) {
                 let what = if place == Place::Struct {
                     "struct"
@@ -158,10 +155,7 @@ pub fn resolve(
             (code, ident.span())
         }
     };
-    let code = match &container.namespace {
-        Some(ns) => format!("{}.{code}", ns.value),
-        None => code,
-    };
+    let code = with_namespace(code, container);
     if code.len() > 64 {
         errors.at(
             span,
@@ -173,6 +167,23 @@ pub fn resolve(
         return None;
     }
     Some((code, span))
+}
+
+/// The variant's name under the type's `rename_all`, without the namespace.
+pub fn default_code(ident: &Ident, container: &AgentAttrs) -> String {
+    let rule = container
+        .rename_all
+        .as_ref()
+        .map_or(RenameRule::Snake, |r| r.value);
+    rename(&ident.to_string(), rule)
+}
+
+/// `code` with the type's namespace, if it has one, joined with `.`.
+pub fn with_namespace(code: String, container: &AgentAttrs) -> String {
+    match &container.namespace {
+        Some(ns) => format!("{}.{code}", ns.value),
+        None => code,
+    }
 }
 
 /// `RateLimited` as `rate_limited` or `RATE_LIMITED`; `HTTPError` as `http_error`.
@@ -312,7 +323,6 @@ pub fn check_unique(variants: &[Variant], errors: &mut Errors) {
 
 /// `fn code(&self) -> &str`.
 pub fn expand_code(input: &Input) -> TokenStream {
-    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| {
         let path = &v.path;
         match &v.body {
@@ -320,7 +330,7 @@ pub fn expand_code(input: &Input) -> TokenStream {
                 let code = &c.code;
                 quote!(#path { .. } => #code,)
             }
-            Body::Transparent(i) => transparent_arm(v, *i, quote!(#krate::AgentError::code)),
+            Body::Transparent(t) => transparent::arm(input, v, t, Ask::Code),
         }
     });
     let arms = input.match_self(arms);
@@ -334,7 +344,6 @@ pub fn expand_code(input: &Input) -> TokenStream {
 
 /// `fn op(&self) -> &str`: an arm for each variant whose op is not the most common one.
 pub fn expand_op(input: &Input) -> TokenStream {
-    let krate = &input.krate;
     let statics = input.variants.iter().filter_map(|v| match &v.body {
         Body::Classified(c) => match &c.op {
             Op::Static(op) => Some(op.as_str()),
@@ -365,7 +374,7 @@ pub fn expand_op(input: &Input) -> TokenStream {
                     )
                 }
             },
-            Body::Transparent(i) => Some(transparent_arm(v, *i, quote!(#krate::AgentError::op))),
+            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Op)),
         }
     });
     // Every variant has an arm when no op is static, so the default is never used.
@@ -376,14 +385,6 @@ pub fn expand_op(input: &Input) -> TokenStream {
             #arms
         }
     }
-}
-
-/// A match arm that calls `method` on the variant's one field.
-pub fn transparent_arm(v: &Variant, index: usize, method: TokenStream) -> TokenStream {
-    let path = &v.path;
-    let f = &v.fields[index];
-    let (pat, binding) = (f.pattern(), f.binding_at_type());
-    quote!(#path { #pat, .. } => #method(#binding),)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::bounds::{Bounds, Params};
 use crate::errors::Errors;
 use crate::format::FmtTrait;
 use crate::model::{self, Body, Input, Op};
-use crate::{catalog, code, hint, message, retry, source};
+use crate::{catalog, code, hint, message, retry, source, transparent};
 
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
@@ -48,9 +48,9 @@ fn infer_bounds(input: &Input) -> ImplBounds {
     for v in &input.variants {
         let ty = |i: usize| v.fields[i].ty;
         match &v.body {
-            Body::Transparent(i) => {
-                let t = ty(*i);
-                if params.mentioned_in(t) {
+            Body::Transparent(transparent) => {
+                let t = ty(transparent.field);
+                if transparent.generic {
                     b.display.add(t, quote!(::core::fmt::Display));
                     b.error.add(t, quote!(::core::error::Error));
                     b.agent.add(t, quote!(#krate::AgentError));
@@ -151,7 +151,7 @@ fn impls(input: &Input) -> TokenStream {
         TokenStream::new()
     };
 
-    quote! {
+    let forwarding = quote! {
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Display for #ident #ty_generics #display_where {
             #display
@@ -171,7 +171,11 @@ fn impls(input: &Input) -> TokenStream {
             #hints_fn
             #lookups
         }
+    };
+    let forwarding = transparent::wrap_impls(input, forwarding);
 
+    quote! {
+        #forwarding
         #catalog_impl
         #from_impls
         #eq

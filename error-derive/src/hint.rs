@@ -6,10 +6,10 @@ use quote::quote;
 
 use crate::message::bind_all;
 use crate::model::{Body, Input};
+use crate::transparent::{self, Ask};
 
 /// `fn hints(&self)`.
 pub fn expand(input: &Input) -> TokenStream {
-    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
         Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
@@ -17,11 +17,7 @@ pub fn expand(input: &Input) -> TokenStream {
             let hints = c.hints.iter().map(|h| h.to_cow(true));
             Some(quote!(#pattern => ::std::vec![#(#hints),*],))
         }
-        Body::Transparent(i) => Some(crate::code::transparent_arm(
-            v,
-            *i,
-            quote!(#krate::AgentError::hints),
-        )),
+        Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Hints)),
     });
     let body = input.match_or(arms, quote!(::std::vec::Vec::new()));
     quote! {

@@ -15,6 +15,7 @@ mod message;
 mod model;
 mod retry;
 mod source;
+mod transparent;
 
 use proc_macro::TokenStream;
 

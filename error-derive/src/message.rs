@@ -6,6 +6,7 @@ use quote::quote;
 
 use crate::model::{Body, Classified, Input, Op, Variant};
 use crate::source;
+use crate::transparent::{self, Ask};
 
 /// The formatter's name in generated code; a field may be called `f`.
 pub fn formatter() -> Ident {
@@ -107,11 +108,7 @@ pub fn expand_display(input: &Input) -> TokenStream {
     let f = formatter();
     let arms = input.variants.iter().map(|v| match &v.body {
         Body::Classified(c) => display_arm(input, v, c),
-        Body::Transparent(i) => {
-            let field = &v.fields[*i];
-            let (path, pat, binding) = (&v.path, field.pattern(), &field.binding);
-            quote!(#path { #pat, .. } => ::core::fmt::Display::fmt(#binding, #f),)
-        }
+        Body::Transparent(t) => transparent::arm(input, v, t, Ask::Display),
     });
     let body = input.match_self(arms);
     quote! {
@@ -127,10 +124,10 @@ pub fn expand_messages(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
     let method = |public: bool| {
-        let name = if public {
-            quote!(fmt_public_message)
+        let (name, ask) = if public {
+            (quote!(fmt_public_message), Ask::FmtPublicMessage)
         } else {
-            quote!(fmt_message)
+            (quote!(fmt_message), Ask::FmtMessage)
         };
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
@@ -138,11 +135,7 @@ pub fn expand_messages(input: &Input) -> TokenStream {
                 let write = c.message.write(&f, public);
                 quote!(#pattern => #write,)
             }
-            Body::Transparent(i) => {
-                let field = &v.fields[*i];
-                let (path, pat, binding) = (&v.path, field.pattern(), field.binding_at_type());
-                quote!(#path { #pat, .. } => #krate::AgentError::#name(#binding, #f),)
-            }
+            Body::Transparent(t) => transparent::arm(input, v, t, ask),
         });
         let body = input.match_self(arms);
         quote! {

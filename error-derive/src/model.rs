@@ -12,6 +12,7 @@ use crate::errors::Errors;
 use crate::format::{self, Template};
 use crate::retry::{self, Policy};
 use crate::source;
+use crate::transparent::{self, Transparent};
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -104,8 +105,8 @@ pub struct Variant<'a> {
 }
 
 pub enum Body {
-    /// `#[error(transparent)]`: everything comes from this field.
-    Transparent(usize),
+    /// `#[error(transparent)]`: everything comes from the one field.
+    Transparent(Transparent),
     Classified(Box<Classified>),
 }
 
@@ -264,6 +265,7 @@ pub fn build<'a>(input: &'a DeriveInput, errors: &mut Errors) -> Option<Input<'a
             &container,
             own,
             &krate,
+            &input.generics,
             &mut missing_ops,
             errors,
         ) {
@@ -305,6 +307,7 @@ fn build_variant<'a>(
     container: &AgentAttrs,
     own: &AgentAttrs,
     krate: &TokenStream,
+    generics: &Generics,
     missing_ops: &mut Vec<Ident>,
     errors: &mut Errors,
 ) -> Option<Variant<'a>> {
@@ -348,7 +351,9 @@ fn build_variant<'a>(
     let from = source::from_field(&fields, errors);
 
     if let Some(ErrorAttr::Transparent(span)) = error_attr {
-        check_transparent(span, own, place, &fields, errors);
+        let body = transparent::resolve(
+            ident, span, place, container, own, &fields, generics, errors,
+        );
         if errors_len(errors) > before {
             return None;
         }
@@ -358,7 +363,7 @@ fn build_variant<'a>(
             fields,
             docs: docs.into_iter().map(|d| d.value).collect(),
             from,
-            body: Body::Transparent(0),
+            body: Body::Transparent(body?),
         });
     }
 
@@ -441,64 +446,4 @@ fn build_variant<'a>(
 /// How many errors were reported so far (to tell whether a variant added any).
 fn errors_len(errors: &Errors) -> usize {
     errors.len()
-}
-
-fn check_transparent(
-    span: Span,
-    own: &AgentAttrs,
-    place: Place,
-    fields: &[Field],
-    errors: &mut Errors,
-) {
-    if fields.len() != 1 {
-        let what = if place == Place::Struct {
-            "struct"
-        } else {
-            "variant"
-        };
-        let (has, fix) = match fields.len() {
-            0 => (
-                "no fields".to_string(),
-                "add the error as its one field, like `Other(OtherError)`",
-            ),
-            n => (format!("{n} fields"), "keep only the error inside"),
-        };
-        errors.at(
-            span,
-            format!(
-                "#[error(transparent)] forwards to exactly one field, the error inside, but this {what} has {has}; {fix}, or write a message like #[error(\"...\")] instead of `transparent`"
-            ),
-        );
-    }
-    let mut keys: Vec<(&str, Span)> = Vec::new();
-    let spans = [
-        ("code", own.code.as_ref().map(|s| s.span)),
-        ("op", own.op.as_ref().map(|s| s.span)),
-        ("recovery", own.recovery.as_ref().map(|s| s.span)),
-        ("status", own.status.as_ref().map(|s| s.span)),
-        ("since", own.since.as_ref().map(|s| s.span)),
-        ("deprecated", own.deprecated.as_ref().map(|s| s.span)),
-    ];
-    keys.extend(spans.iter().filter_map(|(k, s)| s.map(|s| (*k, s))));
-    keys.extend(own.retry_markers());
-    keys.extend(own.hints.iter().map(|h| ("hint", h.span())));
-    for (key, key_span) in keys {
-        errors.at(
-            key_span,
-            format!(
-                "`{key}` cannot be set on #[error(transparent)]: it forwards code, op, message, retry and hints to the error inside; remove `{key}`, or replace `transparent` with a message"
-            ),
-        );
-    }
-    for field in fields {
-        let misplaced = [
-            ("#[source]", field.attrs.source),
-            ("#[op]", field.attrs.op),
-            ("#[retry_after]", field.attrs.retry_after),
-            ("#[redact]", field.attrs.redact),
-        ];
-        for (name, span) in misplaced.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
-            errors.at(span, format!("{name} has no effect under #[error(transparent)], which forwards everything to this field; remove it"));
-        }
-    }
 }

@@ -10,6 +10,7 @@ use crate::attr::{AgentAttrs, Jitter, Place, Recovery, RetryArgs, Sp};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::model::{Body, Field, Input};
+use crate::transparent::{self, Ask};
 
 /// The runtime's defaults (SPEC §1.3), mirrored so that `base <= max` is checked at compile time.
 const DEFAULT_ATTEMPTS: u32 = 3;
@@ -231,7 +232,7 @@ impl Policy {
 /// to the transparent field.
 fn arms(
     input: &Input,
-    method: TokenStream,
+    ask: Ask,
     value: impl Fn(&crate::model::Variant, &crate::model::Classified) -> Option<TokenStream>,
 ) -> Vec<Option<TokenStream>> {
     input
@@ -239,7 +240,7 @@ fn arms(
         .iter()
         .map(|v| match &v.body {
             Body::Classified(c) => value(v, c),
-            Body::Transparent(i) => Some(crate::code::transparent_arm(v, *i, method.clone())),
+            Body::Transparent(t) => Some(transparent::arm(input, v, t, ask)),
         })
         .collect()
 }
@@ -258,7 +259,7 @@ pub fn expand(input: &Input) -> TokenStream {
         )
     };
 
-    let policy = arms(input, quote!(#krate::AgentError::retry_policy), |v, c| {
+    let policy = arms(input, Ask::RetryPolicy, |v, c| {
         let policy = c.policy.as_ref()?.tokens(krate);
         let path = &v.path;
         Some(match c.retry_after {
@@ -269,25 +270,21 @@ pub fn expand(input: &Input) -> TokenStream {
             None => quote!(#path { .. } => #policy,),
         })
     });
-    let retryable = arms(input, quote!(#krate::AgentError::is_retryable), |v, c| {
+    let retryable = arms(input, Ask::IsRetryable, |v, c| {
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
-    let rate_limited = arms(
-        input,
-        quote!(#krate::AgentError::is_rate_limited),
-        |v, c| {
-            let path = &v.path;
-            c.policy
-                .is_some_and(|p| p.rate_limited)
-                .then(|| quote!(#path { .. } => true,))
-        },
-    );
-    let retry_after = arms(input, quote!(#krate::AgentError::retry_after), |v, c| {
+    let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
+        let path = &v.path;
+        c.policy
+            .is_some_and(|p| p.rate_limited)
+            .then(|| quote!(#path { .. } => true,))
+    });
+    let retry_after = arms(input, Ask::RetryAfter, |v, c| {
         let (pattern, retry_after) = retry_after_of(v, c.retry_after?);
         Some(quote!(#pattern => #retry_after,))
     });
-    let recovery = arms(input, quote!(#krate::AgentError::recovery), |v, c| {
+    let recovery = arms(input, Ask::Recovery, |v, c| {
         let path = &v.path;
         let value = c.recovery.tokens(krate);
         (c.recovery != Recovery::Abort).then(|| quote!(#path { .. } => #value,))

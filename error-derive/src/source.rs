@@ -7,6 +7,7 @@ use syn::{GenericArgument, PathArguments, Type};
 
 use crate::errors::Errors;
 use crate::model::{Body, Field, Input, Variant};
+use crate::transparent::{self, Ask};
 
 /// The `#[from]` field; reports one beside other fields.
 pub fn from_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
@@ -112,11 +113,7 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
 pub fn expand_source(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Transparent(i) => Some(crate::code::transparent_arm(
-            v,
-            *i,
-            quote!(::core::error::Error::source),
-        )),
+        Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Source)),
         Body::Classified(c) => {
             let (pattern, value, optional) = cause(v, c.source?, krate);
             Some(if optional {

@@ -42,7 +42,7 @@ use crate::{Recovery, RetryPolicy};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a classified error: it does not implement `AgentError`",
     label = "expected an `AgentError` here",
-    note = "derive it with `#[derive(AgentError)]`; under `#[error(transparent)]` the field must itself be an `AgentError`, so wrap a foreign error in a variant with a message and `#[source]`"
+    note = "derive it with `#[derive(AgentError)]`; for a foreign error, use `agent_error::classify(&err)`, or make it the field of an `#[error(transparent)]` variant, which classifies it"
 )]
 pub trait AgentError: std::error::Error {
     /// The stable machine-readable code (`"rate_limit"`, `"auth.missing_api_key"`).

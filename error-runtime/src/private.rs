@@ -136,17 +136,29 @@ macro_rules! __register_classifier {
 pub use crate::__register_classifier as register_classifier;
 
 /// The field of an `#[error(transparent)]` variant. Generated code calls
-/// `(&Forward(field)).forwarded()` with [`ForwardTyped`] and [`ForwardForeign`] in scope:
-/// method resolution picks `ForwardTyped` when the field is an [`AgentError`] (it needs no
-/// auto-reference), else `ForwardForeign` for any other error.
+/// `(&&Forward(field)).forwarded()` with the four `Forward*` traits in scope; method
+/// resolution tries them in order of the receiver they take, and so picks:
+/// 1. [`ForwardTyped`] when the field is an [`AgentError`];
+/// 2. else [`ForwardForeign`] when it is an `Error + 'static`;
+/// 3. else [`ForwardDeref`] when it derefs to `dyn Error` (`anyhow::Error`, `Box<dyn Error>`);
+/// 4. else [`ForwardNonError`], whose bound no type meets, so that rustc reports
+///    [`TransparentField`]'s message at the field instead of "no method named `forwarded`".
 pub struct Forward<'a, T>(pub &'a T);
+
+impl<T> Clone for Forward<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Forward<'_, T> {}
 
 /// [`Forward`] of an [`AgentError`] field: everything comes from the field.
 pub trait ForwardTyped<'a> {
     fn forwarded(&self) -> Forwarded<'a>;
 }
 
-impl<'a, T: AgentError + 'a> ForwardTyped<'a> for Forward<'a, T> {
+impl<'a, T: AgentError + 'a> ForwardTyped<'a> for &Forward<'a, T> {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
         Forwarded::Typed(self.0)
@@ -154,23 +166,85 @@ impl<'a, T: AgentError + 'a> ForwardTyped<'a> for Forward<'a, T> {
 }
 
 /// [`Forward`] of a foreign error field: its classification (SPEC §7) when it has one.
-#[diagnostic::on_unimplemented(
-    message = "the field of an #[error(transparent)] variant must be an error, and `{Self}` is not",
-    label = "this field is not an error",
-    note = "#[error(transparent)] forwards to an `AgentError` or to any `std::error::Error + 'static`; write a message like #[error(\"...\")] instead"
-)]
 pub trait ForwardForeign<'a> {
     fn forwarded(&self) -> Forwarded<'a>;
 }
 
-impl<'a, T: StdError + 'static> ForwardForeign<'a> for &Forward<'a, T> {
+impl<'a, T: StdError + 'static> ForwardForeign<'a> for &&Forward<'a, T> {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
         Forwarded::Foreign(self.0)
     }
 }
 
+/// [`Forward`] of a field that is no error itself but derefs to one: `anyhow::Error`,
+/// `Box<dyn Error + Send + Sync>`. Forwarded as the error inside, a foreign one.
+pub trait ForwardDeref<'a> {
+    fn forwarded(&self) -> Forwarded<'a>;
+}
+
+impl<'a, T> ForwardDeref<'a> for Forward<'a, T>
+where
+    T: core::ops::Deref,
+    T::Target: DynError,
+{
+    #[inline]
+    fn forwarded(&self) -> Forwarded<'a> {
+        Forwarded::Foreign(DynError::as_dyn(&**self.0))
+    }
+}
+
+/// The `dyn Error` types a [`ForwardDeref`] field may deref to.
+pub trait DynError {
+    fn as_dyn(&self) -> &(dyn StdError + 'static);
+}
+
+impl DynError for dyn StdError + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
+    }
+}
+
+impl DynError for dyn StdError + Send + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
+    }
+}
+
+impl DynError for dyn StdError + Send + Sync + 'static {
+    fn as_dyn(&self) -> &(dyn StdError + 'static) {
+        self
+    }
+}
+
+/// [`Forward`] of a field that is no error (or an error that is neither an [`AgentError`]
+/// nor `'static`): chosen last, and never callable, for its diagnostic.
+pub trait ForwardNonError<'a, T> {
+    fn forwarded(self) -> Forwarded<'a>
+    where
+        T: TransparentField;
+}
+
+impl<'a, T> ForwardNonError<'a, T> for Forward<'a, T> {
+    fn forwarded(self) -> Forwarded<'a>
+    where
+        T: TransparentField,
+    {
+        unreachable!("no type implements TransparentField")
+    }
+}
+
+/// Implemented by no type: the bound of [`ForwardNonError`], there for its message.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an error, so #[error(transparent)] cannot forward to it",
+    label = "not an error",
+    note = "#[error(transparent)] forwards to a field that is an `AgentError`, a `std::error::Error + 'static` like `std::io::Error`, or derefs to `dyn Error` like `anyhow::Error`",
+    note = "for a value that is not an error, replace `transparent` with a message that shows it, like #[error(\"{{0}}\")]"
+)]
+pub trait TransparentField {}
+
 /// What a transparent variant forwards to.
+#[derive(Clone, Copy)]
 pub enum Forwarded<'a> {
     Typed(&'a (dyn AgentError + 'a)),
     Foreign(&'a (dyn StdError + 'static)),
@@ -188,17 +262,31 @@ impl<'a> Forwarded<'a> {
         }
     }
 
-    /// The field's op; for a foreign field `own` (the variant's or the type's op) if there
-    /// is one, else its classification's.
-    pub fn op(self, own: Option<&'static str>) -> &'a str {
+    /// The field's op; for a foreign field `own` (the variant's or the type's op, `""`
+    /// when there is none) if there is one, else its classification's, else `""`.
+    pub fn op(self, own: &'static str) -> &'a str {
         match self {
             Forwarded::Typed(e) => e.op(),
-            Forwarded::Foreign(e) => own
-                .or_else(|| {
-                    crate::classify(e)
-                        .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
-                })
+            Forwarded::Foreign(_) if !own.is_empty() => own,
+            Forwarded::Foreign(e) => crate::classify(e)
+                .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
                 .unwrap_or(""),
+        }
+    }
+
+    /// The variant's Display: the field's own, typed or foreign.
+    pub fn fmt_display(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Forwarded::Typed(e) => fmt::Display::fmt(e, f),
+            Forwarded::Foreign(e) => fmt::Display::fmt(e, f),
+        }
+    }
+
+    /// The field's `source()`: a transparent variant is its field, so its cause is the field's.
+    pub fn source(self) -> Option<&'a (dyn StdError + 'static)> {
+        match self {
+            Forwarded::Typed(e) => e.source(),
+            Forwarded::Foreign(e) => e.source(),
         }
     }
 
