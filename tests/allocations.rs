@@ -224,8 +224,7 @@ fn find_allocates_nothing() {
         let (n, retryable) = allocations(|| agent_error::is_retryable(&chain));
         assert_eq!(n, 0, "is_retryable through a chain to {code}");
         assert_eq!(retryable, find(&chain).unwrap().is_retryable());
-        let (n, classified) =
-            allocations(|| agent_error::classify(&chain).map(|c| c.code().len()));
+        let (n, classified) = allocations(|| agent_error::classify(&chain).map(|c| c.code().len()));
         assert_eq!(n, 0, "classify through a chain to {code}");
         assert_eq!(classified, Some(code.len()));
     }

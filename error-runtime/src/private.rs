@@ -155,13 +155,15 @@ impl<T> Copy for Forward<'_, T> {}
 
 /// [`Forward`] of an [`AgentError`] field: everything comes from the field.
 pub trait ForwardTyped<'a> {
-    fn forwarded(&self) -> Forwarded<'a>;
+    type Field;
+    fn forwarded(&self) -> Self::Field;
 }
 
 impl<'a, T: AgentError + 'a> ForwardTyped<'a> for &Forward<'a, T> {
+    type Field = Typed<'a, T>;
     #[inline]
-    fn forwarded(&self) -> Forwarded<'a> {
-        Forwarded::Typed(self.0)
+    fn forwarded(&self) -> Typed<'a, T> {
+        Typed(self.0)
     }
 }
 
@@ -173,7 +175,7 @@ pub trait ForwardForeign<'a> {
 impl<'a, T: StdError + 'static> ForwardForeign<'a> for &&Forward<'a, T> {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
-        Forwarded::Foreign(self.0)
+        Forwarded(self.0)
     }
 }
 
@@ -190,7 +192,7 @@ where
 {
     #[inline]
     fn forwarded(&self) -> Forwarded<'a> {
-        Forwarded::Foreign(DynError::as_dyn(&**self.0))
+        Forwarded(DynError::as_dyn(&**self.0))
     }
 }
 
@@ -243,127 +245,166 @@ impl<'a, T> ForwardNonError<'a, T> for Forward<'a, T> {
 )]
 pub trait TransparentField {}
 
-/// What a transparent variant forwards to.
-#[derive(Clone, Copy)]
-pub enum Forwarded<'a> {
-    Typed(&'a (dyn AgentError + 'a)),
-    Foreign(&'a (dyn StdError + 'static)),
+/// A transparent variant's [`AgentError`] field: every accessor is a static call on the
+/// field's own type, so it costs what a hand-written forward costs.
+pub struct Typed<'a, T>(&'a T);
+
+impl<T> Clone for Typed<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
 }
 
-impl<'a> Forwarded<'a> {
-    /// The field's code; for a foreign field its classification's, else `default` (the
-    /// variant's default code).
-    pub fn code(self, default: &'static str) -> &'a str {
-        match self {
-            Forwarded::Typed(e) => e.code(),
-            Forwarded::Foreign(e) => crate::classify(e)
-                .and_then(|c| c.lasting_code().or_else(|| static_or_interned(c.code())))
-                .unwrap_or(default),
-        }
+impl<T> Copy for Typed<'_, T> {}
+
+impl<'a, T: AgentError + 'a> Typed<'a, T> {
+    #[inline]
+    pub fn code(self, _default: &'static str) -> &'a str {
+        self.0.code()
     }
 
-    /// The field's op; for a foreign field `own` (the variant's or the type's op, `""`
-    /// when there is none) if there is one, else its classification's, else `""`.
-    pub fn op(self, own: &'static str) -> &'a str {
-        match self {
-            Forwarded::Typed(e) => e.op(),
-            Forwarded::Foreign(_) if !own.is_empty() => own,
-            Forwarded::Foreign(e) => crate::classify(e)
-                .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
-                .unwrap_or(""),
-        }
+    #[inline]
+    pub fn op(self, _own: &'static str) -> &'a str {
+        self.0.op()
     }
 
-    /// The variant's Display: the field's own, typed or foreign.
+    #[inline]
     pub fn fmt_display(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Forwarded::Typed(e) => fmt::Display::fmt(e, f),
-            Forwarded::Foreign(e) => fmt::Display::fmt(e, f),
+        fmt::Display::fmt(self.0, f)
+    }
+
+    #[inline]
+    pub fn source(self) -> Option<&'a (dyn StdError + 'static)> {
+        self.0.source()
+    }
+
+    #[inline]
+    pub fn fmt_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_message(f)
+    }
+
+    #[inline]
+    pub fn fmt_public_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_public_message(f)
+    }
+
+    #[inline]
+    pub fn retry_policy(self) -> RetryPolicy {
+        self.0.retry_policy()
+    }
+
+    #[inline]
+    pub fn is_retryable(self) -> bool {
+        self.0.is_retryable()
+    }
+
+    #[inline]
+    pub fn is_rate_limited(self) -> bool {
+        self.0.is_rate_limited()
+    }
+
+    #[inline]
+    pub fn retry_after(self) -> Option<Duration> {
+        self.0.retry_after()
+    }
+
+    #[inline]
+    pub fn hints(self) -> Vec<Cow<'static, str>> {
+        self.0.hints()
+    }
+
+    #[inline]
+    pub fn recovery(self) -> Recovery {
+        self.0.recovery()
+    }
+
+    #[inline]
+    pub fn status(self) -> Option<u16> {
+        self.0.status()
+    }
+
+    #[inline]
+    pub fn docs_url(self) -> Option<&'a str> {
+        self.0.docs_url()
+    }
+}
+
+/// A transparent variant's foreign error field: its classification (SPEC §7) when it has
+/// one, else the variant's defaults.
+#[derive(Clone, Copy)]
+pub struct Forwarded<'a>(&'a (dyn StdError + 'static));
+
+impl<'a> Forwarded<'a> {
+    /// The classification's code, else `default` (the variant's default code).
+    pub fn code(self, default: &'static str) -> &'a str {
+        crate::classify(self.0)
+            .and_then(|c| c.lasting_code().or_else(|| static_or_interned(c.code())))
+            .unwrap_or(default)
+    }
+
+    /// `own` (the variant's or the type's op) if there is one (`""` when not), else the
+    /// classification's, else `""`.
+    pub fn op(self, own: &'static str) -> &'a str {
+        if !own.is_empty() {
+            return own;
         }
+        crate::classify(self.0)
+            .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
+            .unwrap_or("")
+    }
+
+    /// The variant's Display: the field's own.
+    pub fn fmt_display(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.0, f)
     }
 
     /// The field's `source()`: a transparent variant is its field, so its cause is the field's.
     pub fn source(self) -> Option<&'a (dyn StdError + 'static)> {
-        match self {
-            Forwarded::Typed(e) => e.source(),
-            Forwarded::Foreign(e) => e.source(),
-        }
+        self.0.source()
     }
 
     pub fn fmt_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Forwarded::Typed(e) => e.fmt_message(f),
-            Forwarded::Foreign(e) => fmt::Display::fmt(e, f),
-        }
+        fmt::Display::fmt(self.0, f)
     }
 
-    /// A foreign field's public message is its classification's fixed text, never its own.
+    /// The classification's fixed text, never the foreign error's own.
     pub fn fmt_public_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Forwarded::Typed(e) => e.fmt_public_message(f),
-            Forwarded::Foreign(e) => match crate::classify(e) {
-                Some(c) => c.fmt_public_message(f),
-                None => f.write_str(crate::classify::UNCLASSIFIED_MESSAGE),
-            },
+        match crate::classify(self.0) {
+            Some(c) => c.fmt_public_message(f),
+            None => f.write_str(crate::classify::UNCLASSIFIED_MESSAGE),
         }
     }
 
     pub fn retry_policy(self) -> RetryPolicy {
-        match self {
-            Forwarded::Typed(e) => e.retry_policy(),
-            Forwarded::Foreign(e) => {
-                crate::classify(e).map_or(RetryPolicy::NEVER, |c| c.retry_policy())
-            }
-        }
+        crate::classify(self.0).map_or(RetryPolicy::NEVER, |c| c.retry_policy())
     }
 
     pub fn is_retryable(self) -> bool {
-        match self {
-            Forwarded::Typed(e) => e.is_retryable(),
-            Forwarded::Foreign(_) => self.retry_policy().is_retryable(),
-        }
+        self.retry_policy().is_retryable()
     }
 
     pub fn is_rate_limited(self) -> bool {
-        match self {
-            Forwarded::Typed(e) => e.is_rate_limited(),
-            Forwarded::Foreign(_) => self.retry_policy().is_rate_limited(),
-        }
+        self.retry_policy().is_rate_limited()
     }
 
     pub fn retry_after(self) -> Option<Duration> {
-        match self {
-            Forwarded::Typed(e) => e.retry_after(),
-            Forwarded::Foreign(_) => self.retry_policy().retry_after(),
-        }
+        self.retry_policy().retry_after()
     }
 
     pub fn hints(self) -> Vec<Cow<'static, str>> {
-        match self {
-            Forwarded::Typed(e) => e.hints(),
-            Forwarded::Foreign(e) => crate::classify(e).map_or_else(Vec::new, |c| c.hints()),
-        }
+        crate::classify(self.0).map_or_else(Vec::new, |c| c.hints())
     }
 
     pub fn recovery(self) -> Recovery {
-        match self {
-            Forwarded::Typed(e) => e.recovery(),
-            Forwarded::Foreign(e) => crate::classify(e).map_or(Recovery::Abort, |c| c.recovery()),
-        }
+        crate::classify(self.0).map_or(Recovery::Abort, |c| c.recovery())
     }
 
     pub fn status(self) -> Option<u16> {
-        match self {
-            Forwarded::Typed(e) => e.status(),
-            Forwarded::Foreign(e) => crate::classify(e).and_then(|c| c.status()),
-        }
+        crate::classify(self.0).and_then(|c| c.status())
     }
 
     pub fn docs_url(self) -> Option<&'a str> {
-        match self {
-            Forwarded::Typed(e) => e.docs_url(),
-            Forwarded::Foreign(_) => None,
-        }
+        None
     }
 }
 
