@@ -67,9 +67,16 @@ fn retry_after_rejects_invalid_negative_and_past_values() {
         "1.5",
         "12s",
         "Sun, 06 Nov 1994 08:49:37",
-        "99999999999999999999999",
     ] {
         assert_eq!(parse_retry_after(value, now()), None, "{value:?}");
+    }
+    // An absurd delay saturates instead of vanishing into an immediate retry.
+    for value in ["18446744073709551616", "99999999999999999999999"] {
+        assert_eq!(
+            parse_retry_after(value, now()),
+            Some(Duration::MAX),
+            "{value:?}"
+        );
     }
     assert_eq!(
         parse_retry_after("Sun, 06 Nov 1994 08:47:37 GMT", now()),
@@ -315,18 +322,7 @@ fn retry_after_ms_reads_integers_and_decimals_and_wins_over_retry_after() {
 #[test]
 fn junk_retry_after_ms_is_ignored() {
     for junk in [
-        "",
-        "abc",
-        "-5",
-        "+5",
-        "1e3",
-        "inf",
-        "NaN",
-        "1,5",
-        "1.2.3",
-        ".",
-        "5ms",
-        "99999999999999999999999999999999",
+        "", "abc", "-5", "+5", "1e3", "inf", "NaN", "1,5", "1.2.3", ".", "5ms",
     ] {
         assert_eq!(
             retry_after(429, &[("retry-after-ms", junk)]),
@@ -528,21 +524,29 @@ fn rate_limit_resets_are_go_durations() {
         assert_eq!(parse_rate_limit_reset(value), Some(expected), "{value:?}");
     }
     for value in [
-        "",
-        "5",
-        "-1s",
-        "+1s",
-        "1x",
-        "s",
-        "1s2",
-        "1 s",
-        ".s",
-        "1.2.3s",
-        "1S",
-        "inf",
-        "99999999999999999999999h",
+        "", "5", "-1s", "+1s", "1x", "s", "1s2", "1 s", ".s", "1.2.3s", "1S", "inf",
     ] {
         assert_eq!(parse_rate_limit_reset(value), None, "{value:?}");
+    }
+    assert_eq!(
+        parse_rate_limit_reset("99999999999999999999999h"),
+        Some(Duration::MAX)
+    );
+}
+
+#[test]
+fn an_absurd_server_delay_ends_the_retries_instead_of_vanishing() {
+    for pairs in [
+        &[("retry-after", "18446744073709551616")][..],
+        &[("retry-after-ms", "99999999999999999999999999999999")][..],
+    ] {
+        let e = parts(429, pairs, "");
+        assert_eq!(e.retry_after(), Some(Duration::MAX));
+        let outcome = Retrier::new().run_detailed_with_sleep(
+            |_| Err::<(), _>(parts(429, pairs, "")),
+            |_| panic!("no wait may be made"),
+        );
+        assert_eq!((outcome.stop, outcome.attempts), (Stop::WaitTooLong, 1));
     }
 }
 

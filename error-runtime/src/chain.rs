@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crate::AgentError;
 
-/// The links of an error's chain: the error itself, then each cause in turn.
+/// The links of an error's chain: the error itself, then each cause in turn, at most
+/// [`MAX_LINKS`] of them.
 ///
 /// Unlike a plain `source()` loop it also visits the error inside a
 /// [`std::io::Error`] or an `Arc<dyn Error>`: their `source()` skips the error they wrap
@@ -26,13 +27,23 @@ use crate::AgentError;
 /// assert!(last.is::<agent_error::Error>());
 /// ```
 pub fn links<'a>(err: &'a (dyn StdError + 'static)) -> Links<'a> {
-    Links { next: Some(err) }
+    Links {
+        next: Some(err),
+        left: MAX_LINKS,
+    }
 }
+
+/// The most links a chain walk visits: every walk of this crate (`find`, `classify`,
+/// `is_retryable`, `has_code`, `display::chain`, `Report::capture`, the retrier) stops
+/// there, so a cyclic chain (an `Arc` pointing back at itself through `source()`) or an
+/// absurdly deep one cannot hang it. Real chains are a handful of links.
+pub const MAX_LINKS: usize = 1024;
 
 /// The iterator returned by [`links`].
 #[derive(Clone, Debug)]
 pub struct Links<'a> {
     next: Option<&'a (dyn StdError + 'static)>,
+    left: usize,
 }
 
 impl<'a> Iterator for Links<'a> {
@@ -40,7 +51,12 @@ impl<'a> Iterator for Links<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let current = self.next?;
-        self.next = wrapped(current).or_else(|| current.source());
+        self.left -= 1;
+        self.next = if self.left == 0 {
+            None
+        } else {
+            wrapped(current).or_else(|| current.source())
+        };
         Some(current)
     }
 }

@@ -213,6 +213,23 @@ fn is_valid_segment(segment: &str) -> bool {
     }
 }
 
+/// `code` where it crosses a trust boundary (tool results, the wire, logs): itself when it
+/// follows the grammar of codes, else [`UNCLASSIFIED`]. A code is only ever checked at
+/// compile time by the derive; one built at run time ([`Error::new`](crate::Error::new))
+/// or read from elsewhere could carry a `]` or a newline into a tool result.
+pub(crate) fn public_code(code: &str) -> &str {
+    if is_valid_code(code) {
+        code
+    } else {
+        UNCLASSIFIED
+    }
+}
+
+/// `op` where it crosses a trust boundary: itself when it follows the grammar of ops, else `""`.
+pub(crate) fn public_op(op: &str) -> &str {
+    if is_valid_op(op) { op } else { "" }
+}
+
 /// Whether `op` follows the grammar of operations: `.`-separated lowercase
 /// segments `[a-z][a-z0-9_-]*`.
 ///

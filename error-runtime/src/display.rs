@@ -5,6 +5,7 @@ use std::error::Error as StdError;
 use std::fmt;
 
 use crate::AgentError;
+use crate::codes::{public_code, public_op};
 use crate::public::push_summary;
 
 /// An error's public message as a `Display`: [`AgentError::fmt_public_message`], where
@@ -56,11 +57,7 @@ pub fn for_user(e: &dyn AgentError) -> String {
     let mut out = String::new();
     push_summary(&mut out, e);
     for hint in e.hints() {
-        let hint = hint.trim();
-        if !hint.is_empty() {
-            out.push_str("\n  - ");
-            crate::public::push_one_line(&mut out, hint);
-        }
+        crate::public::push_hint(&mut out, "\n  - ", &hint);
     }
     out
 }
@@ -170,7 +167,12 @@ impl fmt::Display for Chain<'_> {
             first = false;
             match classified {
                 Some(e) => {
-                    write!(f, "{} [{}]: ", e.op(), e.code())?;
+                    if self.public {
+                        let (op, code) = (e.op(), e.code());
+                        write!(f, "{} [{}]: ", public_op(op), public_code(code))?;
+                    } else {
+                        write!(f, "{} [{}]: ", e.op(), e.code())?;
+                    }
                     if self.public {
                         e.fmt_public_message(f)?;
                     } else if e.is_foreign() {

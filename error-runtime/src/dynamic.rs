@@ -157,15 +157,36 @@ impl fmt::Debug for Error {
 }
 
 impl fmt::Display for Error {
+    /// `op [code]: message`, then `: cause`. A chain of `Error`s is written link by link in a
+    /// loop, so a deep one cannot overflow the stack.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} [{}]: {}",
-            self.inner.op, self.inner.code, self.inner.message
-        )?;
-        match &self.inner.source {
-            Some(source) => crate::__private::write_cause(f, &**source),
-            None => Ok(()),
+        let mut current = self;
+        loop {
+            let i = &current.inner;
+            write!(f, "{} [{}]: {}", i.op, i.code, i.message)?;
+            let Some(source) = &i.source else {
+                return Ok(());
+            };
+            match source.downcast_ref::<Error>() {
+                Some(next) => {
+                    f.write_str(": ")?;
+                    current = next;
+                }
+                None => return crate::__private::write_cause(f, &**source),
+            }
+        }
+    }
+}
+
+impl Drop for Error {
+    /// Drops a chain of `Error`s link by link, so a deep one cannot overflow the stack.
+    fn drop(&mut self) {
+        let mut next = self.inner.source.take();
+        while let Some(source) = next {
+            next = match source.downcast::<Error>() {
+                Ok(mut link) => link.inner.source.take(),
+                Err(_) => None,
+            };
         }
     }
 }

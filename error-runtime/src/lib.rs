@@ -54,7 +54,7 @@ pub mod trace;
 pub mod __private;
 
 pub use agent::AgentError;
-pub use chain::{ErrorChain, Links, find, links, markers};
+pub use chain::{ErrorChain, Links, MAX_LINKS, find, links, markers};
 pub use classify::{Classified, classify, has_code, is_retryable};
 pub use dynamic::Error;
 pub use recovery::{Recovery, UnknownRecovery};

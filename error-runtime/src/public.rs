@@ -30,6 +30,18 @@ pub(crate) fn push_summary(out: &mut String, e: &dyn AgentError) {
     let start = out.len();
     push_one_line(out, message.trim_start());
     if out.len() == start {
-        out.push_str(e.code());
+        out.push_str(crate::codes::public_code(e.code()));
+    }
+}
+
+/// Writes `prefix` and `hint` on one line, or nothing when the hint has nothing to say
+/// (empty, or only spaces and periods): the one rule for hints in every rendering.
+pub(crate) fn push_hint(out: &mut String, prefix: &str, hint: &str) {
+    let start = out.len();
+    out.push_str(prefix);
+    let before = out.len();
+    push_one_line(out, hint.trim());
+    if out.len() == before {
+        out.truncate(start);
     }
 }

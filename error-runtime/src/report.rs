@@ -38,8 +38,8 @@ use crate::{AgentError, Recovery, RetryPolicy};
 /// assert!(agent_error::is_retryable(&client_side));
 /// assert_eq!(client_side.retry_after(), Some(std::time::Duration::from_secs(2)));
 /// ```
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(from = "WireReport", into = "WireReport")]
+#[derive(Clone, Deserialize)]
+#[serde(from = "WireReport")]
 pub struct Report {
     // Boxed so that `Result<T, Report>` stays one pointer wide on the error side.
     inner: Box<Inner>,
@@ -80,6 +80,10 @@ impl fmt::Debug for Report {
 pub const UNCLASSIFIED: &str = crate::codes::UNCLASSIFIED;
 
 impl Report {
+    /// The most links a captured report keeps: JSON readers bound nesting (serde_json at
+    /// 128 levels), and a report must read back what it writes.
+    pub const MAX_DEPTH: usize = 64;
+
     /// Walks `err`'s chain (see [`links`](crate::links)) into a tree of its classified
     /// links, each with its public message (`#[redact]` fields as `[redacted]`).
     ///
@@ -89,6 +93,9 @@ impl Report {
     /// classifier knows are left out, since their text may carry paths, SQL or ids. An error
     /// with no classification gives a report with code [`UNCLASSIFIED`] and the message
     /// "internal error".
+    ///
+    /// At most [`Report::MAX_DEPTH`] links are kept (the outermost ones), so that what is
+    /// captured always serializes into JSON that `Report` reads back.
     pub fn capture(err: &(dyn StdError + 'static)) -> Report {
         let Some(top) = crate::classify(err) else {
             return Report::new("", UNCLASSIFIED, crate::classify::UNCLASSIFIED_MESSAGE);
@@ -97,6 +104,7 @@ impl Report {
             .skip_while(|link| !std::ptr::addr_eq(*link, top.link()))
             .skip(1)
             .filter_map(crate::classify::classify_link)
+            .take(Report::MAX_DEPTH - 1)
             .collect();
         let mut cause = None;
         while let Some(link) = below.pop() {
@@ -108,8 +116,8 @@ impl Report {
     /// One classified link, with the report of its cause.
     fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
         Report::from(Inner {
-            op: e.op().to_string(),
-            code: e.code().to_string(),
+            op: crate::codes::public_op(e.op()).to_string(),
+            code: crate::codes::public_code(e.code()).to_string(),
             message: crate::display::public(e).to_string(),
             retryable: e.is_retryable(),
             rate_limited: e.is_rate_limited(),
@@ -159,7 +167,7 @@ impl Report {
     /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
     /// 500 otherwise.
     pub fn http_status(&self) -> u16 {
-        if let Some(status) = self.inner.status {
+        if let Some(status) = valid_status(self.inner.status) {
             return status;
         }
         match self.inner.code.as_str() {
@@ -211,43 +219,64 @@ impl Report {
     /// classified as [`http::StatusError`](crate::http::StatusError) would (a 429 is a
     /// rate limit, a 503 retryable, a 400 whose detail shows a context overflow is
     /// `context_overflow`, …).
+    ///
+    /// What comes from the other service is checked: a `code` outside the grammar of codes
+    /// is ignored (the status decides), an `op` outside the grammar of ops is dropped, a
+    /// status outside 100–599 is ignored. Explicit `retryable` and `rate_limited` members
+    /// win over what the status suggests.
     #[cfg(feature = "http")]
     pub fn from_problem(problem: Problem) -> Report {
-        let Some(code) = problem.code else {
+        let op = valid_op(problem.op);
+        let status = valid_status(problem.status);
+        let Some(code) = problem.code.filter(|c| crate::codes::is_valid_code(c)) else {
             let body = problem.detail.or(problem.title).unwrap_or_default();
-            let status = crate::http::StatusError::new(problem.status.unwrap_or(0)).with_body(body);
-            let status = match problem.retry_after_ms {
-                Some(ms) => status.with_retry_after(Duration::from_millis(ms)),
-                None => status,
-            };
-            let mut report = Report::capture(&status);
-            report.inner.op = problem.op.unwrap_or_default();
+            let from_status = crate::http::StatusError::new(status.unwrap_or(0)).with_body(body);
+            let mut report = Report::capture(&from_status);
+            report.inner.op = op;
+            report.inner.retry_after = problem.retry_after_ms.map(Duration::from_millis);
+            if let Some(retryable) = problem.retryable {
+                report.inner.retryable = retryable;
+            }
+            if let Some(rate_limited) = problem.rate_limited {
+                report.inner.rate_limited = rate_limited;
+            }
             if problem.type_uri != Problem::ABOUT_BLANK {
                 report.inner.docs_url = Some(problem.type_uri);
             }
             return report;
         };
-        let fallback = crate::http::classify_status(problem.status.unwrap_or(0));
-        let retryable = problem
-            .retryable
-            .unwrap_or(fallback != crate::http::StatusClass::Permanent);
+        let class = crate::http::classify_status(status.unwrap_or(0));
         let rate_limited = problem
             .rate_limited
-            .unwrap_or(fallback == crate::http::StatusClass::RateLimited);
+            .unwrap_or(class == crate::http::StatusClass::RateLimited);
+        let retryable = problem
+            .retryable
+            .unwrap_or(rate_limited || class != crate::http::StatusClass::Permanent);
         Report::from(Inner {
-            op: problem.op.unwrap_or_default(),
+            op,
             recovery: parse_recovery(problem.recovery.as_deref(), retryable),
             code,
             message: problem.detail.or(problem.title).unwrap_or_default(),
-            retryable: retryable || rate_limited,
+            retryable,
             rate_limited,
             retry_after: problem.retry_after_ms.map(Duration::from_millis),
             hints: problem.hints,
-            status: problem.status,
+            status,
             docs_url: (problem.type_uri != Problem::ABOUT_BLANK).then_some(problem.type_uri),
             cause: None,
         })
     }
+}
+
+/// A status from the wire, when it is one HTTP can send (100–599).
+fn valid_status(status: Option<u16>) -> Option<u16> {
+    status.filter(|s| (100..=599).contains(s))
+}
+
+/// An op from the wire, when it follows the grammar of ops; else none (`""`).
+fn valid_op(op: Option<String>) -> String {
+    op.filter(|op| crate::codes::is_valid_op(op))
+        .unwrap_or_default()
 }
 
 fn millis(d: Duration) -> u64 {
@@ -264,15 +293,29 @@ fn parse_recovery(name: Option<&str>, retryable: bool) -> Recovery {
 }
 
 impl fmt::Display for Report {
+    /// `op [code]: message`, then `: cause` for each cause, written in a loop.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} [{}]: {}",
-            self.inner.op, self.inner.code, self.inner.message
-        )?;
-        match &self.inner.cause {
-            Some(cause) => write!(f, ": {cause}"),
-            None => Ok(()),
+        let mut current = self;
+        loop {
+            let i = &current.inner;
+            write!(f, "{} [{}]: {}", i.op, i.code, i.message)?;
+            match &i.cause {
+                Some(cause) => {
+                    f.write_str(": ")?;
+                    current = cause;
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+impl Drop for Report {
+    /// Drops the causes one by one, so a deep report cannot overflow the stack.
+    fn drop(&mut self) {
+        let mut next = self.inner.cause.take();
+        while let Some(mut cause) = next {
+            next = cause.inner.cause.take();
         }
     }
 }
@@ -305,9 +348,9 @@ impl AgentError for Report {
 
     fn retry_policy(&self) -> RetryPolicy {
         let policy = match (self.inner.retryable, self.inner.rate_limited) {
-            (_, true) => RetryPolicy::RATE_LIMITED,
+            (false, _) => return RetryPolicy::NEVER,
+            (true, true) => RetryPolicy::RATE_LIMITED,
             (true, false) => RetryPolicy::DEFAULT,
-            (false, false) => return RetryPolicy::NEVER,
         };
         policy.with_retry_after(self.inner.retry_after)
     }
@@ -321,7 +364,7 @@ impl AgentError for Report {
     }
 
     fn is_retryable(&self) -> bool {
-        self.inner.retryable || self.inner.rate_limited
+        self.inner.retryable
     }
 
     fn is_rate_limited(&self) -> bool {
@@ -337,7 +380,7 @@ impl AgentError for Report {
     }
 
     fn status(&self) -> Option<u16> {
-        self.inner.status
+        valid_status(self.inner.status)
     }
 
     fn docs_url(&self) -> Option<&str> {
@@ -354,66 +397,99 @@ impl PartialEq for Report {
 
 impl Eq for Report {}
 
-/// The JSON members of a [`Report`].
-#[derive(Serialize, Deserialize)]
+/// The JSON members of a [`Report`], as read.
+#[derive(Deserialize)]
 struct WireReport {
     #[serde(default)]
     op: String,
     code: String,
     message: String,
     #[serde(default)]
-    retryable: bool,
+    retryable: Option<bool>,
     #[serde(default)]
-    rate_limited: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rate_limited: Option<bool>,
+    #[serde(default)]
     retry_after_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     recovery: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     hints: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     docs_url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     cause: Option<Box<Report>>,
 }
 
 impl From<WireReport> for Report {
+    /// A report read from another service: a `code` outside the grammar of codes becomes
+    /// [`UNCLASSIFIED`] and an `op` outside the grammar of ops is dropped, so that nothing
+    /// forged (a `]` or a newline) reaches a tool result; a status outside 100–599 is
+    /// dropped; `rate_limited` alone implies `retryable`, an explicit `retryable` wins.
     fn from(w: WireReport) -> Report {
-        let retryable = w.retryable || w.rate_limited;
+        let rate_limited = w.rate_limited.unwrap_or(false);
+        let retryable = w.retryable.unwrap_or(rate_limited);
+        let code = if crate::codes::is_valid_code(&w.code) {
+            w.code
+        } else {
+            UNCLASSIFIED.to_string()
+        };
         Report::from(Inner {
             recovery: parse_recovery(w.recovery.as_deref(), retryable),
-            op: w.op,
-            code: w.code,
+            op: valid_op(Some(w.op)),
+            code,
             message: w.message,
             retryable,
-            rate_limited: w.rate_limited,
+            rate_limited,
             retry_after: w.retry_after_ms.map(Duration::from_millis),
             hints: w.hints,
-            status: w.status,
+            status: valid_status(w.status),
             docs_url: w.docs_url,
             cause: w.cause,
         })
     }
 }
 
-impl From<Report> for WireReport {
-    fn from(r: Report) -> WireReport {
-        let r = *r.inner;
-        WireReport {
-            op: r.op,
-            code: r.code,
-            message: r.message,
-            retryable: r.retryable,
-            rate_limited: r.rate_limited,
-            retry_after_ms: r.retry_after.map(millis),
-            recovery: Some(r.recovery.as_str().to_string()),
-            hints: r.hints,
-            status: r.status,
-            docs_url: r.docs_url,
-            cause: r.cause,
+/// The JSON members of a [`Report`], as written: borrowed, so that serializing is linear in
+/// the size of the report.
+#[derive(Serialize)]
+struct WireRef<'a> {
+    op: &'a str,
+    code: &'a str,
+    message: &'a str,
+    retryable: bool,
+    rate_limited: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_ms: Option<u64>,
+    recovery: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    hints: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    docs_url: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a Report>,
+}
+
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let i = &self.inner;
+        WireRef {
+            op: &i.op,
+            code: &i.code,
+            message: &i.message,
+            retryable: i.retryable,
+            rate_limited: i.rate_limited,
+            retry_after_ms: i.retry_after.map(millis),
+            recovery: i.recovery.as_str(),
+            hints: &i.hints,
+            status: i.status,
+            docs_url: i.docs_url.as_deref(),
+            cause: i.cause.as_deref(),
         }
+        .serialize(serializer)
     }
 }
 

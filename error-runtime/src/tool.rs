@@ -3,7 +3,7 @@
 
 use std::error::Error as StdError;
 
-use crate::public::{push_one_line, push_summary};
+use crate::public::{push_hint, push_summary};
 use crate::{AgentError, Recovery};
 
 /// Renders an error for the model, exactly:
@@ -36,17 +36,11 @@ use crate::{AgentError, Recovery};
 pub fn render(e: &dyn AgentError) -> String {
     let mut out = String::with_capacity(64);
     out.push_str("[error:");
-    out.push_str(e.code());
+    out.push_str(crate::codes::public_code(e.code()));
     out.push_str("] ");
     push_summary(&mut out, e);
     for hint in e.hints() {
-        let start = out.len();
-        out.push_str("\nhint: ");
-        let before = out.len();
-        push_one_line(&mut out, hint.trim());
-        if out.len() == before {
-            out.truncate(start);
-        }
+        push_hint(&mut out, "\nhint: ", &hint);
     }
     out
 }
@@ -170,12 +164,12 @@ impl StructuredToolError {
             .iter()
             .filter_map(|h| {
                 let mut line = String::new();
-                push_one_line(&mut line, h.trim());
+                push_hint(&mut line, "", h);
                 (!line.is_empty()).then_some(line)
             })
             .collect();
         StructuredToolError {
-            code: e.code().to_string(),
+            code: crate::codes::public_code(e.code()).to_string(),
             summary,
             hints,
             retryable: e.is_retryable(),

@@ -86,6 +86,27 @@ pub(super) fn keep(bytes: &[u8]) -> String {
 }
 
 /// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
+/// The first [`MAX_BODY`] bytes of `value`'s Display, without formatting the rest: a link
+/// whose Display includes its causes costs at most that much to read.
+pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
+    struct Bounded(String);
+    impl std::fmt::Write for Bounded {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = MAX_BODY - self.0.len();
+            if s.len() <= room {
+                self.0.push_str(s);
+                return Ok(());
+            }
+            self.0.push_str(&s[..s.floor_char_boundary(room)]);
+            // Stop the formatting: the rest would be cut anyway.
+            Err(std::fmt::Error)
+        }
+    }
+    let mut out = Bounded(String::new());
+    let _ = std::fmt::write(&mut out, format_args!("{value}"));
+    out.0
+}
+
 pub(super) fn truncate(mut text: String) -> String {
     if text.len() > MAX_BODY {
         text.truncate(text.floor_char_boundary(MAX_BODY));

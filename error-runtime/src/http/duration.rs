@@ -1,5 +1,7 @@
 //! Durations as servers write them: `1500.5` milliseconds, protobuf's `"1.5s"`, Go's
-//! `"1h2m3.5s"`. Integer arithmetic, checked: anything malformed or too large is `None`.
+//! `"1h2m3.5s"`. Integer arithmetic: anything malformed is `None`, and a well-formed value
+//! too large for a `Duration` saturates at `Duration::MAX` (a server asking for an absurd
+//! wait must not be retried at once: the retrier's `max_wait` then gives up).
 
 use std::time::Duration;
 
@@ -50,7 +52,7 @@ pub(super) fn go(value: &str) -> Option<Duration> {
             "h" => 3_600 * SECOND,
             _ => return None,
         };
-        total = total.checked_add(decimal_nanos(number, unit)?)?;
+        total = total.saturating_add(decimal_nanos(number, unit)?);
         rest = next;
     }
     from_nanos(total)
@@ -65,10 +67,10 @@ fn decimal_nanos(value: &str, unit: u128) -> Option<u128> {
     let mut count: u128 = 0;
     for digit in whole.bytes() {
         count = count
-            .checked_mul(10)?
-            .checked_add(u128::from(digit - b'0'))?;
+            .saturating_mul(10)
+            .saturating_add(u128::from(digit - b'0'));
     }
-    let mut nanos = count.checked_mul(unit)?;
+    let mut nanos = count.saturating_mul(unit);
     // Each fractional digit is worth a tenth of the one before; below a nanosecond, nothing.
     let mut scale = unit;
     for digit in fraction.bytes() {
@@ -76,13 +78,15 @@ fn decimal_nanos(value: &str, unit: u128) -> Option<u128> {
         if scale == 0 {
             break;
         }
-        nanos = nanos.checked_add(u128::from(digit - b'0') * scale)?;
+        nanos = nanos.saturating_add(u128::from(digit - b'0') * scale);
     }
     Some(nanos)
 }
 
 fn from_nanos(nanos: u128) -> Option<Duration> {
-    let secs = u64::try_from(nanos / NANOS_PER_SECOND).ok()?;
+    let Ok(secs) = u64::try_from(nanos / NANOS_PER_SECOND) else {
+        return Some(Duration::MAX);
+    };
     let subsec = u32::try_from(nanos % NANOS_PER_SECOND).ok()?;
     Some(Duration::new(secs, subsec))
 }
@@ -105,12 +109,13 @@ mod tests {
     }
 
     #[test]
-    fn malformed_or_too_large_is_none() {
+    fn malformed_is_none_and_too_large_saturates() {
         for value in ["", ".", "1..2", "1e3", "-1", "+1", " 1 2", "1_000"] {
             assert_eq!(decimal(value, SECOND), None, "{value:?}");
         }
-        assert_eq!(decimal(&"9".repeat(60), SECOND), None);
-        assert_eq!(decimal("18446744073709551616", SECOND), None);
-        assert_eq!(go(&format!("{}h", u64::MAX)), None);
+        assert_eq!(decimal(&"9".repeat(60), SECOND), Some(Duration::MAX));
+        assert_eq!(decimal("18446744073709551616", SECOND), Some(Duration::MAX));
+        assert_eq!(go(&format!("{}h", u64::MAX)), Some(Duration::MAX));
+        assert_eq!(go("1h1h1h"), Some(Duration::from_secs(3 * 3600)));
     }
 }

@@ -9,7 +9,9 @@ use super::duration;
 /// three forms of RFC 9110 (`"Sun, 06 Nov 1994 08:49:37 GMT"`, `"Sunday, 06-Nov-94
 /// 08:49:37 GMT"`, `"Sun Nov  6 08:49:37 1994"`), as the delay from `now`.
 ///
-/// `None` for anything invalid, negative, or a date in the past. Never panics.
+/// `None` for anything invalid, negative, or a date in the past. Delay-seconds beyond what a
+/// `Duration` holds saturate at `Duration::MAX`, so that an absurd delay ends the retries
+/// (the retrier's `max_wait`) instead of vanishing into an immediate retry. Never panics.
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
@@ -24,7 +26,11 @@ use super::duration;
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return value.parse::<u64>().ok().map(Duration::from_secs);
+        return Some(
+            value
+                .parse::<u64>()
+                .map_or(Duration::MAX, Duration::from_secs),
+        );
     }
     let date = httpdate::parse_http_date(value).ok()?;
     date.duration_since(now).ok()

@@ -76,7 +76,7 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
         // A wrapper such as `io::Error` displays as the error it wraps, the next link.
         None if crate::chain::wrapped(link).is_some() => false,
         None => {
-            let text = body::truncate(link.to_string());
+            let text = body::display_prefix(&link);
             body::read(&text).kind == Some(kind::Kind::ContextOverflow)
         }
     })
