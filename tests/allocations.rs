@@ -243,3 +243,23 @@ fn the_counter_sees_allocations() {
     let (n, _) = allocations(|| LlmError::Auth { console: "x" }.to_string());
     assert!(n >= 1);
 }
+
+/// Serializing a report borrows it: a deep one written into a buffer with room allocates
+/// nothing, so the cost is linear in its size (it used to clone every subtree at each level).
+#[cfg(feature = "serde")]
+#[test]
+fn serializing_a_deep_report_allocates_nothing() {
+    let mut e = agent_error::Error::new("layer", "timeout", "bottom");
+    for _ in 0..200 {
+        e = agent_error::Error::new("layer", "provider_unavailable", "up").with_source(e);
+    }
+    let report = agent_error::Report::capture(&e);
+    let mut out = Vec::with_capacity(1 << 16);
+    let (n, written) = allocations(|| serde_json::to_writer(&mut out, &report).is_ok());
+    assert!(written);
+    assert_eq!(n, 0);
+    assert_eq!(
+        String::from_utf8(out).unwrap().matches("\"cause\"").count(),
+        agent_error::Report::MAX_DEPTH - 1
+    );
+}

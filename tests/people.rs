@@ -84,3 +84,20 @@ fn chain_of_a_transparent_variant_uses_the_inner_message() {
         "db.query [timeout]: slow: reset"
     );
 }
+
+#[test]
+fn a_hint_with_nothing_to_say_is_left_out_everywhere() {
+    let e = Error::new("a.b", "tool_failed", "failed")
+        .with_hint("...")
+        .with_hint("  ")
+        .with_hint("retry later.");
+    assert_eq!(display::for_user(&e), "failed\n  - retry later");
+    assert_eq!(
+        agent_error::tool::render(&e),
+        "[error:tool_failed] failed\nhint: retry later"
+    );
+    assert_eq!(
+        agent_error::tool::StructuredToolError::from_error(&e).hints,
+        ["retry later"]
+    );
+}
