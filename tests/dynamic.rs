@@ -135,8 +135,16 @@ fn timeout_and_provider_unavailable_are_retryable_by_default() {
 #[test]
 fn other_codes_are_not_retryable_by_default() {
     // The recovery is the vocabulary's for its code, `abort` for a code outside it.
-    for code in [codes::RATE_LIMIT, codes::TIMEOUT, codes::PROVIDER_UNAVAILABLE] {
-        assert_eq!(Error::new("a.b", code, "x").recovery(), Recovery::Retry, "{code}");
+    for code in [
+        codes::RATE_LIMIT,
+        codes::TIMEOUT,
+        codes::PROVIDER_UNAVAILABLE,
+    ] {
+        assert_eq!(
+            Error::new("a.b", code, "x").recovery(),
+            Recovery::Retry,
+            "{code}"
+        );
     }
     for (code, recovery) in [
         (codes::AUTH, Recovery::Escalate),

@@ -101,9 +101,12 @@ fn every_walk_of_a_cyclic_chain_terminates() {
         #[cfg(feature = "serde")]
         assert_eq!(agent_error::Report::capture(&typed).code(), "timeout");
         // The retrier walks the chain once per failure: it ends by its policy.
-        let outcome =
-            Retrier::new().run_detailed_with_sleep(|_| Err::<(), _>(classified_over_a_cycle()), |_| {});
-        assert_eq!((outcome.stop, outcome.attempts), (Stop::AttemptsExhausted, 3));
+        let outcome = Retrier::new()
+            .run_detailed_with_sleep(|_| Err::<(), _>(classified_over_a_cycle()), |_| {});
+        assert_eq!(
+            (outcome.stop, outcome.attempts),
+            (Stop::AttemptsExhausted, 3)
+        );
         // The two nodes keep each other alive: the cycle is leaked, as any Arc cycle is.
         drop(cycle);
     });

@@ -301,18 +301,21 @@ mod untrusted {
             serde_json::from_str(r#"{"type":"about:blank","status":429,"retryable":false}"#)
                 .unwrap();
         assert!(!Report::from_problem(problem).is_retryable());
-        let problem: Problem =
-            serde_json::from_str(r#"{"type":"about:blank","status":400,"code":"busy","rate_limited":true}"#)
-                .unwrap();
+        let problem: Problem = serde_json::from_str(
+            r#"{"type":"about:blank","status":400,"code":"busy","rate_limited":true}"#,
+        )
+        .unwrap();
         let report = Report::from_problem(problem);
         assert!(report.is_rate_limited() && report.is_retryable());
         // In the report's own JSON too: an explicit `retryable: false` wins.
-        let report: Report =
-            serde_json::from_str(r#"{"code":"rate_limit","message":"m","retryable":false,"rate_limited":true}"#)
-                .unwrap();
+        let report: Report = serde_json::from_str(
+            r#"{"code":"rate_limit","message":"m","retryable":false,"rate_limited":true}"#,
+        )
+        .unwrap();
         assert!(!report.is_retryable());
         let report: Report =
-            serde_json::from_str(r#"{"code":"rate_limit","message":"m","rate_limited":true}"#).unwrap();
+            serde_json::from_str(r#"{"code":"rate_limit","message":"m","rate_limited":true}"#)
+                .unwrap();
         assert!(report.is_retryable());
     }
 

@@ -130,15 +130,22 @@ impl Report {
         })
     }
 
-    /// A report built by hand: not retryable, recovery `abort`, no hints.
+    /// A report built by hand: not retryable, recovery `abort`, no hints. A `code` outside
+    /// the grammar of codes becomes [`UNCLASSIFIED`], an `op` outside the grammar of ops
+    /// `""`, as for a report read from the wire.
     pub fn new(
         op: impl Into<String>,
         code: impl Into<String>,
         message: impl Into<String>,
     ) -> Report {
+        let code = code.into();
         Report::from(Inner {
-            op: op.into(),
-            code: code.into(),
+            op: valid_op(Some(op.into())),
+            code: if crate::codes::is_valid_code(&code) {
+                code
+            } else {
+                UNCLASSIFIED.to_string()
+            },
             message: message.into(),
             retryable: false,
             rate_limited: false,
