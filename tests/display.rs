@@ -346,3 +346,38 @@ fn display_of_the_dynamic_error_with_a_cause_ignores_width() {
         "db.query [timeout]: took too long: reset"
     );
 }
+
+/// Fields named like the generated code's own names do not collide with them.
+#[derive(Debug, AgentError)]
+#[agent(op = "x.y")]
+enum Clash {
+    #[error("{__agent_f} {__agent_op} {__agent_cause}")]
+    Named {
+        __agent_f: u8,
+        __agent_op: u8,
+        __agent_cause: u8,
+        source: std::io::Error,
+    },
+    #[error("{__agent_op_} ran")]
+    ByField {
+        #[op]
+        __agent_op: String,
+        __agent_op_: u8,
+    },
+}
+
+#[test]
+fn fields_named_like_generated_bindings_do_not_collide() {
+    let e = Clash::Named {
+        __agent_f: 1,
+        __agent_op: 2,
+        __agent_cause: 3,
+        source: std::io::Error::other("inner"),
+    };
+    assert_eq!(e.to_string(), "x.y [named]: 1 2 3: inner");
+    let e = Clash::ByField {
+        __agent_op: "tool.run".into(),
+        __agent_op_: 7,
+    };
+    assert_eq!(e.to_string(), "tool.run [by_field]: 7 ran");
+}

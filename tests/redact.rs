@@ -216,3 +216,26 @@ fn without_redacted_fields_the_public_message_is_the_message() {
     let e = NothingRedacted { key: "a".into() };
     assert_eq!(public(&e), "no key a");
 }
+
+/// A redacted field compiles with any formatting trait its type has, and reads `[redacted]`.
+#[derive(Debug, AgentError)]
+#[agent(op = "auth.check", code = "auth_error")]
+#[error("token {token:#x} of {len:>4} bytes")]
+struct HexToken {
+    #[redact]
+    token: u64,
+    len: usize,
+}
+
+#[test]
+fn a_redacted_field_written_in_hex_reads_redacted() {
+    let e = HexToken {
+        token: 0xdead_beef,
+        len: 8,
+    };
+    assert_eq!(e.message(), "token 0xdeadbeef of    8 bytes");
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        "token [redacted] of    8 bytes"
+    );
+}

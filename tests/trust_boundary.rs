@@ -211,3 +211,90 @@ fn the_canary_never_reaches_a_trace() {
     });
     assert!(unredacted.events.lock().unwrap()[0].1["message"].contains(CANARY));
 }
+
+/// The thiserror idiom: the cause written into the message. In public renderings an error
+/// field shows its public form, never its own text.
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.read")]
+enum Interpolated {
+    #[agent(code = "io_failed")]
+    #[error("io error: {0}")]
+    Io(#[from] std::io::Error),
+    #[agent(code = "wrapped")]
+    #[error("inner failed: {source}")]
+    Typed { source: Secretive },
+    #[agent(code = "debugged")]
+    #[error("inner failed: {inner:?}")]
+    Debugged {
+        #[source]
+        inner: std::io::Error,
+    },
+    #[agent(code = "boxed")]
+    #[error("boxed: {0}")]
+    Boxed(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+fn interpolated() -> Vec<Interpolated> {
+    use std::io::{Error as IoError, ErrorKind};
+    vec![
+        Interpolated::Io(IoError::new(
+            ErrorKind::PermissionDenied,
+            format!("open /home/alice/.ssh/{CANARY}: permission denied"),
+        )),
+        Interpolated::Io(IoError::other(format!("SELECT '{CANARY}'"))),
+        Interpolated::Typed {
+            source: Secretive::Auth {
+                key: CANARY.into(),
+                account: "acme".into(),
+            },
+        },
+        Interpolated::Debugged {
+            inner: IoError::other(CANARY),
+        },
+        Interpolated::Boxed(Box::new(IoError::new(ErrorKind::TimedOut, CANARY))),
+    ]
+}
+
+#[test]
+fn an_interpolated_cause_shows_its_public_form_in_public_renderings() {
+    for e in interpolated() {
+        for text in public_renderings(&e) {
+            assert!(!text.contains(CANARY), "{} leaked into {text:?}", e.code());
+        }
+        #[cfg(feature = "serde")]
+        {
+            let json = serde_json::to_string(&agent_error::Report::capture(&e)).unwrap();
+            assert!(!json.contains(CANARY), "{json}");
+        }
+        // The operator's Display keeps the text, and writes the cause once.
+        let text = e.to_string();
+        assert_eq!(text.matches(CANARY).count(), 1, "{text}");
+    }
+    let [classified, unclassified, typed, debugged, boxed] = &interpolated()[..] else {
+        unreachable!()
+    };
+    assert_eq!(
+        display::public(classified).to_string(),
+        "io error: permission denied"
+    );
+    assert_eq!(
+        display::public(unclassified).to_string(),
+        "io error: [redacted]"
+    );
+    assert_eq!(
+        display::public(typed).to_string(),
+        "inner failed: key [redacted] rejected for acme"
+    );
+    assert_eq!(
+        display::public(debugged).to_string(),
+        "inner failed: [redacted]"
+    );
+    assert_eq!(
+        display::public(boxed).to_string(),
+        "boxed: the operation timed out"
+    );
+    assert_eq!(
+        classified.to_string(),
+        format!("fs.read [io_failed]: io error: open /home/alice/.ssh/{CANARY}: permission denied")
+    );
+}

@@ -461,6 +461,10 @@ fn retry_key(args: &mut RetryArgs, meta: &ParseNestedMeta, errors: &mut Errors) 
                 Some(f) if f.is_finite() && f >= 1.0 => {
                     set(&mut args.factor, Sp { value: f, span: lit_span }, "factor", span, errors)
                 }
+                Some(f) if f >= 1.0 => errors.at(
+                    lit_span,
+                    "factor is too large to be a number (it overflows f64); a factor of 2.0 doubles the delay each retry, and `max` caps it",
+                ),
                 _ => errors.at(
                     lit_span,
                     "factor must be at least 1 (a factor below 1 would shrink the delay); write factor = 2.0 to double it",

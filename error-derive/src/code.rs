@@ -225,6 +225,17 @@ pub fn resolve_op(
         .iter()
         .filter_map(|f| f.attrs.op.map(|span| (f, span)));
     let field = op_fields.next();
+    if let Some((f, _)) = field
+        && let Some(redact) = f.attrs.redact
+    {
+        errors.at(
+            redact,
+            format!(
+                "the #[op] field `{}` cannot be #[redact]: the op names the operation in every rendering, public ones included, and is not secret; remove #[redact], or keep the secret in another field and name the operation with `op = \"...\"`",
+                field_name(f)
+            ),
+        );
+    }
     for (f, span) in op_fields {
         errors.at(
             span,

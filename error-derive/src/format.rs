@@ -68,6 +68,8 @@ pub struct Template {
     public_args: Vec<TokenStream>,
     /// Fields the placeholders name, with the trait they are formatted with.
     pub uses: Vec<(usize, FmtTrait)>,
+    /// Every field the message shows: named by a placeholder or mentioned in an argument.
+    shown: Vec<usize>,
     /// Whether the string is plain text: no placeholders and no arguments.
     plain: Option<String>,
     /// Whether Display may join the message with its prefix into one literal: rustc
@@ -77,6 +79,12 @@ pub struct Template {
 }
 
 impl Template {
+    /// Whether the message shows the field `index` (a cause written into the message is
+    /// not written again after it).
+    pub fn shows(&self, index: usize) -> bool {
+        self.shown.contains(&index)
+    }
+
     /// Whether the public rendering differs from the operator's.
     pub fn mentions_redacted(&self) -> bool {
         self.args
@@ -179,7 +187,14 @@ pub fn resolve(
     let mut out = String::with_capacity(text.len());
     let mut placeholders = 0usize;
 
-    let mut lookup = |name: &str, trait_: FmtTrait, errors: &mut Errors| -> Option<String> {
+    // Fields that set a width or precision (`{x:>w$}`): numbers, never errors, and never
+    // redacted (their value would show in the padding).
+    let mut widths: Vec<usize> = Vec::new();
+    let mut lookup = |name: &str,
+                      trait_: FmtTrait,
+                      width: bool,
+                      errors: &mut Errors|
+     -> Option<String> {
         if user_named.iter().any(|n| n == name) {
             return Some(name.to_string());
         }
@@ -213,6 +228,9 @@ pub fn resolve(
             found
         }?;
         used.push((field.index, trait_));
+        if width {
+            widths.push(field.index);
+        }
         Some(field.binding.to_string())
     };
 
@@ -245,7 +263,7 @@ pub fn resolve(
         let trait_ = FmtTrait::of_spec(spec.unwrap_or(""));
         out.push('{');
         if !arg.is_empty() {
-            match lookup(arg, trait_, errors) {
+            match lookup(arg, trait_, false, errors) {
                 Some(name) => out.push_str(&name),
                 None => {
                     ok = false;
@@ -257,7 +275,7 @@ pub fn resolve(
             out.push(':');
             out.push_str(&rewrite_spec(
                 spec,
-                &mut |name| lookup(name, FmtTrait::Display, errors),
+                &mut |name| lookup(name, FmtTrait::Display, true, errors),
                 &mut ok,
             ));
         }
@@ -271,6 +289,7 @@ pub fn resolve(
 
     let mut args = Vec::new();
     let mut public_args = Vec::new();
+    let mut shown: Vec<usize> = used.iter().map(|(i, _)| *i).collect();
     let redacted = quote!(#krate::__private::Redacted);
     for arg in format
         .positional
@@ -287,6 +306,7 @@ pub fn resolve(
             }
         };
         let secret = mentioned.iter().any(|&i| fields[i].attrs.redact.is_some());
+        shown.extend(&mentioned);
         args.push(rewritten.clone());
         public_args.push(if secret { redacted.clone() } else { rewritten });
     }
@@ -308,13 +328,30 @@ pub fn resolve(
             continue;
         }
         seen.push(index);
-        let binding = &fields[index].binding;
+        let field = &fields[index];
+        let binding = &field.binding;
         args.push(quote!(#binding = #binding));
-        if fields[index].attrs.redact.is_some() {
-            public_args.push(quote!(#binding = #redacted));
-        } else {
-            public_args.push(quote!(#binding = #binding));
+        let width = widths.contains(&index);
+        if let Some(redact) = field.attrs.redact.filter(|_| width) {
+            errors.at(
+                redact,
+                format!(
+                    "a #[redact] field cannot set a width or precision: its value would show in the padding of public renderings; remove #[redact] from `{}`, or do not use it after `$`",
+                    field.name.clone().unwrap_or_else(|| field.index.to_string())
+                ),
+            );
+            ok = false;
         }
+        public_args.push(if field.attrs.redact.is_some() {
+            quote!(#binding = #redacted)
+        } else if !width && may_be_error(field.ty) {
+            quote!(#binding = #krate::__private::public_field!(#binding))
+        } else {
+            quote!(#binding = #binding)
+        });
+    }
+    if !ok {
+        return None;
     }
 
     let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
@@ -325,6 +362,7 @@ pub fn resolve(
         args,
         public_args,
         uses: used,
+        shown,
         plain,
     })
 }
@@ -495,6 +533,76 @@ fn rewrite_spec(
     }
     out.push_str(rest);
     out
+}
+
+/// Whether a field of type `ty` may be an error, whose own Display must not reach a public
+/// message: every type but the ones known not to be (numbers, text, paths, durations, and
+/// collections or references of them). Those render as themselves without the autoref
+/// dispatch of `public_field!`, which keeps public messages cheap to compile.
+fn may_be_error(ty: &syn::Type) -> bool {
+    const PLAIN: &[&str] = &[
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "f32",
+        "f64",
+        "bool",
+        "char",
+        "str",
+        "String",
+        "Cow",
+        "PathBuf",
+        "Path",
+        "Duration",
+        "Instant",
+        "SystemTime",
+        "Vec",
+        "Option",
+        "Box",
+        "Arc",
+        "Rc",
+        "NonZeroU16",
+        "NonZeroU32",
+        "NonZeroU64",
+        "NonZeroUsize",
+        "SocketAddr",
+        "IpAddr",
+        "Url",
+        "Uri",
+    ];
+    match ty {
+        syn::Type::Reference(r) => may_be_error(&r.elem),
+        syn::Type::Paren(p) => may_be_error(&p.elem),
+        syn::Type::Group(g) => may_be_error(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return true;
+            };
+            let name = last.ident.to_string();
+            if !PLAIN.contains(&name.as_str()) {
+                return true;
+            }
+            // `Box<dyn Error>`, `Option<io::Error>`: look at what they hold.
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|arg| match arg {
+                    syn::GenericArgument::Type(inner) => may_be_error(inner),
+                    _ => false,
+                }),
+                _ => false,
+            }
+        }
+        syn::Type::Array(_) | syn::Type::Slice(_) | syn::Type::Tuple(_) => false,
+        _ => true,
+    }
 }
 
 /// `{{` and `}}` as the text they stand for.

@@ -8,9 +8,21 @@ use crate::model::{Body, Classified, Input, Op, Variant};
 use crate::source;
 use crate::transparent::{self, Ask};
 
-/// The formatter's name in generated code; a field may be called `f`.
+/// The formatter's name in generated code: hygienic, so that no field's name (`f`, or even
+/// `__agent_f`) can shadow it.
 pub fn formatter() -> Ident {
-    Ident::new("__agent_f", Span::call_site())
+    Ident::new("__agent_f", Span::mixed_site())
+}
+
+/// A name for a format argument of the generated Display (`base`, or `base` with `_`s
+/// after it) that no field of `v` is bound to: format arguments are matched by name, so
+/// hygiene cannot keep them apart.
+fn argument_name(base: &str, v: &Variant) -> String {
+    let mut name = base.to_string();
+    while v.fields.iter().any(|f| f.binding == name) {
+        name.push('_');
+    }
+    name
 }
 
 /// A pattern that binds every field of `v`.
@@ -37,11 +49,13 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
         Op::Static(op) => format!("{op} [{code}]: "),
         Op::Field(i) => {
             let binding = v.fields[*i].binding_at_type();
-            extra.push(quote!(__agent_op = ::core::convert::AsRef::<str>::as_ref(#binding)));
-            format!("{{__agent_op}} [{code}]: ")
+            let name = argument_name("__agent_op", v);
+            let arg = Ident::new(&name, Span::call_site());
+            extra.push(quote!(#arg = ::core::convert::AsRef::<str>::as_ref(#binding)));
+            format!("{{{name}}} [{code}]: ")
         }
     };
-    let Some(i) = c.source else {
+    let Some(i) = shown_cause(c) else {
         return c.message.write_framed(&f, &head, "", &extra);
     };
     let (_, cause, optional) = source::cause(v, i, &input.krate);
@@ -50,9 +64,11 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
         let cause = optional_cause(input, cause);
         return Some(quote!(#message?; #cause));
     }
-    extra.push(quote!(__agent_cause = #cause));
+    let name = argument_name("__agent_cause", v);
+    let arg = Ident::new(&name, Span::call_site());
+    extra.push(quote!(#arg = #cause));
     c.message
-        .write_framed(&f, &head, ": {__agent_cause}", &extra)
+        .write_framed(&f, &head, &format!(": {{{name}}}"), &extra)
 }
 
 /// The prefix, the message and the cause each written on its own, for a message that is
@@ -76,7 +92,7 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
         }
     };
     let message = c.message.write(&f, false);
-    let body = match c.source {
+    let body = match shown_cause(c) {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
             let cause = if optional {
@@ -89,6 +105,12 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
         None => message,
     };
     quote!(#prefix #body)
+}
+
+/// The cause Display writes after the message: none when the message already shows it
+/// (`#[error("io error: {0}")] Io(#[from] io::Error)`), so that it is written once.
+fn shown_cause(c: &Classified) -> Option<usize> {
+    c.source.filter(|&i| !c.message.shows(i))
 }
 
 /// `: {cause}` after the message when an `Option` cause holds one.
