@@ -218,6 +218,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         }
     }
 
+    /// The retrier deciding.
+    pub fn retrier(&self) -> &R {
+        &self.retrier
+    }
+
     /// The attempt being made (or just made): 1 for the first.
     pub fn attempt(&self) -> u32 {
         self.attempt
