@@ -15,7 +15,11 @@ use axum::routing::get;
 #[derive(Debug, AgentError)]
 #[agent(op = "orders.get")]
 enum OrderError {
-    #[agent(code = "not_found", status = 404, hint = "list orders with GET /orders")]
+    #[agent(
+        code = "not_found",
+        status = 404,
+        hint = "list orders with GET /orders"
+    )]
     #[error("no order {id} for customer {customer}")]
     Missing {
         id: u64,
@@ -33,15 +37,23 @@ enum OrderError {
 async fn order(Path(id): Path<u64>) -> Result<String, ApiError> {
     let found = match id {
         1 => Ok("order 1: 3 books".to_string()),
-        2 => Err(OrderError::Throttled { after: Duration::from_millis(1500) }),
-        _ => Err(OrderError::Missing { id, customer: "alice@example.com".into() }),
+        2 => Err(OrderError::Throttled {
+            after: Duration::from_millis(1500),
+        }),
+        _ => Err(OrderError::Missing {
+            id,
+            customer: "alice@example.com".into(),
+        }),
     };
     Ok(found?)
 }
 
 async fn export() -> Result<String, ApiError> {
     // A foreign error: classified (`io::ErrorKind::TimedOut` is a `timeout`), its text never sent.
-    let io = std::io::Error::new(std::io::ErrorKind::TimedOut, "/var/exports/2024.csv: timed out");
+    let io = std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        "/var/exports/2024.csv: timed out",
+    );
     Err(ApiError::from_error(&io))
 }
 

@@ -33,17 +33,25 @@ async fn completions(State(calls): State<Arc<AtomicU32>>) -> Response {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let calls = Arc::new(AtomicU32::new(0));
-    let app = Router::new().route("/v1/chat/completions", post(completions).with_state(calls.clone()));
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(completions).with_state(calls.clone()),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/v1/chat/completions", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, app).await });
 
     let retrier = Retrier::new().seed(7).on_retry(|e, retry, _delay| {
-        println!("retry {retry} after {}: {}", e.code(), agent_error::display::public(e));
+        println!(
+            "retry {retry} after {}: {}",
+            e.code(),
+            agent_error::display::public(e)
+        );
     });
-    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::builder().no_proxy().build()?)
-        .with(RetryMiddleware::new(retrier))
-        .build();
+    let client =
+        reqwest_middleware::ClientBuilder::new(reqwest::Client::builder().no_proxy().build()?)
+            .with(RetryMiddleware::new(retrier))
+            .build();
 
     let response = client.post(&url).body("Hi").send().await?;
     println!("{} {}", response.status(), response.text().await?);

@@ -31,7 +31,9 @@ async fn answer(State(calls): State<Arc<AtomicU32>>, uri: axum::http::Uri) -> Re
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let calls = Arc::new(AtomicU32::new(0));
-    let app = axum::Router::new().fallback(answer).with_state(calls.clone());
+    let app = axum::Router::new()
+        .fallback(answer)
+        .with_state(calls.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, app).await });

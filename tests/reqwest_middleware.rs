@@ -10,9 +10,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agent_error::classify;
 use agent_error::reqwest::RetryMiddleware;
 use agent_error::retry::{Retrier, RetryBudget};
-use agent_error::classify;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use scripted::{Reply, refused_url, serve};
 
@@ -33,14 +33,12 @@ struct Recorder {
 impl Recorder {
     fn retrier(&self) -> Retrier {
         let retries = self.retries.clone();
-        Retrier::new()
-            .seed(7)
-            .on_retry(move |e, retry, delay| {
-                retries
-                    .lock()
-                    .unwrap()
-                    .push((e.code().to_string(), retry, delay));
-            })
+        Retrier::new().seed(7).on_retry(move |e, retry, delay| {
+            retries
+                .lock()
+                .unwrap()
+                .push((e.code().to_string(), retry, delay));
+        })
     }
 
     fn client(&self, retrier: Retrier) -> ClientWithMiddleware {

@@ -155,7 +155,9 @@ async fn calls_do_not_share_their_attempts() {
         .layer(recorder.layer(recorder.retrier()))
         .service(http_client());
     for _ in 0..2 {
-        let request = http::Request::get(&server.url).body(Full::default()).unwrap();
+        let request = http::Request::get(&server.url)
+            .body(Full::default())
+            .unwrap();
         let response = bounded(client.ready().await.unwrap().call(request))
             .await
             .unwrap();
