@@ -22,10 +22,18 @@
 //! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
 //! - `reqwest`: `reqwest::Error` classified (timeout, connect, status, builder), and
 //!   [`reqwest::check`] / `http::StatusError::from_reqwest` for error responses.
+//! - `reqwest-middleware`: `reqwest::RetryMiddleware`, a reqwest-middleware `Middleware`
+//!   retrying transport errors and error responses by their classification.
+//! - `tower`: `tower::RetryLayer`, a tower `Layer` retrying any service's classified errors
+//!   and `http::Response` error statuses.
+//! - `axum`: `axum::ApiError`, any `AgentError` as an axum response (status, `Retry-After`,
+//!   problem+json).
 
 #![warn(missing_docs)]
 
 mod agent;
+#[cfg(feature = "axum")]
+pub mod axum;
 pub mod catalog;
 mod chain;
 mod classify;
@@ -46,6 +54,8 @@ pub mod retry;
 #[cfg(feature = "tokio")]
 mod tokio;
 pub mod tool;
+#[cfg(feature = "tower")]
+pub mod tower;
 #[cfg(feature = "tracing")]
 pub mod trace;
 

@@ -1,6 +1,8 @@
 //! The tokio integration (feature `tokio`): its sleep for the retrier, and the built-in
 //! classifier of `tokio::time::error::Elapsed`, registered like a user's classifier.
 
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+use std::future::Future;
 use std::time::Duration;
 
 use ::tokio::time::error::Elapsed;
@@ -26,3 +28,43 @@ crate::__private::register_classifier!(
     classify,
     crate::__private::ClassifierOrigin::Builtin
 );
+
+/// The sleep an integration awaits between attempts: tokio's, unless the user gave one
+/// (another runtime's, or a fake one in tests).
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+#[derive(Clone, Default)]
+pub(crate) struct Sleeper(Option<std::sync::Arc<SleepFn>>);
+
+/// A boxed sleep.
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+pub(crate) type BoxSleep = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+type SleepFn = dyn Fn(Duration) -> BoxSleep + Send + Sync;
+
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+impl Sleeper {
+    pub(crate) fn new<F, Fut>(sleep: F) -> Self
+    where
+        F: Fn(Duration) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Sleeper(Some(std::sync::Arc::new(move |delay| {
+            Box::pin(sleep(delay)) as BoxSleep
+        })))
+    }
+
+    pub(crate) fn sleep(&self, delay: Duration) -> BoxSleep {
+        match &self.0 {
+            Some(sleep) => sleep(delay),
+            None => Box::pin(::tokio::time::sleep(delay)),
+        }
+    }
+}
+
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+impl std::fmt::Debug for Sleeper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "custom" } else { "tokio" })
+    }
+}

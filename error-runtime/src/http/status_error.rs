@@ -176,6 +176,25 @@ impl StatusError {
         Self::from_parts_at(status, headers, body, SystemTime::now())
     }
 
+    /// A failed response classified from its status and headers alone, for a middleware that
+    /// must not read the body: the server hints of [`from_parts`](Self::from_parts), no
+    /// provider body.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::{http::StatusError, AgentError};
+    /// use http::{HeaderMap, HeaderValue, StatusCode};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("retry-after", HeaderValue::from_static("3"));
+    /// let e = StatusError::from_head(StatusCode::SERVICE_UNAVAILABLE, &headers);
+    /// assert_eq!(e.code(), "provider_unavailable");
+    /// assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+    /// ```
+    pub fn from_head(status: impl Into<u16>, headers: &::http::HeaderMap) -> Self {
+        Self::from_parts(status, headers, b"")
+    }
+
     /// [`from_parts`](Self::from_parts) with the clock that HTTP-dates in `Retry-After`
     /// are measured against, for tests.
     ///

@@ -11,4 +11,4 @@ pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
 pub use policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
-pub use retrier::{Outcome, Retrier, Stop};
+pub use retrier::{Outcome, Retrier, RetryState, Stop};

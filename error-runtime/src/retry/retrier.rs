@@ -1,6 +1,7 @@
 //! `Retrier`: runs an operation again while its error's own policy says to, within the caps
 //! the caller sets. One decision function serves the blocking and the async loop.
 
+use std::borrow::Borrow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
@@ -146,15 +147,30 @@ impl<T, E> Outcome<T, E> {
     }
 }
 
-/// What to do after a failed attempt.
-enum Step {
-    Wait(Duration),
-    Stop(Stop),
-}
-
-/// The state of one run, shared by the blocking and the async loop.
-struct Run<'r> {
-    retrier: &'r Retrier,
+/// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
+/// as an HTTP middleware, and for the retrier's own loops. The decision after a failure is
+/// the one [`Retrier`]'s documentation describes (the same function makes it), with the
+/// same caps, budget, jitter and `on_retry` hook.
+///
+/// `R` is how the state holds its retrier: `&Retrier` ([`Retrier::start`]) or an
+/// `Arc<Retrier>` for a state that must own it (a future handed to a runtime).
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::{http::StatusError, retry::{Retrier, Stop}};
+///
+/// let retrier = Retrier::new().seed(1);
+/// let mut run = retrier.start();
+/// assert_eq!(run.attempt(), 1);
+/// // The first response was a 429 asking for 2 seconds: wait them, then make attempt 2.
+/// let throttled = StatusError::new(429).with_retry_after(Duration::from_secs(2));
+/// assert_eq!(run.next_delay(&throttled), Ok(Duration::from_secs(2)));
+/// assert_eq!(run.attempt(), 2);
+/// // A 400 is not retried.
+/// assert_eq!(run.next_delay(&StatusError::new(400)), Err(Stop::Permanent));
+/// ```
+pub struct RetryState<R: Borrow<Retrier>> {
+    retrier: R,
     /// The attempt being made, 1 for the first.
     attempt: u32,
     /// When the run started; read only when there is a `max_elapsed` to enforce.
@@ -167,6 +183,16 @@ struct Run<'r> {
     streak: u32,
 }
 
+impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryState")
+            .field("attempt", &self.attempt)
+            .field("waited", &self.waited)
+            .field("spent", &self.spent)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A hash of a code, to notice a change of code without keeping a copy of it.
 fn code_hash(code: &str) -> u64 {
     // FNV-1a: short strings, no allocation.
@@ -175,12 +201,15 @@ fn code_hash(code: &str) -> u64 {
     })
 }
 
-impl<'r> Run<'r> {
-    fn new(retrier: &'r Retrier) -> Self {
-        Run {
+impl<R: Borrow<Retrier>> RetryState<R> {
+    /// A run of `retrier` that has not made its first attempt yet; the clock of
+    /// `max_elapsed` starts now.
+    pub fn new(retrier: R) -> Self {
+        let started = retrier.borrow().max_elapsed.map(|_| Instant::now());
+        RetryState {
             retrier,
             attempt: 1,
-            started: retrier.max_elapsed.map(|_| Instant::now()),
+            started,
             waited: Duration::ZERO,
             previous: None,
             spent: 0,
@@ -189,20 +218,60 @@ impl<'r> Run<'r> {
         }
     }
 
+    /// The retrier deciding.
+    pub fn retrier(&self) -> &R {
+        &self.retrier
+    }
+
+    /// The attempt being made (or just made): 1 for the first.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The delays decided so far, in all.
+    pub fn waited(&self) -> Duration {
+        self.waited
+    }
+
+    /// Tells the run that the current attempt succeeded: a shared [`RetryBudget`] gets back
+    /// what this run spent, or its success refill when no retry was needed.
+    pub fn succeeded(&mut self) {
+        if let Some(budget) = &self.retrier.borrow().budget {
+            budget.refill(if self.attempt == 1 {
+                budget.success_refill()
+            } else {
+                self.spent
+            });
+        }
+    }
+
+    /// Decides after the current attempt failed with `failure` (a classified error, or a
+    /// classified response such as an [`http::StatusError`](crate::http::StatusError)):
+    /// `Ok(delay)` to wait that long and make the next attempt (the attempt number moves on,
+    /// the budget has paid, the `on_retry` hook has been called), or `Err(stop)` to give up.
+    pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
+        let delay = self.decide(failure)?;
+        self.attempt += 1;
+        Ok(delay)
+    }
+
+    /// [`next_delay`](Self::next_delay) for an error chain, classified with
+    /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
+    pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
+        match crate::classify(err) {
+            Some(classified) => self.next_delay(&*classified),
+            None => Err(Stop::Permanent),
+        }
+    }
+
     /// Decides after an attempt: wait and try again (the attempt number moves on), or stop.
-    fn after<T, E: ErrorChain<M>, M>(&mut self, result: &Result<T, E>) -> Step {
+    fn after<T, E: ErrorChain<M>, M>(&mut self, result: &Result<T, E>) -> Result<Duration, Stop> {
         match result {
             Ok(_) => {
-                self.succeeded(self.attempt);
-                Step::Stop(Stop::Succeeded)
+                self.succeeded();
+                Err(Stop::Succeeded)
             }
-            Err(e) => {
-                let step = self.failed(e.error_chain(), self.attempt);
-                if let Step::Wait(_) = step {
-                    self.attempt += 1;
-                }
-                step
-            }
+            Err(e) => self.next_delay_for(e.error_chain()),
         }
     }
 
@@ -216,38 +285,27 @@ impl<'r> Run<'r> {
         }
     }
 
-    fn succeeded(&self, attempt: u32) {
-        if let Some(budget) = &self.retrier.budget {
-            budget.refill(if attempt == 1 {
-                budget.success_refill()
-            } else {
-                self.spent
-            });
-        }
-    }
-
-    /// Decides about the failure of attempt number `attempt` (1-based).
-    fn failed(&mut self, err: &(dyn StdError + 'static), attempt: u32) -> Step {
-        let r = self.retrier;
-        let Some(classified) = crate::classify(err) else {
-            return Step::Stop(Stop::Permanent);
-        };
-        let policy = classified.retry_policy();
+    /// The one decision: whether and how long to wait after the current attempt failed
+    /// with `failure`.
+    fn decide(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
+        let r = self.retrier.borrow();
+        let attempt = self.attempt;
+        let policy = failure.retry_policy();
         if !policy.is_retryable() {
-            return Step::Stop(Stop::Permanent);
+            return Err(Stop::Permanent);
         }
-        let code = code_hash(classified.code());
+        let code = code_hash(failure.code());
         if code == self.streak_code && self.streak > 0 {
             self.streak += 1;
         } else {
             (self.streak_code, self.streak) = (code, 1);
         }
         if self.streak >= policy.max_attempts() || attempt >= r.max_attempts {
-            return Step::Stop(Stop::AttemptsExhausted);
+            return Err(Stop::AttemptsExhausted);
         }
         let delay = match policy.retry_after() {
             Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
-                return Step::Stop(Stop::WaitTooLong);
+                return Err(Stop::WaitTooLong);
             }
             Some(asked) => asked,
             None => jitter::delay(&policy, self.streak - 1, self.previous, &r.jitter),
@@ -256,22 +314,22 @@ impl<'r> Run<'r> {
             // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
             let elapsed = started.elapsed().max(self.waited);
             if elapsed.saturating_add(delay) > limit {
-                return Step::Stop(Stop::Deadline);
+                return Err(Stop::Deadline);
             }
         }
         if let Some(budget) = &r.budget {
-            let cost = budget.cost_of(classified.code());
+            let cost = budget.cost_of(failure.code());
             if !budget.try_spend(cost) {
-                return Step::Stop(Stop::BudgetEmpty);
+                return Err(Stop::BudgetEmpty);
             }
             self.spent = self.spent.saturating_add(cost);
         }
         if let Some(hook) = &r.on_retry {
-            hook(&*classified, attempt, delay);
+            hook(failure, attempt, delay);
         }
         self.waited = self.waited.saturating_add(delay);
         self.previous = Some(delay);
-        Step::Wait(delay)
+        Ok(delay)
     }
 }
 
@@ -339,6 +397,12 @@ impl Retrier {
         self
     }
 
+    /// A run driven attempt by attempt, for a loop of the caller's own (see [`RetryState`]).
+    /// To own the retrier instead of borrowing it, use `RetryState::new(Arc<Retrier>)`.
+    pub fn start(&self) -> RetryState<&Retrier> {
+        RetryState::new(self)
+    }
+
     /// Runs `op(attempt)` (attempt 1 first) until it succeeds or the policy says stop,
     /// sleeping the thread between attempts. Returns the last result unchanged.
     pub fn run<T, E: ErrorChain<M>, M>(&self, op: impl FnMut(u32) -> Result<T, E>) -> Result<T, E> {
@@ -359,12 +423,12 @@ impl Retrier {
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
     ) -> Outcome<T, E> {
-        let mut run = Run::new(self);
+        let mut run = self.start();
         loop {
             let result = op(run.attempt);
             match run.after(&result) {
-                Step::Wait(delay) => sleep(delay),
-                Step::Stop(stop) => return run.outcome(result, stop),
+                Ok(delay) => sleep(delay),
+                Err(stop) => return run.outcome(result, stop),
             }
         }
     }
@@ -396,12 +460,12 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        let mut run = Run::new(self);
+        let mut run = self.start();
         loop {
             let result = op(run.attempt).await;
             match run.after(&result) {
-                Step::Wait(delay) => sleep(delay).await,
-                Step::Stop(stop) => return run.outcome(result, stop),
+                Ok(delay) => sleep(delay).await,
+                Err(stop) => return run.outcome(result, stop),
             }
         }
     }

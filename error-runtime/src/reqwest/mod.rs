@@ -1,11 +1,17 @@
 //! The reqwest integration (feature `reqwest`): `reqwest::Error` classified (SPEC §7), and a
-//! failed `reqwest::Response` read into a classified [`StatusError`].
+//! failed `reqwest::Response` read into a classified [`StatusError`]; with the feature
+//! `reqwest-middleware`, [`RetryMiddleware`] retries by classification.
 
 use ::reqwest::{Error as ReqwestError, Response};
 
 use crate::AgentError;
 use crate::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
 use crate::http::StatusError;
+
+#[cfg(feature = "reqwest-middleware")]
+mod middleware;
+#[cfg(feature = "reqwest-middleware")]
+pub use middleware::RetryMiddleware;
 
 /// The op of every `reqwest::Error` classification.
 const OP: &str = "http";

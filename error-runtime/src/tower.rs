@@ -1,0 +1,238 @@
+//! The tower integration (feature `tower`): [`RetryLayer`] retries any `Service` by the
+//! classification of its errors and, for HTTP services, of its error responses (SPEC §8).
+//!
+//! It is built on tower's own retry middleware: [`ClassifiedRetry`] is a
+//! [`tower::retry::Policy`](::tower::retry::Policy) whose decisions are a [`Retrier`]'s, so
+//! the service is tower's [`Retry`](::tower::retry::Retry) and composes with
+//! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::tower::Layer;
+use ::tower::retry::{Policy, Retry};
+
+use crate::chain::markers;
+use crate::http::StatusError;
+use crate::retry::{Retrier, RetryState};
+use crate::tokio::{BoxSleep, Sleeper};
+use crate::{AgentError, ErrorChain};
+
+/// A tower [`Layer`] that retries a service's calls as each failure's classification says,
+/// with a [`Retrier`]'s caps, budget, jitter and `on_retry` hook.
+///
+/// - An error (any `E: Error + 'static`, or tower's `BoxError`) is
+///   [`classify`](crate::classify)'d: a timeout, a refused connection, a derived retryable
+///   error are retried; an unclassified or permanent one is returned at once.
+/// - A response is asked [`ClassifyResponse::failure`]: an `http::Response` with an error
+///   status (4xx, 5xx) is classified from its status and headers
+///   ([`StatusError::from_head`]: `Retry-After`, `retry-after-ms`, `x-should-retry`); its
+///   body is never read. Other response types are successes, or say otherwise by
+///   implementing [`ClassifyResponse`].
+///
+/// The request type must be `Clone` (each attempt sends a copy) and the inner service too,
+/// as with tower's own `Retry`. Waits use tokio's sleep unless
+/// [`with_sleep`](Self::with_sleep) says otherwise. The last response or error is returned.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::{retry::Retrier, tower::RetryLayer};
+/// use tower::{Service, ServiceBuilder, ServiceExt};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let calls = std::sync::atomic::AtomicU32::new(0);
+/// let flaky = tower::service_fn(|prompt: String| {
+///     let n = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+///     async move {
+///         if n == 0 {
+///             Err(std::io::Error::from(std::io::ErrorKind::TimedOut)) // classified `timeout`
+///         } else {
+///             Ok(format!("answer to {prompt}"))
+///         }
+///     }
+/// });
+/// let mut service = ServiceBuilder::new()
+///     .layer(RetryLayer::new(Retrier::new()).with_sleep(|_| async {}))
+///     .service(flaky);
+/// let answer = service.ready().await.unwrap().call("hi".to_string()).await.unwrap();
+/// assert_eq!(answer, "answer to hi");
+/// assert_eq!(calls.into_inner(), 2);
+/// # }
+/// ```
+pub struct RetryLayer<M = markers::Typed> {
+    retrier: Arc<Retrier>,
+    sleep: Sleeper,
+    marker: PhantomData<fn() -> M>,
+}
+
+impl<M> RetryLayer<M> {
+    /// A layer deciding with `retrier` (a `Retrier`, or an `Arc<Retrier>` shared with other
+    /// code). `M` tells how the service's errors are walked (an `Error` type or a boxed
+    /// one, see [`ErrorChain`]); it is inferred.
+    pub fn new(retrier: impl Into<Arc<Retrier>>) -> Self {
+        RetryLayer {
+            retrier: retrier.into(),
+            sleep: Sleeper::default(),
+            marker: PhantomData,
+        }
+    }
+
+    /// Waits with `sleep(delay)` instead of tokio's sleep: another runtime's, or a fake one
+    /// in tests.
+    #[must_use]
+    pub fn with_sleep<F, Fut>(mut self, sleep: F) -> Self
+    where
+        F: Fn(Duration) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.sleep = Sleeper::new(sleep);
+        self
+    }
+}
+
+impl<M> Clone for RetryLayer<M> {
+    fn clone(&self) -> Self {
+        RetryLayer {
+            retrier: self.retrier.clone(),
+            sleep: self.sleep.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<M> fmt::Debug for RetryLayer<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RetryLayer")
+            .field("retrier", &self.retrier)
+            .field("sleep", &self.sleep)
+            .finish()
+    }
+}
+
+impl<S, M> Layer<S> for RetryLayer<M> {
+    type Service = Retry<ClassifiedRetry<M>, S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Retry::new(
+            ClassifiedRetry::new(self.retrier.clone(), self.sleep.clone()),
+            inner,
+        )
+    }
+}
+
+/// The [`tower::retry::Policy`](::tower::retry::Policy) behind [`RetryLayer`]: one
+/// [`RetryState`] per call, deciding as [`Retrier::run`] does.
+///
+/// tower clones the policy for each call; a clone starts a new run (fresh attempt count,
+/// `max_elapsed` clock started), so calls never share their state, only the retrier and its
+/// budget.
+pub struct ClassifiedRetry<M = markers::Typed> {
+    run: RetryState<Arc<Retrier>>,
+    sleep: Sleeper,
+    marker: PhantomData<fn() -> M>,
+}
+
+impl<M> ClassifiedRetry<M> {
+    fn new(retrier: Arc<Retrier>, sleep: Sleeper) -> Self {
+        ClassifiedRetry {
+            run: RetryState::new(retrier),
+            sleep,
+            marker: PhantomData,
+        }
+    }
+
+    /// The run of this call so far.
+    pub fn state(&self) -> &RetryState<Arc<Retrier>> {
+        &self.run
+    }
+
+    fn retrier(&self) -> Arc<Retrier> {
+        self.run.retrier().clone()
+    }
+}
+
+impl<M> Clone for ClassifiedRetry<M> {
+    /// A new run with the same retrier and sleep.
+    fn clone(&self) -> Self {
+        ClassifiedRetry::new(self.retrier(), self.sleep.clone())
+    }
+}
+
+impl<M> fmt::Debug for ClassifiedRetry<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClassifiedRetry")
+            .field("run", &self.run)
+            .field("sleep", &self.sleep)
+            .finish()
+    }
+}
+
+impl<Req, Res, E, M> Policy<Req, Res, E> for ClassifiedRetry<M>
+where
+    Req: Clone,
+    Res: ClassifyResponse,
+    E: ErrorChain<M>,
+{
+    type Future = BoxSleep;
+
+    fn retry(&mut self, _: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
+        let decision = match result {
+            Ok(response) => match response.failure() {
+                Some(failure) => self.run.next_delay(&*failure),
+                None => {
+                    self.run.succeeded();
+                    return None;
+                }
+            },
+            Err(e) => self.run.next_delay_for(e.error_chain()),
+        };
+        decision.ok().map(|delay| self.sleep.sleep(delay))
+    }
+
+    fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        Some(req.clone())
+    }
+}
+
+/// What a service's response says about failure: an `http::Response` with an error status
+/// is one, classified; most other responses are successes.
+///
+/// Implemented for `http::Response<B>` (any body, never read) and for `()`, `String`,
+/// `Vec<u8>` and `bool`. For a response type of your own, say when it is a failure, or
+/// write an empty impl (the default: never):
+///
+/// ```
+/// use agent_error::{AgentError, Error, codes, tower::ClassifyResponse};
+///
+/// struct Completion { finish_reason: String }
+///
+/// impl ClassifyResponse for Completion {
+///     fn failure(&self) -> Option<Box<dyn AgentError + Send + Sync>> {
+///         (self.finish_reason == "overloaded").then(|| {
+///             Box::new(Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "overloaded")) as _
+///         })
+///     }
+/// }
+/// ```
+pub trait ClassifyResponse {
+    /// The response's failure, classified, when it is one; `None` for a success.
+    fn failure(&self) -> Option<Box<dyn AgentError + Send + Sync>> {
+        None
+    }
+}
+
+impl<B> ClassifyResponse for ::http::Response<B> {
+    /// An error status (4xx, 5xx), read with [`StatusError::from_head`].
+    fn failure(&self) -> Option<Box<dyn AgentError + Send + Sync>> {
+        let status = self.status();
+        (status.is_client_error() || status.is_server_error())
+            .then(|| Box::new(StatusError::from_head(status, self.headers())) as _)
+    }
+}
+
+impl ClassifyResponse for () {}
+impl ClassifyResponse for String {}
+impl ClassifyResponse for Vec<u8> {}
+impl ClassifyResponse for bool {}
