@@ -22,6 +22,12 @@
 //! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
 //! - `reqwest`: `reqwest::Error` classified (timeout, connect, status, builder), and
 //!   [`reqwest::check`] / `http::StatusError::from_reqwest` for error responses.
+//! - `rmcp`: [`rmcp`], errors as MCP tool results (`CallToolResult` with `is_error`) or, for
+//!   protocol-class codes, JSON-RPC errors; a tool result read back into a [`Report`].
+//! - `tonic`: [`tonic`], errors as gRPC `Status` with AIP-193 `ErrorInfo`/`RetryInfo`
+//!   details; a `Status` classified and read back into a [`Report`].
+//! - `async-openai`: [`openai`], async-openai's `OpenAIError` classified by status, error
+//!   code and transport.
 
 #![warn(missing_docs)]
 
@@ -35,6 +41,8 @@ mod dynamic;
 #[cfg(feature = "http")]
 pub mod http;
 mod io;
+#[cfg(feature = "async-openai")]
+pub mod openai;
 mod public;
 mod recovery;
 mod registry;
@@ -43,8 +51,12 @@ pub mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
 pub mod retry;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 #[cfg(feature = "tokio")]
 mod tokio;
+#[cfg(feature = "tonic")]
+pub mod tonic;
 pub mod tool;
 #[cfg(feature = "tracing")]
 pub mod trace;
