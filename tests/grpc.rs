@@ -261,11 +261,11 @@ fn a_status_is_classified_in_a_chain_by_its_code_alone() {
         c(Status::deadline_exceeded("slow")).0.as_str(),
         codes::TIMEOUT
     );
+    assert_eq!(c(Status::permission_denied("no")).0.as_str(), codes::AUTH);
     assert_eq!(
-        c(Status::permission_denied("no")).0.as_str(),
-        codes::AUTH
+        c(Status::internal("boom")),
+        ("grpc.internal".into(), false, "Internal error".into())
     );
-    assert_eq!(c(Status::internal("boom")), ("grpc.internal".into(), false, "Internal error".into()));
     assert_eq!(
         agent_error::tonic::to_status(&std::io::Error::other("secret")).code(),
         Code::Unknown

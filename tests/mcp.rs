@@ -8,7 +8,7 @@ use agent_error::rmcp::{self as mcp, ToolFailure};
 use agent_error::tool::ToolError;
 use agent_error::{AgentError, Recovery};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
+use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServerHandler, ServiceError, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::json;
@@ -83,7 +83,7 @@ impl Vault {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Vault {}
 
 /// A server and a client connected in process; the counter counts tool calls that ran.
@@ -145,10 +145,8 @@ async fn a_failed_tool_reaches_the_model_as_a_tool_result_and_reads_back_classif
     assert!(agent_error::is_retryable(&report));
 
     // Without the structured content, the text alone gives the same classification.
-    let text_only = CallToolResult {
-        structured_content: None,
-        ..result
-    };
+    let mut text_only = result;
+    text_only.structured_content = None;
     let from_text = mcp::read_result(&text_only).unwrap();
     assert_eq!(from_text.code(), "vault_sealed");
     assert_eq!(
@@ -188,22 +186,36 @@ async fn invalid_arguments_are_a_json_rpc_error_with_the_classification_as_data(
 }
 
 #[tokio::test]
-async fn arguments_that_do_not_fit_the_schema_and_unknown_tools_are_json_rpc_errors() {
+async fn an_unknown_tool_is_a_json_rpc_error_and_rmcps_own_argument_errors_read_back() {
     let (client, calls) = connect().await;
-    for params in [
-        call("read_secret", json!({ "path": 42 })),
-        call("no_such_tool", json!({})),
-    ] {
-        let err = client.call_tool(params).await.unwrap_err();
-        let ServiceError::McpError(data) = &err else {
-            panic!("expected a JSON-RPC error, got {err:?}");
-        };
-        assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
-        let c = agent_error::classify(&err).unwrap();
-        assert_eq!(c.code(), "invalid_input");
-        assert_eq!(c.recovery(), Recovery::Replan);
-        assert!(!c.is_retryable());
-    }
+    let err = client
+        .call_tool(call("no_such_tool", json!({})))
+        .await
+        .unwrap_err();
+    let ServiceError::McpError(data) = &err else {
+        panic!("expected a JSON-RPC error, got {err:?}");
+    };
+    assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+    let c = agent_error::classify(&err).unwrap();
+    assert_eq!(c.code(), "invalid_input");
+    assert_eq!(c.recovery(), Recovery::Replan);
+    assert!(!c.is_retryable());
+
+    // rmcp 3.11 answers arguments that fail to deserialize with a tool result of its own
+    // (plain text, no structured content): it reads back as `tool_failed`.
+    let result = client
+        .call_tool(call("read_secret", json!({ "path": 42 })))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let report = mcp::read_result(&result).unwrap();
+    assert_eq!(report.code(), "tool_failed");
+    assert_eq!(report.recovery(), Recovery::Replan);
+    assert!(
+        report
+            .message()
+            .starts_with("failed to deserialize parameters")
+    );
     assert_eq!(calls.load(Ordering::SeqCst), 0, "no tool ran");
     client.cancel().await.unwrap();
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_error::retry::{Retrier, tokio_sleep};
-use agent_error::{AgentError, Recovery, classify, codes};
+use agent_error::{Recovery, classify, codes};
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
 use async_openai::middleware::ReqwestService;
@@ -186,7 +186,11 @@ async fn a_refused_connection_is_classified_as_reqwest_classifies_it() {
     let c = classify(&err).unwrap();
     assert_eq!(c.code(), codes::PROVIDER_UNAVAILABLE);
     assert!(c.is_retryable());
-    assert_eq!(attempts.load(Ordering::SeqCst), 2, "a refused connection is retried");
+    assert_eq!(
+        attempts.load(Ordering::SeqCst),
+        2,
+        "a refused connection is retried"
+    );
 }
 
 #[test]

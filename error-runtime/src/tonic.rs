@@ -247,4 +247,3 @@ crate::__private::register_classifier!(
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
-
