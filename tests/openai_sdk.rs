@@ -61,6 +61,7 @@ async fn serve(script: Vec<(u16, String)>) -> (SocketAddr, Fake, tokio::task::Jo
 /// that the `Retrier` alone decides.
 fn client(addr: SocketAddr) -> async_openai::Client<OpenAIConfig> {
     let http = reqwest::Client::builder()
+        .no_proxy()
         .timeout(Duration::from_secs(5))
         .build()
         .unwrap();
