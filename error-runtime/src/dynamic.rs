@@ -137,6 +137,23 @@ impl Error {
             Cow::Owned(_) => None,
         }
     }
+
+    /// A classification copied into a dynamic error, as a foreign classifier returns it:
+    /// code, op, public message, policy (with `retry_after`), recovery and hints.
+    #[cfg(any(feature = "rmcp", feature = "tonic", feature = "async-openai"))]
+    pub(crate) fn classification_of(e: &dyn AgentError) -> Self {
+        let mut out = Error::new(
+            e.op().to_owned(),
+            e.code().to_owned(),
+            crate::display::public(e).to_string(),
+        )
+        .with_policy(e.retry_policy())
+        .with_recovery(e.recovery());
+        for hint in e.hints() {
+            out = out.with_hint(hint);
+        }
+        out
+    }
 }
 
 inventory::submit! { crate::registry::Registration::uncatalogued::<Error>() }

@@ -28,6 +28,12 @@
 //!   and `http::Response` error statuses.
 //! - `axum`: `axum::ApiError`, any `AgentError` as an axum response (status, `Retry-After`,
 //!   problem+json).
+//! - `rmcp`: [`rmcp`], errors as MCP tool results (`CallToolResult` with `is_error`) or, for
+//!   protocol-class codes, JSON-RPC errors; a tool result read back into a [`Report`].
+//! - `tonic`: [`tonic`], errors as gRPC `Status` with AIP-193 `ErrorInfo`/`RetryInfo`
+//!   details; a `Status` classified and read back into a [`Report`].
+//! - `async-openai`: [`openai`], async-openai's `OpenAIError` classified by status, error
+//!   code and transport.
 
 #![warn(missing_docs)]
 
@@ -43,6 +49,8 @@ mod dynamic;
 #[cfg(feature = "http")]
 pub mod http;
 mod io;
+#[cfg(feature = "async-openai")]
+pub mod openai;
 mod public;
 mod recovery;
 mod registry;
@@ -51,8 +59,12 @@ pub mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
 pub mod retry;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 #[cfg(feature = "tokio")]
 mod tokio;
+#[cfg(feature = "tonic")]
+pub mod tonic;
 pub mod tool;
 #[cfg(feature = "tower")]
 pub mod tower;

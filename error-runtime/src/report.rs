@@ -286,6 +286,56 @@ fn valid_op(op: Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// A classification read back from another protocol's error (an MCP tool result, a gRPC
+/// status), before it becomes a [`Report`].
+#[cfg(any(feature = "rmcp", feature = "tonic"))]
+pub(crate) struct Remote {
+    pub op: String,
+    pub code: String,
+    pub message: String,
+    pub retryable: bool,
+    pub rate_limited: bool,
+    pub retry_after: Option<Duration>,
+    /// `None`: the code's default in the shared vocabulary, else `retry` or `abort`.
+    pub recovery: Option<Recovery>,
+    pub hints: Vec<String>,
+}
+
+#[cfg(any(feature = "rmcp", feature = "tonic"))]
+impl From<Remote> for Report {
+    /// Checked like a report read from the wire: a code outside the grammar becomes
+    /// [`UNCLASSIFIED`], an op outside it `""`.
+    fn from(r: Remote) -> Report {
+        let retryable = r.retryable || r.rate_limited;
+        let code = if crate::codes::is_valid_code(&r.code) {
+            r.code
+        } else {
+            UNCLASSIFIED.to_string()
+        };
+        let recovery = r
+            .recovery
+            .or_else(|| crate::codes::default_recovery(&code))
+            .unwrap_or(if retryable {
+                Recovery::Retry
+            } else {
+                Recovery::Abort
+            });
+        Report::from(Inner {
+            op: valid_op(Some(r.op)),
+            code,
+            message: r.message,
+            retryable,
+            rate_limited: r.rate_limited,
+            retry_after: r.retry_after,
+            recovery,
+            hints: r.hints,
+            status: None,
+            docs_url: None,
+            cause: None,
+        })
+    }
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -1,0 +1,92 @@
+//! The async-openai integration (feature `async-openai`): its `OpenAIError` classified
+//! (SPEC §7), so that a [`Retrier`](crate::retry::Retrier) around an async-openai call
+//! retries a rate limit and gives up at once on a spent quota.
+//!
+//! | `OpenAIError` | classification |
+//! |---|---|
+//! | `ApiError` (status and error body) | as [`StatusError`] reads them: 429 `rate_limit` (retried); 429 `insufficient_quota` → `budget_exhausted` (not retried); 400 `context_length_exceeded` → `context_overflow`, recovery `compact`; 401 / `invalid_api_key` → `auth_error`; 5xx → `provider_unavailable` (retried); … |
+//! | `Reqwest` | left to its cause, the `reqwest::Error` (feature `reqwest`): timeout → `timeout`, connect → `provider_unavailable`, both retried |
+//! | `InvalidArgument` | `invalid_input`: the request could not be built |
+//! | `Boxed` (from a tower middleware) | the boxed error's own classification |
+//! | `JSONDeserialize`, `StreamError`, file errors | unclassified, not retried |
+//!
+//! async-openai keeps only the status and the JSON error body of a failed response, not its
+//! headers: a `Retry-After` (or `x-ratelimit-reset-*`) the server sent is not seen here, and
+//! the wait is the policy's backoff.
+//!
+//! async-openai retries 429s and 5xx by itself (up to 3 times, its own backoff) in the
+//! client it builds. Under a `Retrier` that would multiply attempts (4 × the retrier's), so
+//! give the client the plain transport, without that layer (its `middleware` feature):
+//!
+//! ```no_run
+//! # fn client() -> async_openai::Client<async_openai::config::OpenAIConfig> {
+//! use async_openai::{config::OpenAIConfig, middleware::ReqwestService, Client};
+//!
+//! let client = Client::with_config(OpenAIConfig::new())
+//!     .with_http_service(ReqwestService::new(reqwest::Client::new()));
+//! # client }
+//! ```
+
+use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
+
+use crate::codes::INVALID_INPUT;
+use crate::http::StatusError;
+
+/// The op of every `OpenAIError` classification.
+pub const OP: &str = "openai";
+
+/// An API error response as [`StatusError`]: its status and its error body, which carries
+/// the OpenAI `error.code` and `error.type` that `StatusError` reads.
+///
+/// ```
+/// use agent_error::{openai, AgentError, Recovery};
+/// use async_openai::error::{ApiError, ApiErrorResponse};
+///
+/// let response = ApiErrorResponse {
+///     status_code: reqwest::StatusCode::BAD_REQUEST,
+///     api_error: ApiError {
+///         message: "This model's maximum context length is 128000 tokens.".into(),
+///         r#type: Some("invalid_request_error".into()),
+///         code: Some("context_length_exceeded".into()),
+///         ..Default::default()
+///     },
+/// };
+/// let e = openai::status_error(&response);
+/// assert_eq!(e.code(), "context_overflow");
+/// assert_eq!(e.recovery(), Recovery::Compact);
+/// ```
+pub fn status_error(response: &ApiErrorResponse) -> StatusError {
+    let body = serde_json::to_string(&WrappedError {
+        error: response.api_error.clone(),
+    })
+    .unwrap_or_default();
+    StatusError::new(response.status_code.as_u16())
+        .with_body(body)
+        .with_op(OP)
+}
+
+fn classify(e: &OpenAIError) -> Option<crate::Error> {
+    match e {
+        OpenAIError::ApiError(response) => {
+            Some(crate::Error::classification_of(&status_error(response)))
+        }
+        OpenAIError::InvalidArgument(_) => Some(crate::Error::new(
+            OP,
+            INVALID_INPUT,
+            "the request could not be built",
+        )),
+        // `#[error(transparent)]`: its `source()` skips the boxed error, so look at it here.
+        OpenAIError::Boxed(inner) => {
+            crate::classify(inner.as_ref()).map(|c| crate::Error::classification_of(&*c))
+        }
+        // `Reqwest` is left to the `reqwest::Error` below it in the chain; the rest say
+        // nothing about whether trying again can help.
+        _ => None,
+    }
+}
+
+crate::__private::register_classifier!(
+    OpenAIError,
+    classify,
+    crate::__private::ClassifierOrigin::Builtin
+);
