@@ -3,11 +3,13 @@
 
 use std::error::Error as StdError;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
 use super::jitter::{self, JitterSource};
+use super::scope::{self, AttemptScope};
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -28,7 +30,45 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 ///   row (a 429 then two 503s is one `rate_limit` and two `provider_unavailable`), and the
 ///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_MAX_ATTEMPTS`] unless set);
 /// - a retry that would end after `max_elapsed` is not made;
-/// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made.
+/// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made;
+/// - an error that a retrier nested in the same call path already gave up on is not retried
+///   again ([`Stop::AlreadyRetried`], see below).
+///
+/// # Nested retriers do not multiply
+///
+/// Retry layers stack up in agents (an SDK's retries inside a tool's inside the loop's),
+/// and their attempts multiply: three retriers of 3 attempts make 27 attempts on a
+/// permanent outage. Here each attempt of a run is a scope on its thread (for
+/// [`run_async`](Retrier::run_async), each poll of the attempt's future is). A run that
+/// ends giving up on a retryable error (attempts exhausted, budget empty, deadline, a wait
+/// too long, or an inner give-up) inside another run's attempt records the code it gave up
+/// on in that scope; when that attempt then fails with an error whose chain has a link of
+/// that code, the outer run stops at once with [`Stop::AlreadyRetried`], and marks its own
+/// enclosing attempt in turn. So three nested retriers of 3 attempts make 3 attempts.
+///
+/// Nothing wraps the error: `run` still gives back the operation's own error unchanged.
+/// The scope is the thread (blocking runs) or the polls of the attempt's future (async runs,
+/// on any executor, even when the task moves between threads); an inner retrier on another
+/// thread or in a spawned task is not in the same call path, and is not seen. An error that
+/// the operation turns into one of another code (a fallback that then fails with a timeout)
+/// is retried as usual.
+///
+/// ```
+/// use std::cell::Cell;
+/// use agent_error::{codes, retry::{Retrier, Stop}, Error};
+///
+/// let calls = Cell::new(0);
+/// let (outer, inner) = (Retrier::new().max_attempts(3), Retrier::new().max_attempts(3));
+/// let outcome = outer.run_detailed_with_sleep(
+///     |_| inner.run_detailed_with_sleep(|_| {
+///         calls.set(calls.get() + 1);
+///         Err::<(), _>(Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "down"))
+///     }, |_| {}).result,
+///     |_| {},
+/// );
+/// assert_eq!(calls.get(), 3); // not 9
+/// assert_eq!((outcome.attempts, outcome.stop), (1, Stop::AlreadyRetried));
+/// ```
 ///
 /// The operation's error type is any `E: Error + 'static`, a `Box<dyn Error + Send + Sync>`,
 /// or with the `anyhow` feature an `anyhow::Error` (see [`ErrorChain`]); it is given back
@@ -103,6 +143,13 @@ pub enum Stop {
     Deadline,
     /// The server asked to wait longer than `max_wait`.
     WaitTooLong,
+    /// A retrier nested in this attempt's call path already retried this error and gave
+    /// up on it: retrying it here too would multiply the attempts (see [`Retrier`]).
+    AlreadyRetried,
+    /// The error asks for another candidate (rate-limited, or recovery `fallback`) and the
+    /// caller has one to move to: [`recover::Fallback`](crate::recover::Fallback) moves on
+    /// instead of retrying.
+    FellBack,
 }
 
 impl Stop {
@@ -115,6 +162,21 @@ impl Stop {
             Stop::BudgetEmpty => "budget_empty",
             Stop::Deadline => "deadline",
             Stop::WaitTooLong => "wait_too_long",
+            Stop::AlreadyRetried => "already_retried",
+            Stop::FellBack => "fell_back",
+        }
+    }
+
+    /// Whether the run gave up on an error that its policy called retryable: attempts
+    /// exhausted, budget empty, deadline, a wait too long, or an inner retrier's give-up.
+    pub const fn gave_up(self) -> bool {
+        match self {
+            Stop::AttemptsExhausted
+            | Stop::BudgetEmpty
+            | Stop::Deadline
+            | Stop::WaitTooLong
+            | Stop::AlreadyRetried => true,
+            Stop::Succeeded | Stop::Permanent | Stop::FellBack => false,
         }
     }
 }
@@ -152,9 +214,17 @@ enum Step {
     Stop(Stop),
 }
 
+/// Whether a classified failure goes back to the caller at once, unretried ([`Stop::FellBack`]).
+pub(crate) type HandBack<'h> = &'h dyn Fn(&dyn AgentError) -> bool;
+
 /// The state of one run, shared by the blocking and the async loop.
 struct Run<'r> {
     retrier: &'r Retrier,
+    hand_back: Option<HandBack<'r>>,
+    /// The code a nested run gave up on during the current attempt.
+    mark: Option<u64>,
+    /// A hash of the last classified failure's code.
+    last_code: u64,
     /// The attempt being made, 1 for the first.
     attempt: u32,
     /// When the run started; read only when there is a `max_elapsed` to enforce.
@@ -176,9 +246,12 @@ fn code_hash(code: &str) -> u64 {
 }
 
 impl<'r> Run<'r> {
-    fn new(retrier: &'r Retrier) -> Self {
+    fn new(retrier: &'r Retrier, hand_back: Option<HandBack<'r>>) -> Self {
         Run {
             retrier,
+            hand_back,
+            mark: None,
+            last_code: 0,
             attempt: 1,
             started: retrier.max_elapsed.map(|_| Instant::now()),
             waited: Duration::ZERO,
@@ -206,8 +279,11 @@ impl<'r> Run<'r> {
         }
     }
 
-    /// How the run ended.
+    /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
+        if stop.gave_up() {
+            scope::gave_up(self.last_code);
+        }
         Outcome {
             result,
             attempts: self.attempt,
@@ -232,11 +308,22 @@ impl<'r> Run<'r> {
         let Some(classified) = crate::classify(err) else {
             return Step::Stop(Stop::Permanent);
         };
+        if let Some(hand_back) = self.hand_back
+            && hand_back(&*classified)
+        {
+            return Step::Stop(Stop::FellBack);
+        }
         let policy = classified.retry_policy();
         if !policy.is_retryable() {
             return Step::Stop(Stop::Permanent);
         }
         let code = code_hash(classified.code());
+        self.last_code = code;
+        if let Some(mark) = self.mark.take()
+            && (mark == code || chain_has_code(err, mark))
+        {
+            return Step::Stop(Stop::AlreadyRetried);
+        }
         if code == self.streak_code && self.streak > 0 {
             self.streak += 1;
         } else {
@@ -273,6 +360,13 @@ impl<'r> Run<'r> {
         self.previous = Some(delay);
         Step::Wait(delay)
     }
+}
+
+/// Whether a link of `err`'s chain is classified with the code whose hash is `code`.
+fn chain_has_code(err: &(dyn StdError + 'static), code: u64) -> bool {
+    crate::links(err).any(|link| {
+        crate::classify::classify_link(link).is_some_and(|c| code_hash(c.code()) == code)
+    })
 }
 
 impl Retrier {
@@ -356,12 +450,25 @@ impl Retrier {
     /// [`run_detailed`](Retrier::run_detailed) with a sleep of the caller's (a fake one in tests).
     pub fn run_detailed_with_sleep<T, E: ErrorChain<M>, M>(
         &self,
+        op: impl FnMut(u32) -> Result<T, E>,
+        sleep: impl FnMut(Duration),
+    ) -> Outcome<T, E> {
+        self.run_blocking(op, sleep, None)
+    }
+
+    /// The blocking loop; `hand_back` returns chosen failures at once.
+    pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
+        &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
+        hand_back: Option<HandBack<'_>>,
     ) -> Outcome<T, E> {
-        let mut run = Run::new(self);
+        let mut run = Run::new(self, hand_back);
         loop {
+            let scope = AttemptScope::enter();
             let result = op(run.attempt);
+            run.mark = scope.mark();
+            drop(scope);
             match run.after(&result) {
                 Step::Wait(delay) => sleep(delay),
                 Step::Stop(stop) => return run.outcome(result, stop),
@@ -386,8 +493,8 @@ impl Retrier {
     /// [`run_async`](Retrier::run_async), telling how it ended.
     pub async fn run_async_detailed<T, E, M, F, Fut, S, SFut>(
         &self,
-        mut op: F,
-        mut sleep: S,
+        op: F,
+        sleep: S,
     ) -> Outcome<T, E>
     where
         E: ErrorChain<M>,
@@ -396,9 +503,36 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        let mut run = Run::new(self);
+        self.run_async_with(op, sleep, None).await
+    }
+
+    /// The async loop; `hand_back` returns chosen failures at once.
+    pub(crate) async fn run_async_with<T, E, M, F, Fut, S, SFut>(
+        &self,
+        mut op: F,
+        mut sleep: S,
+        hand_back: Option<HandBack<'_>>,
+    ) -> Outcome<T, E>
+    where
+        E: ErrorChain<M>,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        S: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        let mut run = Run::new(self, hand_back);
         loop {
-            let result = op(run.attempt).await;
+            let mut attempt = pin!(op(run.attempt));
+            let mut mark = None;
+            // Each poll is a scope: a nested run that ends during it marks this attempt.
+            let result = poll_fn(|cx| {
+                let scope = AttemptScope::enter();
+                let poll = attempt.as_mut().poll(cx);
+                mark = scope.mark().or(mark);
+                poll
+            })
+            .await;
+            run.mark = mark;
             match run.after(&result) {
                 Step::Wait(delay) => sleep(delay).await,
                 Step::Stop(stop) => return run.outcome(result, stop),
