@@ -6,7 +6,9 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use agent_error::recover::{CircuitBreaker, CircuitOpen, CircuitState, Decision, ManualClock, decide};
+use agent_error::recover::{
+    CircuitBreaker, CircuitOpen, CircuitState, Decision, ManualClock, decide,
+};
 use agent_error::tool::ToolError;
 use agent_error::{AgentError, Error, Recovery, classify, codes, display, tool};
 use proptest::prelude::*;
@@ -36,7 +38,12 @@ fn it_opens_after_exactly_five_failures_in_a_row_by_default() {
         assert_eq!(b.state("fetch"), CircuitState::Closed { failures: n });
     }
     assert!(b.call("fetch", failing).is_err());
-    assert_eq!(b.state("fetch"), CircuitState::Open { closes_in: 60 * SEC });
+    assert_eq!(
+        b.state("fetch"),
+        CircuitState::Open {
+            closes_in: 60 * SEC
+        }
+    );
 
     let ran = AtomicU32::new(0);
     let err = b
@@ -47,7 +54,10 @@ fn it_opens_after_exactly_five_failures_in_a_row_by_default() {
         .unwrap_err();
     assert_eq!(ran.load(Ordering::Relaxed), 0);
     let open = err.downcast_ref::<CircuitOpen>().unwrap();
-    assert_eq!((open.key(), open.failures(), open.closes_in()), ("fetch", 5, Some(60 * SEC)));
+    assert_eq!(
+        (open.key(), open.failures(), open.closes_in()),
+        ("fetch", 5, Some(60 * SEC))
+    );
     assert_eq!(open.code(), "TOOL_DISABLED");
     assert_eq!(open.op(), "fetch");
     assert_eq!(open.recovery(), Recovery::Replan);
@@ -73,7 +83,10 @@ fn a_success_starts_the_count_again_and_keys_are_independent() {
     b.call("b", failing).unwrap_err();
     assert!(matches!(b.state("b"), CircuitState::Open { .. }));
     assert_eq!(b.state("a"), CircuitState::Closed { failures: 2 });
-    assert_eq!(b.state("never-called"), CircuitState::Closed { failures: 0 });
+    assert_eq!(
+        b.state("never-called"),
+        CircuitState::Closed { failures: 0 }
+    );
 }
 
 #[test]
@@ -88,7 +101,9 @@ fn after_the_cooldown_one_trial_closes_it_or_reopens_it() {
     assert_eq!(err.closes_in(), Some(Duration::from_millis(500)));
     assert_eq!(
         err.hints(),
-        ["this tool is disabled for 1s more, then one trial call may enable it; reach the goal another way"]
+        [
+            "this tool is disabled for 1s more, then one trial call may enable it; reach the goal another way"
+        ]
     );
 
     clock.advance(Duration::from_millis(500));
@@ -99,10 +114,17 @@ fn after_the_cooldown_one_trial_closes_it_or_reopens_it() {
     assert_eq!(busy.closes_in(), None);
     assert_eq!(
         busy.hints(),
-        ["this tool is disabled until a trial call running now succeeds; reach the goal another way"]
+        [
+            "this tool is disabled until a trial call running now succeeds; reach the goal another way"
+        ]
     );
     trial.failure();
-    assert_eq!(b.state("t"), CircuitState::Open { closes_in: 30 * SEC });
+    assert_eq!(
+        b.state("t"),
+        CircuitState::Open {
+            closes_in: 30 * SEC
+        }
+    );
 
     clock.advance(30 * SEC);
     assert_eq!(b.call("t", || Ok::<_, BoxError>(7)).unwrap(), 7);
@@ -181,17 +203,26 @@ fn circuit_open_is_classified_behind_any_wrapper_and_matches_tool_disabled() {
     let err = b.call("search", || anyhow::Ok(())).unwrap_err();
     let wrapped = err.context("running the plan");
     let c = classify(wrapped.as_ref()).unwrap();
-    assert_eq!((c.code(), c.recovery()), ("TOOL_DISABLED", Recovery::Replan));
+    assert_eq!(
+        (c.code(), c.recovery()),
+        ("TOOL_DISABLED", Recovery::Replan)
+    );
     assert_eq!(
         display::chain(wrapped.as_ref()).to_string(),
         "running the plan: search [TOOL_DISABLED]: disabled by the circuit breaker after 1 consecutive errors"
     );
-    let facade = ToolError::ToolDisabled { tool: "search".into(), failures: 1 };
+    let facade = ToolError::ToolDisabled {
+        tool: "search".into(),
+        failures: 1,
+    };
     assert_eq!(facade.code(), c.code());
     assert_eq!(facade.recovery(), c.recovery());
     assert_eq!(facade.is_retryable(), c.is_retryable());
     let docs = agent_error::catalog::explain("TOOL_DISABLED");
-    assert!(docs.iter().any(|d| d.type_name == "agent_error::recover::CircuitOpen"));
+    assert!(
+        docs.iter()
+            .any(|d| d.type_name == "agent_error::recover::CircuitOpen")
+    );
     assert!(agent_error::catalog::conflicts(&docs).is_empty());
 }
 

@@ -11,15 +11,27 @@ fn e(code: &'static str) -> Error {
 
 #[test]
 fn unclassified_errors_abort() {
-    assert_eq!(decide(&std::io::Error::other("disk on fire"), 1), Decision::Abort);
+    assert_eq!(
+        decide(&std::io::Error::other("disk on fire"), 1),
+        Decision::Abort
+    );
 }
 
 #[test]
 fn a_retryable_error_retries_after_the_backoff_then_falls_back() {
     let timeout = e(codes::TIMEOUT); // 3 attempts, base 200ms, factor 2
-    assert_eq!(decide(&timeout, 0), Decision::Retry(Duration::from_millis(200)));
-    assert_eq!(decide(&timeout, 1), Decision::Retry(Duration::from_millis(200)));
-    assert_eq!(decide(&timeout, 2), Decision::Retry(Duration::from_millis(400)));
+    assert_eq!(
+        decide(&timeout, 0),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(
+        decide(&timeout, 1),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(
+        decide(&timeout, 2),
+        Decision::Retry(Duration::from_millis(400))
+    );
     assert_eq!(decide(&timeout, 3), Decision::Fallback);
 }
 
@@ -40,7 +52,9 @@ fn other_recoveries_map_to_their_decision() {
     let retired = e("model_retired").with_recovery(Recovery::Fallback);
     assert_eq!(decide(&retired, 1), Decision::Fallback);
     // A recovery of retry on an error that is never retried.
-    let odd = e("odd").with_recovery(Recovery::Retry).with_policy(RetryPolicy::NEVER);
+    let odd = e("odd")
+        .with_recovery(Recovery::Retry)
+        .with_policy(RetryPolicy::NEVER);
     assert_eq!(odd.recovery(), Recovery::Retry);
     assert_eq!(decide(&odd, 1), Decision::Abort);
 }
@@ -55,7 +69,10 @@ fn the_classification_is_found_anywhere_in_the_chain() {
 
 #[test]
 fn decisions_display_for_logs() {
-    assert_eq!(Decision::Retry(Duration::from_millis(200)).to_string(), "retry in 200ms");
+    assert_eq!(
+        Decision::Retry(Duration::from_millis(200)).to_string(),
+        "retry in 200ms"
+    );
     assert_eq!(Decision::Compact.to_string(), "compact");
     assert_eq!(Decision::Retry(Duration::ZERO).as_str(), "retry");
 }

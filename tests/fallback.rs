@@ -15,7 +15,11 @@ fn rate_limited() -> Error {
 }
 
 fn down() -> Error {
-    Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "provider is down")
+    Error::new(
+        "llm.generate",
+        codes::PROVIDER_UNAVAILABLE,
+        "provider is down",
+    )
 }
 
 fn models(clock: &ManualClock) -> Fallback<&'static str, ManualClock> {
@@ -48,19 +52,29 @@ fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
         .run_with_sleep(
             |m: &&str, attempt| {
                 log.push(m, attempt);
-                if *m == "primary" { Err(rate_limited()) } else { Ok("hi") }
+                if *m == "primary" {
+                    Err(rate_limited())
+                } else {
+                    Ok("hi")
+                }
             },
             |_| panic!("nothing is retried"),
         )
         .unwrap();
     assert_eq!(log.take(), ["primary#1", "secondary#1"]);
-    assert_eq!((answer.value, answer.candidate, answer.name()), ("hi", 1, "secondary"));
+    assert_eq!(
+        (answer.value, answer.candidate, answer.name()),
+        ("hi", 1, "secondary")
+    );
     assert_eq!(answer.attempts, 1);
     assert_eq!(answer.failures.len(), 1);
     let failure = &answer.failures[0];
     assert_eq!((failure.candidate, &*failure.name), (0, "primary"));
     assert_eq!((failure.attempts, failure.stop), (1, Stop::FellBack));
-    assert_eq!(failure.error.downcast_ref::<Error>().unwrap().code(), codes::RATE_LIMIT);
+    assert_eq!(
+        failure.error.downcast_ref::<Error>().unwrap().code(),
+        codes::RATE_LIMIT
+    );
     assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
     assert_eq!(fallback.cooling_for(1), None);
 }
@@ -75,7 +89,11 @@ fn a_cooling_candidate_is_skipped_until_its_cooldown_ends_then_readmitted() {
         fallback.run_with_sleep(
             |m: &&str, attempt| {
                 log.push(m, attempt);
-                if *m == "primary" && primary_fails.get() { Err(rate_limited()) } else { Ok(*m) }
+                if *m == "primary" && primary_fails.get() {
+                    Err(rate_limited())
+                } else {
+                    Ok(*m)
+                }
             },
             |_| {},
         )
@@ -153,7 +171,11 @@ fn a_permanent_error_stops_without_trying_the_next_candidate() {
         .run_with_sleep(
             |m: &&str, attempt| {
                 log.push(m, attempt);
-                Err::<(), _>(Error::new("llm.generate", codes::INVALID_INPUT, "bad request"))
+                Err::<(), _>(Error::new(
+                    "llm.generate",
+                    codes::INVALID_INPUT,
+                    "bad request",
+                ))
             },
             |_| {},
         )
@@ -170,7 +192,10 @@ fn a_permanent_error_stops_without_trying_the_next_candidate() {
 fn an_unclassified_error_stops_and_the_error_is_unclassified() {
     let fallback = models(&ManualClock::new());
     let err = fallback
-        .run_with_sleep(|_: &&str, _| Err::<(), _>(std::io::Error::other("disk on fire")), |_| {})
+        .run_with_sleep(
+            |_: &&str, _| Err::<(), _>(std::io::Error::other("disk on fire")),
+            |_| {},
+        )
         .unwrap_err();
     assert_eq!(err.failures().len(), 1);
     assert_eq!(err.code(), codes::UNCLASSIFIED);
@@ -192,7 +217,10 @@ fn a_retryable_error_is_retried_on_its_candidate_then_moves_on_without_cooldown(
             |_| {},
         )
         .unwrap();
-    assert_eq!(log.take(), ["primary#1", "primary#2", "primary#3", "secondary#1"]);
+    assert_eq!(
+        log.take(),
+        ["primary#1", "primary#2", "primary#3", "secondary#1"]
+    );
     assert_eq!(answer.failures[0].stop, Stop::AttemptsExhausted);
     assert_eq!(answer.failures[0].attempts, 3);
     assert_eq!(fallback.cooling_for(0), None);
@@ -212,7 +240,10 @@ fn the_last_healthy_candidate_is_retried_as_its_policy_says_then_cools_down() {
             |d| clock.advance(d),
         )
         .unwrap_err();
-    assert_eq!(log.take(), ["primary#1", "secondary#1", "secondary#2", "secondary#3"]);
+    assert_eq!(
+        log.take(),
+        ["primary#1", "secondary#1", "secondary#2", "secondary#3"]
+    );
     assert_eq!(err.failures()[1].stop, Stop::AttemptsExhausted);
     assert_eq!(err.code(), codes::RATE_LIMIT);
     assert!(fallback.cooling_for(0).is_some() && fallback.cooling_for(1).is_some());
@@ -225,7 +256,10 @@ fn when_every_candidate_cools_down_nothing_is_called_and_the_error_says_when() {
     let _ = fallback.run_with_sleep(|_: &&str, _| Err::<(), _>(rate_limited()), |_| {});
     clock.advance(5 * SEC);
     let err = fallback
-        .run_with_sleep(|_: &&str, _| -> Result<(), Error> { panic!("not called") }, |_| {})
+        .run_with_sleep(
+            |_: &&str, _| -> Result<(), Error> { panic!("not called") },
+            |_| {},
+        )
         .unwrap_err();
     assert!(err.failures().is_empty());
     assert_eq!(err.skipped(), [0, 1]);
@@ -324,7 +358,13 @@ async fn the_async_run_falls_back_and_cools_down_too() {
         .run_async(
             |m: &&str, _| {
                 let m = *m;
-                async move { if m == "primary" { Err(rate_limited()) } else { Ok(m) } }
+                async move {
+                    if m == "primary" {
+                        Err(rate_limited())
+                    } else {
+                        Ok(m)
+                    }
+                }
             },
             |_| async {},
         )

@@ -13,7 +13,11 @@ fn retrier() -> Retrier {
 }
 
 fn down() -> Error {
-    Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "provider is down")
+    Error::new(
+        "llm.generate",
+        codes::PROVIDER_UNAVAILABLE,
+        "provider is down",
+    )
 }
 
 #[test]
@@ -118,7 +122,11 @@ fn an_inner_success_or_permanent_error_does_not_stop_the_outer_retrier() {
                 |_| Err::<(), _>(Error::new("x.y", codes::INVALID_INPUT, "bad")),
                 |_| {},
             );
-            if attempt < 3 { Err(down()) } else { Ok(attempt) }
+            if attempt < 3 {
+                Err(down())
+            } else {
+                Ok(attempt)
+            }
         },
         |_| {},
     );

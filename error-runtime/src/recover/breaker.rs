@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -39,7 +40,9 @@ pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
 /// tracked. When a key must be added to a full map, the keys that carry nothing (closed,
 /// no failure in a row) are dropped first; if none can, the key whose last failure is the
 /// oldest goes, so that a flood of new keys can forget one old failing key but never
-/// grows the map.
+/// grows the map. Keys are hashed with a fast non-cryptographic hash (a closed call is a
+/// few tens of nanoseconds); since only failing keys are added and the map is capped,
+/// crafted colliding keys cost at most a scan of `capacity` entries.
 ///
 /// ```
 /// use std::time::Duration;
@@ -70,7 +73,44 @@ pub struct CircuitBreaker<C = SystemClock> {
     cooldown: Duration,
     capacity: usize,
     clock: C,
-    circuits: RwLock<HashMap<Box<str>, Arc<Circuit>>>,
+    circuits: RwLock<HashMap<Box<str>, Arc<Circuit>, BuildHasherDefault<KeyHasher>>>,
+    /// How many keys the map holds, read without the lock: 0 lets every call through.
+    tracked: AtomicUsize,
+}
+
+/// FxHash (rustc's): a multiply and a rotate a word, enough for short tool names.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<C> fmt::Debug for CircuitBreaker<C> {
@@ -165,7 +205,8 @@ impl CircuitBreaker {
             cooldown: Self::DEFAULT_COOLDOWN,
             capacity: Self::DEFAULT_CAPACITY,
             clock: SystemClock,
-            circuits: RwLock::new(HashMap::new()),
+            circuits: RwLock::new(HashMap::default()),
+            tracked: AtomicUsize::new(0),
         }
     }
 }
@@ -200,6 +241,7 @@ impl<C: Clock> CircuitBreaker<C> {
             capacity: self.capacity,
             clock,
             circuits: self.circuits,
+            tracked: self.tracked,
         }
     }
 
@@ -209,6 +251,7 @@ impl<C: Clock> CircuitBreaker<C> {
     /// derived enum an `#[error(transparent)] Disabled(#[from] CircuitOpen)` variant).
     ///
     /// To count only some errors as failures, use [`acquire`](Self::acquire).
+    #[inline]
     pub fn call<T, E: From<CircuitOpen>>(
         &self,
         key: &str,
@@ -244,11 +287,12 @@ impl<C: Clock> CircuitBreaker<C> {
     /// assert!(matches!(breaker.state("search"), CircuitState::Open { .. }));
     /// assert!(breaker.acquire("search").is_err());
     /// ```
+    #[inline]
     pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b, C>, CircuitOpen> {
-        let circuit = self.find(key);
-        let trial = match &circuit {
-            None => false,
-            Some(c) => self.admit(key, c)?,
+        let (circuit, trial) = if self.tracked.load(Ordering::Acquire) == 0 {
+            (None, false)
+        } else {
+            self.look_up(key).map_err(|open| *open)?
         };
         Ok(Permit {
             breaker: self,
@@ -257,6 +301,21 @@ impl<C: Clock> CircuitBreaker<C> {
             trial,
             done: false,
         })
+    }
+
+    /// Admits a call on a key the map may hold: the circuit to record on, and whether the
+    /// call is the trial.
+    #[inline(never)]
+    fn look_up(&self, key: &str) -> Result<(Option<Arc<Circuit>>, bool), Box<CircuitOpen>> {
+        let map = self.circuits.read().unwrap_or_else(|p| p.into_inner());
+        let Some(c) = map.get(key) else {
+            return Ok((None, false));
+        };
+        let trial = self.admit(key, c).map_err(Box::new)?;
+        // A closed circuit with no failure in a row has nothing to record on a success, and
+        // a failure finds it again: no reference is kept.
+        let keep = trial || c.failures.load(Ordering::Relaxed) != 0;
+        Ok((keep.then(|| c.clone()), trial))
     }
 
     /// The state of `key`'s circuit now.
@@ -278,7 +337,7 @@ impl<C: Clock> CircuitBreaker<C> {
 
     /// How many keys are tracked now (at most [`capacity`](Self::capacity)).
     pub fn tracked(&self) -> usize {
-        self.circuits.read().map_or(0, |map| map.len())
+        self.tracked.load(Ordering::Acquire)
     }
 
     fn find(&self, key: &str) -> Option<Arc<Circuit>> {
@@ -348,10 +407,20 @@ impl<C: Clock> CircuitBreaker<C> {
         }
         let circuit = Arc::new(Circuit::new());
         map.insert(key.into(), circuit.clone());
+        self.tracked.store(map.len(), Ordering::Release);
         circuit
     }
 
+    #[inline]
     fn record(&self, key: &str, circuit: Option<&Arc<Circuit>>, trial: bool, ok: bool) {
+        if ok && circuit.is_none() {
+            return;
+        }
+        self.record_slow(key, circuit, trial, ok);
+    }
+
+    #[inline(never)]
+    fn record_slow(&self, key: &str, circuit: Option<&Arc<Circuit>>, trial: bool, ok: bool) {
         if ok {
             if let Some(c) = circuit {
                 if trial {
@@ -434,6 +503,7 @@ impl<C: Clock> Permit<'_, C> {
         self.record(false);
     }
 
+    #[inline]
     fn record(mut self, ok: bool) {
         self.done = true;
         self.breaker
@@ -442,6 +512,7 @@ impl<C: Clock> Permit<'_, C> {
 }
 
 impl<C: Clock> Drop for Permit<'_, C> {
+    #[inline]
     fn drop(&mut self) {
         if !self.done
             && self.trial
