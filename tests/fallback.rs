@@ -85,7 +85,7 @@ fn a_cooling_candidate_is_skipped_until_its_cooldown_ends_then_readmitted() {
     let fallback = models(&clock);
     let log = Log::new();
     let primary_fails = Cell::new(true);
-    let mut call = || {
+    let call = || {
         fallback.run_with_sleep(
             |m: &&str, attempt| {
                 log.push(m, attempt);

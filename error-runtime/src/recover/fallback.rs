@@ -362,7 +362,7 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
         FallbackError {
             failures: self.failures,
             skipped: self.skipped,
-            class,
+            class: Box::new(class),
         }
     }
 }
@@ -440,7 +440,8 @@ pub struct Failure {
 pub struct FallbackError {
     failures: Vec<Failure>,
     skipped: Vec<usize>,
-    class: Class,
+    // Boxed so that `Result<Answer<T>, FallbackError>` stays small.
+    class: Box<Class>,
 }
 
 /// The classification a [`FallbackError`] takes from its last failure, kept as owned values.
