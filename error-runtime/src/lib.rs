@@ -1,6 +1,7 @@
 //! The runtime of [agent-error](https://docs.rs/agent-error): the [`AgentError`] trait,
 //! walking chains to classify errors, retry policies and the retrier, HTTP classification,
-//! the dynamic [`Error`] and the shared vocabulary of [`codes`].
+//! the dynamic [`Error`] and the shared vocabulary of [`codes`], and [`recover`]: fallback
+//! chains, circuit breakers and one decision function for agent loops.
 //!
 //! Most users depend on the `agent-error` facade crate, which re-exports all of this
 //! together with `#[derive(AgentError)]` and adds `tool::ToolError`. Depending on this
@@ -52,6 +53,7 @@ mod io;
 #[cfg(feature = "async-openai")]
 pub mod openai;
 mod public;
+pub mod recover;
 mod recovery;
 mod registry;
 #[cfg(feature = "serde")]

@@ -5,10 +5,12 @@ mod budget;
 mod jitter;
 mod policy;
 mod retrier;
+mod scope;
 
 #[cfg(feature = "tokio")]
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
 pub use policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
+pub(crate) use retrier::HandBack;
 pub use retrier::{Outcome, Retrier, RetryState, Stop};

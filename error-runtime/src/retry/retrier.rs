@@ -4,11 +4,13 @@
 use std::borrow::Borrow;
 use std::error::Error as StdError;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
 use super::jitter::{self, JitterSource};
+use super::scope::{self, AttemptScope};
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -29,7 +31,45 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 ///   row (a 429 then two 503s is one `rate_limit` and two `provider_unavailable`), and the
 ///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_MAX_ATTEMPTS`] unless set);
 /// - a retry that would end after `max_elapsed` is not made;
-/// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made.
+/// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made;
+/// - an error that a retrier nested in the same call path already gave up on is not retried
+///   again ([`Stop::AlreadyRetried`], see below).
+///
+/// # Nested retriers do not multiply
+///
+/// Retry layers stack up in agents (an SDK's retries inside a tool's inside the loop's),
+/// and their attempts multiply: three retriers of 3 attempts make 27 attempts on a
+/// permanent outage. Here each attempt of a run is a scope on its thread (for
+/// [`run_async`](Retrier::run_async), each poll of the attempt's future is). A run that
+/// ends giving up on a retryable error (attempts exhausted, budget empty, deadline, a wait
+/// too long, or an inner give-up) inside another run's attempt records the code it gave up
+/// on in that scope; when that attempt then fails with an error whose chain has a link of
+/// that code, the outer run stops at once with [`Stop::AlreadyRetried`], and marks its own
+/// enclosing attempt in turn. So three nested retriers of 3 attempts make 3 attempts.
+///
+/// Nothing wraps the error: `run` still gives back the operation's own error unchanged.
+/// The scope is the thread (blocking runs) or the polls of the attempt's future (async runs,
+/// on any executor, even when the task moves between threads); an inner retrier on another
+/// thread or in a spawned task is not in the same call path, and is not seen. An error that
+/// the operation turns into one of another code (a fallback that then fails with a timeout)
+/// is retried as usual.
+///
+/// ```
+/// use std::cell::Cell;
+/// use agent_error::{codes, retry::{Retrier, Stop}, Error};
+///
+/// let calls = Cell::new(0);
+/// let (outer, inner) = (Retrier::new().max_attempts(3), Retrier::new().max_attempts(3));
+/// let outcome = outer.run_detailed_with_sleep(
+///     |_| inner.run_detailed_with_sleep(|_| {
+///         calls.set(calls.get() + 1);
+///         Err::<(), _>(Error::new("llm.generate", codes::PROVIDER_UNAVAILABLE, "down"))
+///     }, |_| {}).result,
+///     |_| {},
+/// );
+/// assert_eq!(calls.get(), 3); // not 9
+/// assert_eq!((outcome.attempts, outcome.stop), (1, Stop::AlreadyRetried));
+/// ```
 ///
 /// The operation's error type is any `E: Error + 'static`, a `Box<dyn Error + Send + Sync>`,
 /// or with the `anyhow` feature an `anyhow::Error` (see [`ErrorChain`]); it is given back
@@ -104,6 +144,13 @@ pub enum Stop {
     Deadline,
     /// The server asked to wait longer than `max_wait`.
     WaitTooLong,
+    /// A retrier nested in this attempt's call path already retried this error and gave
+    /// up on it: retrying it here too would multiply the attempts (see [`Retrier`]).
+    AlreadyRetried,
+    /// The error asks for another candidate (rate-limited, or recovery `fallback`) and the
+    /// caller has one to move to: [`recover::Fallback`](crate::recover::Fallback) moves on
+    /// instead of retrying.
+    FellBack,
 }
 
 impl Stop {
@@ -116,6 +163,21 @@ impl Stop {
             Stop::BudgetEmpty => "budget_empty",
             Stop::Deadline => "deadline",
             Stop::WaitTooLong => "wait_too_long",
+            Stop::AlreadyRetried => "already_retried",
+            Stop::FellBack => "fell_back",
+        }
+    }
+
+    /// Whether the run gave up on an error that its policy called retryable: attempts
+    /// exhausted, budget empty, deadline, a wait too long, or an inner retrier's give-up.
+    pub const fn gave_up(self) -> bool {
+        match self {
+            Stop::AttemptsExhausted
+            | Stop::BudgetEmpty
+            | Stop::Deadline
+            | Stop::WaitTooLong
+            | Stop::AlreadyRetried => true,
+            Stop::Succeeded | Stop::Permanent | Stop::FellBack => false,
         }
     }
 }
@@ -146,6 +208,9 @@ impl<T, E> Outcome<T, E> {
         self.result
     }
 }
+
+/// Whether a classified failure goes back to the caller at once, unretried ([`Stop::FellBack`]).
+pub(crate) type HandBack<'h> = &'h dyn Fn(&dyn AgentError) -> bool;
 
 /// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
 /// as an HTTP middleware, and for the retrier's own loops. The decision after a failure is
@@ -181,6 +246,8 @@ pub struct RetryState<R: Borrow<Retrier>> {
     /// A hash of the last failure's code, and how many failures in a row had it.
     streak_code: u64,
     streak: u32,
+    /// A hash of the last retryable failure's code: what a give-up marks.
+    last_code: u64,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -215,6 +282,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             spent: 0,
             streak_code: 0,
             streak: 0,
+            last_code: 0,
         }
     }
 
@@ -264,19 +332,45 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         }
     }
 
-    /// Decides after an attempt: wait and try again (the attempt number moves on), or stop.
-    fn after<T, E: ErrorChain<M>, M>(&mut self, result: &Result<T, E>) -> Result<Duration, Stop> {
-        match result {
+    /// Decides after an attempt of the retrier's own loops: wait and try again (the attempt
+    /// number moves on), or stop. `mark` is the code a nested run gave up on during the
+    /// attempt; `hand_back` returns chosen failures at once.
+    fn after<T, E: ErrorChain<M>, M>(
+        &mut self,
+        result: &Result<T, E>,
+        mark: Option<u64>,
+        hand_back: Option<HandBack<'_>>,
+    ) -> Result<Duration, Stop> {
+        let err = match result {
             Ok(_) => {
                 self.succeeded();
-                Err(Stop::Succeeded)
+                return Err(Stop::Succeeded);
             }
-            Err(e) => self.next_delay_for(e.error_chain()),
+            Err(e) => e.error_chain(),
+        };
+        let Some(classified) = crate::classify(err) else {
+            return Err(Stop::Permanent);
+        };
+        if hand_back.is_some_and(|hand_back| hand_back(&*classified)) {
+            return Err(Stop::FellBack);
         }
+        if let Some(mark) = mark
+            && classified.is_retryable()
+        {
+            let code = code_hash(classified.code());
+            if mark == code || chain_has_code(err, mark) {
+                self.last_code = code;
+                return Err(Stop::AlreadyRetried);
+            }
+        }
+        self.next_delay(&*classified)
     }
 
-    /// How the run ended.
+    /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
+        if stop.gave_up() {
+            scope::gave_up(self.last_code);
+        }
         Outcome {
             result,
             attempts: self.attempt,
@@ -295,6 +389,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             return Err(Stop::Permanent);
         }
         let code = code_hash(failure.code());
+        self.last_code = code;
         if code == self.streak_code && self.streak > 0 {
             self.streak += 1;
         } else {
@@ -331,6 +426,13 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         self.previous = Some(delay);
         Ok(delay)
     }
+}
+
+/// Whether a link of `err`'s chain is classified with the code whose hash is `code`.
+fn chain_has_code(err: &(dyn StdError + 'static), code: u64) -> bool {
+    crate::links(err).any(|link| {
+        crate::classify::classify_link(link).is_some_and(|c| code_hash(c.code()) == code)
+    })
 }
 
 impl Retrier {
@@ -420,13 +522,26 @@ impl Retrier {
     /// [`run_detailed`](Retrier::run_detailed) with a sleep of the caller's (a fake one in tests).
     pub fn run_detailed_with_sleep<T, E: ErrorChain<M>, M>(
         &self,
+        op: impl FnMut(u32) -> Result<T, E>,
+        sleep: impl FnMut(Duration),
+    ) -> Outcome<T, E> {
+        self.run_blocking(op, sleep, None)
+    }
+
+    /// The blocking loop; `hand_back` returns chosen failures at once.
+    pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
+        &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
+        hand_back: Option<HandBack<'_>>,
     ) -> Outcome<T, E> {
         let mut run = self.start();
         loop {
+            let scope = AttemptScope::enter();
             let result = op(run.attempt);
-            match run.after(&result) {
+            let mark = scope.mark();
+            drop(scope);
+            match run.after(&result, mark, hand_back) {
                 Ok(delay) => sleep(delay),
                 Err(stop) => return run.outcome(result, stop),
             }
@@ -450,8 +565,25 @@ impl Retrier {
     /// [`run_async`](Retrier::run_async), telling how it ended.
     pub async fn run_async_detailed<T, E, M, F, Fut, S, SFut>(
         &self,
+        op: F,
+        sleep: S,
+    ) -> Outcome<T, E>
+    where
+        E: ErrorChain<M>,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        S: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        self.run_async_with(op, sleep, None).await
+    }
+
+    /// The async loop; `hand_back` returns chosen failures at once.
+    pub(crate) async fn run_async_with<T, E, M, F, Fut, S, SFut>(
+        &self,
         mut op: F,
         mut sleep: S,
+        hand_back: Option<HandBack<'_>>,
     ) -> Outcome<T, E>
     where
         E: ErrorChain<M>,
@@ -462,8 +594,17 @@ impl Retrier {
     {
         let mut run = self.start();
         loop {
-            let result = op(run.attempt).await;
-            match run.after(&result) {
+            let mut attempt = pin!(op(run.attempt));
+            let mut mark = None;
+            // Each poll is a scope: a nested run that ends during it marks this attempt.
+            let result = poll_fn(|cx| {
+                let scope = AttemptScope::enter();
+                let poll = attempt.as_mut().poll(cx);
+                mark = scope.mark().or(mark);
+                poll
+            })
+            .await;
+            match run.after(&result, mark, hand_back) {
                 Ok(delay) => sleep(delay).await,
                 Err(stop) => return run.outcome(result, stop),
             }

@@ -1,0 +1,628 @@
+//! `CircuitBreaker`: a key (a tool's name) that keeps failing is disabled for a cooldown,
+//! then one trial call closes or reopens it. Atomics per key, a short lock for the map.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use super::clock::{Clock, SystemClock, nanos, seconds_text};
+use crate::catalog::{Catalog, CodeDoc};
+use crate::{AgentError, Recovery, RetryPolicy};
+
+/// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.
+pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
+
+/// Disables a key (a tool's name, an endpoint) after consecutive failures, SPEC §9.
+///
+/// Each key is a circuit:
+/// - **closed**: calls run; after [`threshold`](Self::threshold) failures in a row (5 by
+///   default) it opens;
+/// - **open**: calls fail fast with [`CircuitOpen`] (code `TOOL_DISABLED`, recovery
+///   `replan`, a hint that says when it may close) without running, until the
+///   [`cooldown`](Self::cooldown) (60 s by default) has passed;
+/// - **half-open**: the first call after the cooldown is the one trial; every other call
+///   fails fast while it runs, even from many threads at once. Its success closes the
+///   circuit, its failure opens it for another cooldown, and a trial dropped unfinished (a
+///   panic, a cancelled future) lets the next call be the trial.
+///
+/// Thread-safe, with no background thread: time is read from the [`Clock`] when a call
+/// fails or meets an open circuit. A circuit's state is two atomics; the map of keys is
+/// behind a read-write lock taken briefly, for writing only when a key fails for the first
+/// time. A call on a key that has never failed adds nothing.
+///
+/// Memory is bounded: at most [`capacity`](Self::capacity) keys (1,024 by default) are
+/// tracked. When a key must be added to a full map, the keys that carry nothing (closed,
+/// no failure in a row) are dropped first; if none can, the key whose last failure is the
+/// oldest goes, so that a flood of new keys can forget one old failing key but never
+/// grows the map. Keys are hashed with a fast non-cryptographic hash (a closed call is a
+/// few tens of nanoseconds); since only failing keys are added and the map is capped,
+/// crafted colliding keys cost at most a scan of `capacity` entries.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::recover::{CircuitBreaker, CircuitOpen, ManualClock};
+/// use agent_error::{codes, AgentError, Error, Recovery};
+///
+/// let clock = ManualClock::new();
+/// let breaker = CircuitBreaker::new().threshold(2).clock(clock.clone());
+/// let fetch = || Err::<(), _>(Box::<dyn std::error::Error + Send + Sync>::from(
+///     Error::new("fetch", codes::TOOL_FAILED, "HTTP 500 from example.com"),
+/// ));
+/// assert!(breaker.call("fetch", fetch).is_err());
+/// assert!(breaker.call("fetch", fetch).is_err()); // the second failure in a row opens it
+///
+/// let err = breaker.call("fetch", || -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+///     unreachable!("an open circuit does not run the call")
+/// }).unwrap_err();
+/// let open = err.downcast_ref::<CircuitOpen>().unwrap();
+/// assert_eq!(open.to_string(), "fetch [TOOL_DISABLED]: disabled by the circuit breaker after 2 consecutive errors");
+/// assert_eq!(open.recovery(), Recovery::Replan);
+/// assert_eq!(open.hints(), ["this tool is disabled for 60s more, then one trial call may enable it; reach the goal another way"]);
+///
+/// clock.advance(Duration::from_secs(60));
+/// assert_eq!(breaker.call("fetch", || Ok::<_, Box<dyn std::error::Error + Send + Sync>>(7)).unwrap(), 7);
+/// ```
+pub struct CircuitBreaker<C = SystemClock> {
+    threshold: u32,
+    cooldown: Duration,
+    capacity: usize,
+    clock: C,
+    circuits: RwLock<HashMap<Box<str>, Arc<Circuit>, BuildHasherDefault<KeyHasher>>>,
+    /// How many keys the map holds, read without the lock: 0 lets every call through.
+    tracked: AtomicUsize,
+}
+
+/// FxHash (rustc's): a multiply and a rotate a word, enough for short tool names.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl<C> fmt::Debug for CircuitBreaker<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CircuitBreaker")
+            .field("threshold", &self.threshold)
+            .field("cooldown", &self.cooldown)
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for CircuitBreaker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The state of one key's circuit, as [`CircuitBreaker::state`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CircuitState {
+    /// Calls run; `failures` is how many failed in a row.
+    Closed {
+        /// Failures in a row.
+        failures: u32,
+    },
+    /// Calls fail fast; the next call after `closes_in` is the trial.
+    Open {
+        /// How long until a trial call is let through.
+        closes_in: Duration,
+    },
+    /// The one trial call is running; other calls fail fast.
+    HalfOpen,
+}
+
+/// One key's circuit: the failures in a row, and the state with the end of its cooldown.
+#[derive(Debug)]
+struct Circuit {
+    failures: AtomicU32,
+    /// `until << 2 | tag`: the tag is [`CLOSED`], [`OPEN`] or [`HALF_OPEN`]; `until` is
+    /// when an open circuit lets a trial through, in the clock's nanoseconds.
+    state: AtomicU64,
+    /// When the last failure happened, for eviction.
+    last_failure: AtomicU64,
+}
+
+const CLOSED: u64 = 0;
+const OPEN: u64 = 1;
+const HALF_OPEN: u64 = 2;
+const TAG: u64 = 0b11;
+
+const fn pack(until: u64, tag: u64) -> u64 {
+    let until = if until > u64::MAX >> 2 {
+        u64::MAX >> 2
+    } else {
+        until
+    };
+    (until << 2) | tag
+}
+
+const fn until_of(state: u64) -> u64 {
+    state >> 2
+}
+
+impl Circuit {
+    fn new() -> Self {
+        Circuit {
+            failures: AtomicU32::new(0),
+            state: AtomicU64::new(pack(0, CLOSED)),
+            last_failure: AtomicU64::new(0),
+        }
+    }
+
+    fn carries_nothing(&self) -> bool {
+        self.state.load(Ordering::Acquire) & TAG == CLOSED
+            && self.failures.load(Ordering::Relaxed) == 0
+    }
+}
+
+impl CircuitBreaker {
+    /// The default failures in a row that open a circuit: 5.
+    pub const DEFAULT_THRESHOLD: u32 = 5;
+    /// The default time a circuit stays open before its trial call: 60 s.
+    pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
+    /// The default number of keys tracked at most: 1,024.
+    pub const DEFAULT_CAPACITY: usize = 1024;
+
+    /// A breaker with the defaults, on the real monotonic clock.
+    pub fn new() -> Self {
+        CircuitBreaker {
+            threshold: Self::DEFAULT_THRESHOLD,
+            cooldown: Self::DEFAULT_COOLDOWN,
+            capacity: Self::DEFAULT_CAPACITY,
+            clock: SystemClock,
+            circuits: RwLock::new(HashMap::default()),
+            tracked: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<C: Clock> CircuitBreaker<C> {
+    /// Opens a circuit after `failures` failures in a row (at least 1).
+    #[must_use]
+    pub fn threshold(mut self, failures: u32) -> Self {
+        self.threshold = failures.max(1);
+        self
+    }
+
+    /// Keeps an open circuit open for `cooldown` before its trial call.
+    #[must_use]
+    pub fn cooldown(mut self, cooldown: Duration) -> Self {
+        self.cooldown = cooldown;
+        self
+    }
+
+    /// Tracks at most `keys` keys (at least 1).
+    #[must_use]
+    pub fn capacity(mut self, keys: usize) -> Self {
+        self.capacity = keys.max(1);
+        self
+    }
+
+    /// Reads time from `clock` (a [`ManualClock`](super::ManualClock) in tests).
+    pub fn clock<K: Clock>(self, clock: K) -> CircuitBreaker<K> {
+        CircuitBreaker {
+            threshold: self.threshold,
+            cooldown: self.cooldown,
+            capacity: self.capacity,
+            clock,
+            circuits: self.circuits,
+            tracked: self.tracked,
+        }
+    }
+
+    /// Runs `op` unless `key`'s circuit is open, and counts its result: any `Err` is a
+    /// failure. An open circuit returns [`CircuitOpen`] converted into `E` without running
+    /// `op` (`Box<dyn Error + Send + Sync>` and `anyhow::Error` convert as they are; give a
+    /// derived enum an `#[error(transparent)] Disabled(#[from] CircuitOpen)` variant).
+    ///
+    /// To count only some errors as failures, use [`acquire`](Self::acquire).
+    #[inline]
+    pub fn call<T, E: From<CircuitOpen>>(
+        &self,
+        key: &str,
+        op: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        let permit = self.acquire(key)?;
+        let result = op();
+        permit.record(result.is_ok());
+        result
+    }
+
+    /// [`call`](Self::call) for a future: awaits it unless `key`'s circuit is open. A
+    /// trial future dropped before it completes lets the next call be the trial.
+    pub async fn call_async<T, E, F>(&self, key: &str, op: F) -> Result<T, E>
+    where
+        E: From<CircuitOpen>,
+        F: Future<Output = Result<T, E>>,
+    {
+        let permit = self.acquire(key)?;
+        let result = op.await;
+        permit.record(result.is_ok());
+        result
+    }
+
+    /// Asks to make one call on `key`: a [`Permit`] to report its result with, or
+    /// [`CircuitOpen`] when the circuit is open (or half-open with its trial running).
+    ///
+    /// ```
+    /// use agent_error::recover::{CircuitBreaker, CircuitState};
+    ///
+    /// let breaker = CircuitBreaker::new().threshold(1);
+    /// breaker.acquire("search").unwrap().failure();
+    /// assert!(matches!(breaker.state("search"), CircuitState::Open { .. }));
+    /// assert!(breaker.acquire("search").is_err());
+    /// ```
+    #[inline]
+    pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b, C>, CircuitOpen> {
+        let (circuit, trial) = if self.tracked.load(Ordering::Acquire) == 0 {
+            (None, false)
+        } else {
+            self.look_up(key).map_err(|open| *open)?
+        };
+        Ok(Permit {
+            breaker: self,
+            key,
+            circuit,
+            trial,
+            done: false,
+        })
+    }
+
+    /// Admits a call on a key the map may hold: the circuit to record on, and whether the
+    /// call is the trial.
+    #[inline(never)]
+    fn look_up(&self, key: &str) -> Result<(Option<Arc<Circuit>>, bool), Box<CircuitOpen>> {
+        let map = self.circuits.read().unwrap_or_else(|p| p.into_inner());
+        let Some(c) = map.get(key) else {
+            return Ok((None, false));
+        };
+        let trial = self.admit(key, c).map_err(Box::new)?;
+        // A closed circuit with no failure in a row has nothing to record on a success, and
+        // a failure finds it again: no reference is kept.
+        let keep = trial || c.failures.load(Ordering::Relaxed) != 0;
+        Ok((keep.then(|| c.clone()), trial))
+    }
+
+    /// The state of `key`'s circuit now.
+    pub fn state(&self, key: &str) -> CircuitState {
+        let Some(circuit) = self.find(key) else {
+            return CircuitState::Closed { failures: 0 };
+        };
+        let state = circuit.state.load(Ordering::Acquire);
+        match state & TAG {
+            OPEN => CircuitState::Open {
+                closes_in: Duration::from_nanos(until_of(state)).saturating_sub(self.clock.now()),
+            },
+            HALF_OPEN => CircuitState::HalfOpen,
+            _ => CircuitState::Closed {
+                failures: circuit.failures.load(Ordering::Relaxed),
+            },
+        }
+    }
+
+    /// How many keys are tracked now (at most [`capacity`](Self::capacity)).
+    pub fn tracked(&self) -> usize {
+        self.tracked.load(Ordering::Acquire)
+    }
+
+    fn find(&self, key: &str) -> Option<Arc<Circuit>> {
+        let map = self.circuits.read().unwrap_or_else(|p| p.into_inner());
+        map.get(key).cloned()
+    }
+
+    /// Lets a call through a known circuit: `Ok(false)` closed, `Ok(true)` as the trial.
+    fn admit(&self, key: &str, circuit: &Circuit) -> Result<bool, CircuitOpen> {
+        loop {
+            let state = circuit.state.load(Ordering::Acquire);
+            match state & TAG {
+                CLOSED => return Ok(false),
+                OPEN => {
+                    let now = nanos(self.clock.now());
+                    let until = until_of(state);
+                    if now < until {
+                        return Err(self.open_error(key, circuit, Some(until - now)));
+                    }
+                    // Exactly one caller wins the exchange and makes the trial.
+                    if circuit
+                        .state
+                        .compare_exchange(
+                            state,
+                            pack(until, HALF_OPEN),
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        )
+                        .is_ok()
+                    {
+                        return Ok(true);
+                    }
+                }
+                _ => return Err(self.open_error(key, circuit, None)),
+            }
+        }
+    }
+
+    fn open_error(&self, key: &str, circuit: &Circuit, closes_in: Option<u64>) -> CircuitOpen {
+        CircuitOpen {
+            key: Cow::Owned(key.to_owned()),
+            failures: circuit.failures.load(Ordering::Relaxed),
+            closes_in: closes_in.map(Duration::from_nanos),
+        }
+    }
+
+    /// The circuit of `key`, added if it is not tracked yet.
+    fn find_or_add(&self, key: &str) -> Arc<Circuit> {
+        if let Some(circuit) = self.find(key) {
+            return circuit;
+        }
+        let mut map = self.circuits.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(circuit) = map.get(key) {
+            return circuit.clone();
+        }
+        if map.len() >= self.capacity {
+            map.retain(|_, c| !c.carries_nothing());
+        }
+        if map.len() >= self.capacity {
+            let oldest = map
+                .iter()
+                .min_by_key(|(_, c)| c.last_failure.load(Ordering::Relaxed))
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
+                map.remove(&oldest);
+            }
+        }
+        let circuit = Arc::new(Circuit::new());
+        map.insert(key.into(), circuit.clone());
+        self.tracked.store(map.len(), Ordering::Release);
+        circuit
+    }
+
+    #[inline]
+    fn record(&self, key: &str, circuit: Option<&Arc<Circuit>>, trial: bool, ok: bool) {
+        if ok && circuit.is_none() {
+            return;
+        }
+        self.record_slow(key, circuit, trial, ok);
+    }
+
+    #[inline(never)]
+    fn record_slow(&self, key: &str, circuit: Option<&Arc<Circuit>>, trial: bool, ok: bool) {
+        if ok {
+            if let Some(c) = circuit {
+                if trial {
+                    c.failures.store(0, Ordering::Relaxed);
+                    c.state.store(pack(0, CLOSED), Ordering::Release);
+                } else if c.failures.load(Ordering::Relaxed) != 0 {
+                    c.failures.store(0, Ordering::Relaxed);
+                }
+            }
+            return;
+        }
+        let added;
+        let c = match circuit {
+            Some(c) => c,
+            None => {
+                added = self.find_or_add(key);
+                &added
+            }
+        };
+        let now = nanos(self.clock.now());
+        c.last_failure.store(now, Ordering::Relaxed);
+        let failures = c.failures.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+        let reopen = pack(now.saturating_add(nanos(self.cooldown)), OPEN);
+        if trial {
+            c.state.store(reopen, Ordering::Release);
+            return;
+        }
+        let state = c.state.load(Ordering::Acquire);
+        if failures >= self.threshold && state & TAG == CLOSED {
+            // Only a closed circuit opens here; one that is already open or on trial keeps its state.
+            let _ = c
+                .state
+                .compare_exchange(state, reopen, Ordering::AcqRel, Ordering::Acquire);
+        }
+    }
+
+    /// A trial that ended without a result: the next call may be the trial at once.
+    fn abandon(&self, circuit: &Circuit) {
+        let now = nanos(self.clock.now());
+        circuit.state.store(pack(now, OPEN), Ordering::Release);
+    }
+}
+
+/// Leave to make one call on a key, from [`CircuitBreaker::acquire`]. Report how it went
+/// with [`success`](Permit::success) or [`failure`](Permit::failure); a permit dropped
+/// without either counts as neither (a trial's turn goes to the next call).
+#[must_use = "report the call's result with success() or failure()"]
+pub struct Permit<'b, C: Clock> {
+    breaker: &'b CircuitBreaker<C>,
+    key: &'b str,
+    circuit: Option<Arc<Circuit>>,
+    trial: bool,
+    done: bool,
+}
+
+impl<C: Clock> fmt::Debug for Permit<'_, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit")
+            .field("key", &self.key)
+            .field("trial", &self.trial)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: Clock> Permit<'_, C> {
+    /// Whether this call is the trial of a circuit that was open.
+    pub fn is_trial(&self) -> bool {
+        self.trial
+    }
+
+    /// The call succeeded: the failures in a row start again from zero, and a trial closes
+    /// the circuit.
+    pub fn success(self) {
+        self.record(true);
+    }
+
+    /// The call failed: one more failure in a row, which may open the circuit; a trial
+    /// reopens it for another cooldown.
+    pub fn failure(self) {
+        self.record(false);
+    }
+
+    #[inline]
+    fn record(mut self, ok: bool) {
+        self.done = true;
+        self.breaker
+            .record(self.key, self.circuit.as_ref(), self.trial, ok);
+    }
+}
+
+impl<C: Clock> Drop for Permit<'_, C> {
+    #[inline]
+    fn drop(&mut self) {
+        if !self.done
+            && self.trial
+            && let Some(circuit) = &self.circuit
+        {
+            self.breaker.abandon(circuit);
+        }
+    }
+}
+
+/// The error of a call that an open [`CircuitBreaker`] did not run: code `TOOL_DISABLED`,
+/// recovery `replan`, not retryable, the key as its op, and a hint that says when the
+/// circuit may close.
+///
+/// A runtime type (the facade's `tool::ToolError::ToolDisabled` has the same code and
+/// recovery), registered with the chain walk like the runtime's other errors, so
+/// [`classify`](crate::classify) finds it behind `Box<dyn Error>` or `anyhow::Error`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CircuitOpen {
+    key: Cow<'static, str>,
+    failures: u32,
+    closes_in: Option<Duration>,
+}
+
+impl CircuitOpen {
+    /// The key (a tool's name) whose circuit is open.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The failures in a row that opened it.
+    pub fn failures(&self) -> u32 {
+        self.failures
+    }
+
+    /// How long until a trial call is let through; `None` while a trial is running.
+    pub fn closes_in(&self) -> Option<Duration> {
+        self.closes_in
+    }
+}
+
+const MESSAGE: &str = "disabled by the circuit breaker after {failures} consecutive errors";
+const HINT: &str = "this tool is disabled for a while; reach the goal another way";
+
+impl fmt::Display for CircuitOpen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: ", self.key, TOOL_DISABLED)?;
+        self.fmt_message(f)
+    }
+}
+
+impl StdError for CircuitOpen {}
+
+impl AgentError for CircuitOpen {
+    fn code(&self) -> &str {
+        TOOL_DISABLED
+    }
+
+    fn op(&self) -> &str {
+        &self.key
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "disabled by the circuit breaker after {} consecutive errors",
+            self.failures
+        )
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_message(f)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::NEVER
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        let hint = match self.closes_in {
+            Some(d) => format!(
+                "this tool is disabled for {} more, then one trial call may enable it; reach the goal another way",
+                seconds_text(d)
+            ),
+            None => "this tool is disabled until a trial call running now succeeds; reach the goal another way".to_owned(),
+        };
+        vec![Cow::Owned(hint)]
+    }
+
+    fn recovery(&self) -> Recovery {
+        Recovery::Replan
+    }
+}
+
+impl Catalog for CircuitOpen {
+    const CODES: &'static [CodeDoc] = &[crate::__private::code_doc(
+        TOOL_DISABLED,
+        None,
+        "agent_error::recover::CircuitOpen",
+        "CircuitOpen",
+        MESSAGE,
+        "A circuit breaker disabled the tool after consecutive failures; it fails fast until a cooldown passes and a trial call succeeds.",
+        &[HINT],
+        Recovery::Replan,
+        RetryPolicy::NEVER,
+        None,
+        None,
+        None,
+        None,
+    )];
+}
+
+inventory::submit! { crate::registry::Registration::of::<CircuitOpen>() }

@@ -1,0 +1,104 @@
+//! `decide`: the one answer to "what now?" for agent loops that handle errors themselves,
+//! from the error's classification and the attempt that just failed.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+use crate::Recovery;
+
+/// What an agent loop should do after a failure, as [`decide`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    /// Call again after this delay.
+    Retry(Duration),
+    /// Use another model, provider or tool.
+    Fallback,
+    /// Shrink the context, then call again.
+    Compact,
+    /// Change the plan: the arguments or the approach were wrong.
+    Replan,
+    /// Stop: the failure is permanent, or unknown.
+    Abort,
+    /// Hand the failure to a person.
+    Escalate,
+}
+
+impl Decision {
+    /// A short lowercase name (`"retry"`, `"fallback"`, …), for logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Decision::Retry(_) => "retry",
+            Decision::Fallback => "fallback",
+            Decision::Compact => "compact",
+            Decision::Replan => "replan",
+            Decision::Abort => "abort",
+            Decision::Escalate => "escalate",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Retry(delay) => write!(f, "retry in {delay:?}"),
+            other => f.pad(other.as_str()),
+        }
+    }
+}
+
+/// What to do about `err` after attempt number `attempt` (1 for the first) failed, for
+/// loops that run their own `onError`. The error's [`classify`](crate::classify)cation
+/// decides:
+///
+/// - unclassified: [`Decision::Abort`];
+/// - recovery `retry`: [`Decision::Retry`] while the policy allows another attempt
+///   (`attempt < max_attempts`), after the server's `retry_after` when it asked, else the
+///   policy's `backoff(attempt - 1)` without jitter (the longest its jitter would wait).
+///   When the attempts are used up, or the server asks to wait longer than the policy's
+///   `max_wait`, [`Decision::Fallback`]: another model or provider may answer (a loop with
+///   none aborts). A recovery of `retry` on an error that is not retryable is
+///   [`Decision::Abort`];
+/// - every other recovery maps to its decision: `fallback`, `compact`, `replan`, `abort`,
+///   `escalate`.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::recover::{decide, Decision};
+/// use agent_error::{codes, Error};
+///
+/// let busy = Error::new("llm.generate", codes::RATE_LIMIT, "429").with_retry_after(Duration::from_secs(2));
+/// assert_eq!(decide(&busy, 1), Decision::Retry(Duration::from_secs(2)));
+/// assert_eq!(decide(&busy, 3), Decision::Fallback); // rate_limit allows 3 attempts in all
+///
+/// let long = Error::new("llm.generate", codes::CONTEXT_OVERFLOW, "prompt is too long");
+/// assert_eq!(decide(&long, 1), Decision::Compact);
+/// assert_eq!(decide(&std::io::Error::other("disk on fire"), 1), Decision::Abort);
+/// ```
+pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
+    let Some(c) = crate::classify(err) else {
+        return Decision::Abort;
+    };
+    match c.recovery() {
+        Recovery::Retry => {
+            let policy = c.retry_policy();
+            if !policy.is_retryable() {
+                return Decision::Abort;
+            }
+            let attempt = attempt.max(1);
+            if attempt >= policy.max_attempts() {
+                return Decision::Fallback;
+            }
+            match policy.retry_after() {
+                Some(asked) if asked > policy.max_wait() => Decision::Fallback,
+                Some(asked) => Decision::Retry(asked),
+                None => Decision::Retry(policy.backoff(attempt - 1)),
+            }
+        }
+        Recovery::Fallback => Decision::Fallback,
+        Recovery::Compact => Decision::Compact,
+        Recovery::Replan => Decision::Replan,
+        Recovery::Abort => Decision::Abort,
+        Recovery::Escalate => Decision::Escalate,
+    }
+}

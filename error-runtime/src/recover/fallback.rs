@@ -1,0 +1,608 @@
+//! `Fallback`: an ordered list of candidates (models, endpoints) tried in turn; a rate-limited
+//! candidate is skipped for a cooldown. Every failure on the way is kept.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::clock::{Clock, SystemClock, nanos, seconds_text};
+use crate::retry::{HandBack, Retrier, Stop};
+use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
+
+/// A boxed error, as every failure of a [`Fallback`] is kept.
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// An ordered list of candidates (models, endpoints, anything), each call answered by the
+/// first healthy one, SPEC §9.
+///
+/// A call tries the candidates in order, skipping those in cooldown, each under the
+/// [`Retrier`] (so under its errors' own retry policies). After a candidate fails:
+/// - an error that is rate-limited, or whose recovery is `fallback`, puts the candidate in
+///   cooldown (60 s by default, or the server's `retry_after` when longer) and moves on to
+///   the next candidate. While another healthy candidate follows, such an error is not
+///   retried on this one ([`Stop::FellBack`]); the last healthy candidate is retried as its
+///   policy says;
+/// - a permanent error (unclassified, or not retryable) stops: the next candidate would be
+///   given the same bad request;
+/// - a retryable error the retrier gave up on (attempts exhausted, budget, deadline) moves on
+///   to the next candidate, without cooldown.
+///
+/// The answer names the candidate that answered and keeps every failure on the way; when
+/// none answers, [`FallbackError`] lists them all. When every candidate is cooling down,
+/// nothing is called and the error says when the first one is tried again.
+///
+/// Cooldowns are shared by every call (the type is `Sync`) and read from a [`Clock`]:
+/// [`SystemClock`] by default, a [`ManualClock`](super::ManualClock) in tests.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::recover::{Fallback, ManualClock};
+/// use agent_error::{codes, Error};
+///
+/// let clock = ManualClock::new();
+/// let models = Fallback::new(["gpt-4o", "claude-sonnet"]).clock(clock.clone());
+/// let call = |model: &&str, _attempt: u32| match *model {
+///     "gpt-4o" => Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")),
+///     _ => Ok(format!("answer from {model}")),
+/// };
+///
+/// let answer = models.run_with_sleep(call, |_| {}).unwrap();
+/// assert_eq!(answer.value, "answer from claude-sonnet");
+/// assert_eq!(answer.name(), "claude-sonnet");
+/// assert_eq!(answer.failures.len(), 1); // the 429, not retried: another model was there
+/// assert_eq!(models.cooling_for(0), Some(Duration::from_secs(60)));
+///
+/// // In cooldown, gpt-4o is not called at all.
+/// let answer = models.run_with_sleep(call, |_| {}).unwrap();
+/// assert!(answer.failures.is_empty());
+/// ```
+pub struct Fallback<C, K = SystemClock> {
+    candidates: Vec<Candidate<C>>,
+    retrier: Retrier,
+    clock: K,
+}
+
+struct Candidate<C> {
+    value: C,
+    name: Arc<str>,
+    cooldown: Duration,
+    /// The end of the cooldown in the clock's nanoseconds; 0 when it never started.
+    until: AtomicU64,
+}
+
+impl<C, K> fmt::Debug for Fallback<C, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.candidates.iter().map(|c| &*c.name).collect();
+        f.debug_struct("Fallback")
+            .field("candidates", &names)
+            .field("retrier", &self.retrier)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: fmt::Display> Fallback<C> {
+    /// Candidates in order of preference, each named by its `Display`.
+    pub fn new(candidates: impl IntoIterator<Item = C>) -> Self {
+        Self::named(candidates.into_iter().map(|c| (c.to_string(), c)))
+    }
+}
+
+impl<C> Fallback<C> {
+    /// The default cooldown of a candidate that was rate-limited or asked for a fallback: 60 s.
+    pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
+
+    /// Candidates in order of preference, each with its name (any `C`: clients, closures).
+    pub fn named<N: Into<Arc<str>>>(candidates: impl IntoIterator<Item = (N, C)>) -> Self {
+        Fallback {
+            candidates: candidates
+                .into_iter()
+                .map(|(name, value)| Candidate {
+                    value,
+                    name: name.into(),
+                    cooldown: Self::DEFAULT_COOLDOWN,
+                    until: AtomicU64::new(0),
+                })
+                .collect(),
+            retrier: Retrier::new(),
+            clock: SystemClock,
+        }
+    }
+}
+
+impl<C, K: Clock> Fallback<C, K> {
+    /// Sets every candidate's cooldown.
+    #[must_use]
+    pub fn cooldown(mut self, cooldown: Duration) -> Self {
+        for c in &mut self.candidates {
+            c.cooldown = cooldown;
+        }
+        self
+    }
+
+    /// Sets the cooldown of the candidate at `index` (no effect if there is none).
+    #[must_use]
+    pub fn cooldown_of(mut self, index: usize, cooldown: Duration) -> Self {
+        if let Some(c) = self.candidates.get_mut(index) {
+            c.cooldown = cooldown;
+        }
+        self
+    }
+
+    /// The retrier each candidate is tried under (`Retrier::new()` by default).
+    #[must_use]
+    pub fn retrier(mut self, retrier: Retrier) -> Self {
+        self.retrier = retrier;
+        self
+    }
+
+    /// Reads time from `clock` (a [`ManualClock`](super::ManualClock) in tests).
+    pub fn clock<T: Clock>(self, clock: T) -> Fallback<C, T> {
+        Fallback {
+            candidates: self.candidates,
+            retrier: self.retrier,
+            clock,
+        }
+    }
+
+    /// How many candidates there are.
+    pub fn len(&self) -> usize {
+        self.candidates.len()
+    }
+
+    /// Whether there is no candidate.
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty()
+    }
+
+    /// The candidate at `index`.
+    pub fn candidate(&self, index: usize) -> Option<&C> {
+        self.candidates.get(index).map(|c| &c.value)
+    }
+
+    /// The name of the candidate at `index`.
+    pub fn name(&self, index: usize) -> Option<&str> {
+        self.candidates.get(index).map(|c| &*c.name)
+    }
+
+    /// How long the candidate at `index` stays in cooldown; `None` when it is healthy.
+    pub fn cooling_for(&self, index: usize) -> Option<Duration> {
+        let until = self.candidates.get(index)?.until.load(Ordering::Relaxed);
+        let now = nanos(self.clock.now());
+        (now < until).then(|| Duration::from_nanos(until - now))
+    }
+
+    /// Ends every cooldown.
+    pub fn reset(&self) {
+        for c in &self.candidates {
+            c.until.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Calls `op(candidate, attempt)` on the first healthy candidate, and on the next ones as
+    /// the failures say (see [`Fallback`]), sleeping the thread between retries.
+    pub fn run<T, E, M>(
+        &self,
+        op: impl FnMut(&C, u32) -> Result<T, E>,
+    ) -> Result<Answer<T>, FallbackError>
+    where
+        E: ErrorChain<M> + Into<BoxError>,
+    {
+        self.run_with_sleep(op, std::thread::sleep)
+    }
+
+    /// [`run`](Self::run) with a sleep of the caller's (a fake one in tests).
+    pub fn run_with_sleep<T, E, M>(
+        &self,
+        mut op: impl FnMut(&C, u32) -> Result<T, E>,
+        mut sleep: impl FnMut(Duration),
+    ) -> Result<Answer<T>, FallbackError>
+    where
+        E: ErrorChain<M> + Into<BoxError>,
+    {
+        let mut call = Call::new(self);
+        while let Some(index) = call.next() {
+            let value = &self.candidates[index].value;
+            let outcome = self.retrier.run_blocking(
+                |attempt| op(value, attempt),
+                &mut sleep,
+                call.hand_back(),
+            );
+            if let Some(answer) = call.after(index, outcome) {
+                return Ok(answer);
+            }
+        }
+        Err(call.error())
+    }
+
+    /// Calls `op(candidate, attempt)` as [`run`](Self::run) does, awaiting `sleep(delay)`
+    /// between retries (with the `tokio` feature, pass
+    /// [`tokio_sleep`](crate::retry::tokio_sleep)).
+    pub async fn run_async<T, E, M, F, Fut, S, SFut>(
+        &self,
+        mut op: F,
+        mut sleep: S,
+    ) -> Result<Answer<T>, FallbackError>
+    where
+        E: ErrorChain<M> + Into<BoxError>,
+        F: FnMut(&C, u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        S: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        let mut call = Call::new(self);
+        while let Some(index) = call.next() {
+            let value = &self.candidates[index].value;
+            let outcome = self
+                .retrier
+                .run_async_with(|attempt| op(value, attempt), &mut sleep, call.hand_back())
+                .await;
+            if let Some(answer) = call.after(index, outcome) {
+                return Ok(answer);
+            }
+        }
+        Err(call.error())
+    }
+}
+
+/// Whether a failure asks for another candidate: rate-limited, or recovery `fallback`.
+fn asks_for_another(e: &dyn AgentError) -> bool {
+    e.is_rate_limited() || e.recovery() == Recovery::Fallback
+}
+
+/// One call through the candidates: where it is, and the failures so far.
+struct Call<'f, C, K> {
+    fallback: &'f Fallback<C, K>,
+    /// The next candidate to consider.
+    at: usize,
+    failures: Vec<Failure>,
+    skipped: Vec<usize>,
+    stopped: bool,
+}
+
+impl<'f, C, K: Clock> Call<'f, C, K> {
+    fn new(fallback: &'f Fallback<C, K>) -> Self {
+        Call {
+            fallback,
+            at: 0,
+            failures: Vec::new(),
+            skipped: Vec::new(),
+            stopped: false,
+        }
+    }
+
+    fn healthy(&self, index: usize) -> bool {
+        let until = self.fallback.candidates[index]
+            .until
+            .load(Ordering::Relaxed);
+        // A candidate that never cooled down needs no look at the clock.
+        until == 0 || nanos(self.fallback.clock.now()) >= until
+    }
+
+    /// The next healthy candidate, skipping those in cooldown.
+    fn next(&mut self) -> Option<usize> {
+        if self.stopped {
+            return None;
+        }
+        while self.at < self.fallback.candidates.len() {
+            let index = self.at;
+            self.at += 1;
+            if self.healthy(index) {
+                return Some(index);
+            }
+            self.skipped.push(index);
+        }
+        None
+    }
+
+    /// The retrier's hand-back: while a healthy candidate follows, a failure that asks for
+    /// another one goes back at once.
+    fn hand_back(&self) -> Option<HandBack<'static>> {
+        let later = (self.at..self.fallback.candidates.len()).any(|i| self.healthy(i));
+        later.then_some(&asks_for_another)
+    }
+
+    fn after<T, E, M>(
+        &mut self,
+        index: usize,
+        outcome: crate::retry::Outcome<T, E>,
+    ) -> Option<Answer<T>>
+    where
+        E: ErrorChain<M> + Into<BoxError>,
+    {
+        let candidate = &self.fallback.candidates[index];
+        let error = match outcome.result {
+            Ok(value) => {
+                return Some(Answer {
+                    value,
+                    candidate: index,
+                    name: candidate.name.clone(),
+                    attempts: outcome.attempts,
+                    failures: std::mem::take(&mut self.failures),
+                    skipped: std::mem::take(&mut self.skipped),
+                });
+            }
+            Err(e) => e,
+        };
+        let (another, retry_after) = match crate::classify(error.error_chain()) {
+            Some(c) => (asks_for_another(&*c), c.retry_after()),
+            None => (false, None),
+        };
+        if another {
+            let cooldown = candidate.cooldown.max(retry_after.unwrap_or_default());
+            let until = nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown));
+            candidate.until.store(until.max(1), Ordering::Relaxed);
+        } else if outcome.stop == Stop::Permanent {
+            self.stopped = true;
+        }
+        self.failures.push(Failure {
+            candidate: index,
+            name: candidate.name.clone(),
+            error: error.into(),
+            attempts: outcome.attempts,
+            stop: outcome.stop,
+        });
+        None
+    }
+
+    fn error(self) -> FallbackError {
+        let class = match self.failures.last() {
+            Some(last) => Class::of(&*last.error),
+            None => {
+                let wait = (0..self.fallback.candidates.len())
+                    .filter_map(|i| self.fallback.cooling_for(i))
+                    .min()
+                    .unwrap_or_default();
+                Class::cooling(wait, self.fallback.candidates.is_empty())
+            }
+        };
+        FallbackError {
+            failures: self.failures,
+            skipped: self.skipped,
+            class: Box::new(class),
+        }
+    }
+}
+
+/// What answered a [`Fallback`] call, and what failed before it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Answer<T> {
+    /// The answer.
+    pub value: T,
+    /// The index of the candidate that answered.
+    pub candidate: usize,
+    /// Its name.
+    pub name: Arc<str>,
+    /// The attempts it took on that candidate.
+    pub attempts: u32,
+    /// Every failure on the way, in order.
+    pub failures: Vec<Failure>,
+    /// The candidates skipped because they were cooling down.
+    pub skipped: Vec<usize>,
+}
+
+impl<T> Answer<T> {
+    /// The name of the candidate that answered.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// How one candidate failed during a [`Fallback`] call.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Failure {
+    /// The index of the candidate.
+    pub candidate: usize,
+    /// Its name.
+    pub name: Arc<str>,
+    /// The last error it gave (downcast it to the operation's error type).
+    pub error: BoxError,
+    /// The attempts made on it.
+    pub attempts: u32,
+    /// How its retrier stopped.
+    pub stop: Stop,
+}
+
+/// No candidate of a [`Fallback`] answered: every failure on the way, in order.
+///
+/// It is classified by its last failure: code, op, retry policy, hints and recovery are
+/// that failure's classification (an unclassified one gives the code
+/// [`codes::UNCLASSIFIED`], not retryable, recovery `abort`). When every candidate was
+/// cooling down and none was called, it is `provider_unavailable`, retryable after the
+/// time until the first one is tried again (its `retry_after`).
+///
+/// Its message lists every failure, `name: chain` each (the chain as
+/// [`display::chain`](crate::display::chain) writes it), so `display::chain` of this error
+/// shows them all; its public message uses their public chains. It has no `source()`: the
+/// failures are a list, not a chain; read them with [`failures`](Self::failures).
+///
+/// ```
+/// use agent_error::recover::Fallback;
+/// use agent_error::{codes, display, AgentError, Error};
+///
+/// let models = Fallback::new(["a", "b"]);
+/// let err = models.run_with_sleep(|model: &&str, _| Err::<(), _>(match *model {
+///     "a" => Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429"),
+///     _ => Error::new("llm.generate", codes::AUTH, "invalid api key"),
+/// }), |_| {}).unwrap_err();
+/// assert_eq!(err.failures().len(), 2);
+/// assert_eq!(err.code(), "auth_error"); // the last failure's
+/// assert_eq!(
+///     display::chain(&err).to_string(),
+///     "llm.generate [auth_error]: 2 candidates failed: a: llm.generate [rate_limit]: provider returned 429; b: llm.generate [auth_error]: invalid api key",
+/// );
+/// ```
+pub struct FallbackError {
+    failures: Vec<Failure>,
+    skipped: Vec<usize>,
+    // Boxed so that `Result<Answer<T>, FallbackError>` stays small.
+    class: Box<Class>,
+}
+
+/// The classification a [`FallbackError`] takes from its last failure, kept as owned values.
+#[derive(Debug)]
+struct Class {
+    code: Cow<'static, str>,
+    op: Cow<'static, str>,
+    policy: RetryPolicy,
+    hints: Vec<Cow<'static, str>>,
+    recovery: Recovery,
+    /// Every candidate was cooling down: how long until the first is tried again.
+    cooling: Option<Duration>,
+}
+
+impl Class {
+    fn of(last: &(dyn StdError + 'static)) -> Self {
+        match crate::classify(last) {
+            Some(c) => Class {
+                code: Cow::Owned(c.code().to_owned()),
+                op: Cow::Owned(c.op().to_owned()),
+                policy: c.retry_policy(),
+                hints: c.hints(),
+                recovery: c.recovery(),
+                cooling: None,
+            },
+            None => Class {
+                code: Cow::Borrowed(codes::UNCLASSIFIED),
+                op: Cow::Borrowed("recover.fallback"),
+                policy: RetryPolicy::NEVER,
+                hints: Vec::new(),
+                recovery: Recovery::Abort,
+                cooling: None,
+            },
+        }
+    }
+
+    fn cooling(wait: Duration, no_candidate: bool) -> Self {
+        let hint = if no_candidate {
+            Cow::Borrowed("add a candidate to the fallback")
+        } else {
+            Cow::Owned(format!(
+                "every candidate is cooling down after failures; try again in {}",
+                seconds_text(wait)
+            ))
+        };
+        let policy = codes::default_policy(codes::PROVIDER_UNAVAILABLE);
+        Class {
+            code: Cow::Borrowed(codes::PROVIDER_UNAVAILABLE),
+            op: Cow::Borrowed("recover.fallback"),
+            policy: if no_candidate {
+                RetryPolicy::NEVER
+            } else {
+                policy.with_retry_after(Some(wait))
+            },
+            hints: vec![hint],
+            recovery: if no_candidate {
+                Recovery::Abort
+            } else {
+                Recovery::Retry
+            },
+            cooling: Some(wait),
+        }
+    }
+}
+
+impl FallbackError {
+    /// Every failure, in the order the candidates were tried; empty when none was called.
+    pub fn failures(&self) -> &[Failure] {
+        &self.failures
+    }
+
+    /// The failures, taken out.
+    pub fn into_failures(self) -> Vec<Failure> {
+        self.failures
+    }
+
+    /// The candidates skipped because they were cooling down.
+    pub fn skipped(&self) -> &[usize] {
+        &self.skipped
+    }
+
+    /// The last failure, the one that classifies this error.
+    pub fn last(&self) -> Option<&Failure> {
+        self.failures.last()
+    }
+
+    fn write_message(&self, f: &mut fmt::Formatter<'_>, public: bool) -> fmt::Result {
+        if self.failures.is_empty() {
+            return match self.class.cooling {
+                Some(wait) if !self.skipped.is_empty() => write!(
+                    f,
+                    "every candidate is cooling down; the first is tried again in {}",
+                    seconds_text(wait)
+                ),
+                _ => f.write_str("no candidate to call"),
+            };
+        }
+        let n = self.failures.len();
+        write!(f, "{n} candidate{} failed: ", if n == 1 { "" } else { "s" })?;
+        for (i, failure) in self.failures.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            let chain = if public {
+                crate::display::public_chain(&*failure.error)
+            } else {
+                crate::display::chain(&*failure.error)
+            };
+            write!(f, "{}: {chain}", failure.name)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for FallbackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FallbackError")
+            .field("code", &self.class.code)
+            .field("failures", &self.failures)
+            .field("skipped", &self.skipped)
+            .finish()
+    }
+}
+
+impl fmt::Display for FallbackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: ", self.class.op, self.class.code)?;
+        self.write_message(f, false)
+    }
+}
+
+impl StdError for FallbackError {}
+
+impl AgentError for FallbackError {
+    fn code(&self) -> &str {
+        &self.class.code
+    }
+
+    fn op(&self) -> &str {
+        &self.class.op
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_message(f, false)
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_message(f, true)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        self.class.policy
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        self.class.hints.clone()
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.class.recovery
+    }
+}
+
+inventory::submit! { crate::registry::Registration::uncatalogued::<FallbackError>() }

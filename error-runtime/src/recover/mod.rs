@@ -1,0 +1,25 @@
+//! Recovering in an agent loop (SPEC §9): fallback chains, circuit breakers and one
+//! decision function, built on the classification and the [`Retrier`](crate::retry::Retrier).
+//!
+//! - [`Fallback`]: ordered candidates (models, endpoints); a rate-limited one, or one whose
+//!   error asks for a fallback, is skipped for a cooldown and the next one answers.
+//! - [`CircuitBreaker`]: a key (a tool) that keeps failing is disabled for a while with a
+//!   [`CircuitOpen`] error (`TOOL_DISABLED`, recovery `replan`), then one trial call decides.
+//! - [`decide`]: retry (after how long), fall back, compact, replan, abort or escalate.
+//! - Nested retries do not multiply: that one lives in the retrier itself (see
+//!   [`Retrier`](crate::retry::Retrier#nested-retriers-do-not-multiply) and
+//!   [`Stop::AlreadyRetried`](crate::retry::Stop::AlreadyRetried)), so that every retrier
+//!   in a call path, this module's included, takes part.
+//!
+//! Time comes from a [`Clock`]: the monotonic [`SystemClock`] by default, a [`ManualClock`]
+//! that tests move by hand.
+
+mod breaker;
+mod clock;
+mod decide;
+mod fallback;
+
+pub use breaker::{CircuitBreaker, CircuitOpen, CircuitState, Permit, TOOL_DISABLED};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use decide::{Decision, decide};
+pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};

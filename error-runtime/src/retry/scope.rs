@@ -1,0 +1,47 @@
+//! Nested retries that do not multiply: each attempt of a [`Retrier`](super::Retrier) run is a
+//! scope, and a run nested in one that gives up on an error leaves a mark on it.
+
+use std::cell::Cell;
+
+thread_local! {
+    /// How many retrier attempts enclose the code running on this thread.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The code (hashed) of the error that a retrier nested in the current attempt gave up on.
+    static GAVE_UP: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// One attempt of a run, or one poll of an async attempt: a retrier run that ends inside it
+/// giving up marks it ([`gave_up`]). Leaving (dropping, a panic included) restores the
+/// enclosing attempt's mark, so scopes nest like the calls and polls that make them.
+pub(crate) struct AttemptScope {
+    saved: Option<u64>,
+}
+
+impl AttemptScope {
+    pub(crate) fn enter() -> Self {
+        DEPTH.with(|d| d.set(d.get() + 1));
+        AttemptScope {
+            saved: GAVE_UP.with(Cell::take),
+        }
+    }
+
+    /// The code a nested run gave up on during this scope, if one did.
+    pub(crate) fn mark(&self) -> Option<u64> {
+        GAVE_UP.with(Cell::get)
+    }
+}
+
+impl Drop for AttemptScope {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        GAVE_UP.with(|g| g.set(self.saved));
+    }
+}
+
+/// Records that a run gave up on an error of the code `code` (hashed), when the run is
+/// nested in another run's attempt on this thread; a top-level run leaves nothing behind.
+pub(crate) fn gave_up(code: u64) {
+    if DEPTH.with(Cell::get) > 0 {
+        GAVE_UP.with(|g| g.set(Some(code)));
+    }
+}

@@ -1,0 +1,78 @@
+//! `recover::decide` (SPEC §9): one answer for loops that handle errors themselves.
+
+use std::time::Duration;
+
+use agent_error::recover::{Decision, decide};
+use agent_error::{AgentError, Error, Recovery, RetryPolicy, codes};
+
+fn e(code: &'static str) -> Error {
+    Error::new("llm.generate", code, "failed")
+}
+
+#[test]
+fn unclassified_errors_abort() {
+    assert_eq!(
+        decide(&std::io::Error::other("disk on fire"), 1),
+        Decision::Abort
+    );
+}
+
+#[test]
+fn a_retryable_error_retries_after_the_backoff_then_falls_back() {
+    let timeout = e(codes::TIMEOUT); // 3 attempts, base 200ms, factor 2
+    assert_eq!(
+        decide(&timeout, 0),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(
+        decide(&timeout, 1),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(
+        decide(&timeout, 2),
+        Decision::Retry(Duration::from_millis(400))
+    );
+    assert_eq!(decide(&timeout, 3), Decision::Fallback);
+}
+
+#[test]
+fn a_server_delay_is_the_delay_unless_it_is_longer_than_max_wait() {
+    let asked = e(codes::RATE_LIMIT).with_retry_after(Duration::from_secs(7));
+    assert_eq!(decide(&asked, 1), Decision::Retry(Duration::from_secs(7)));
+    let too_long = e(codes::RATE_LIMIT).with_retry_after(Duration::from_secs(61));
+    assert_eq!(decide(&too_long, 1), Decision::Fallback);
+}
+
+#[test]
+fn other_recoveries_map_to_their_decision() {
+    assert_eq!(decide(&e(codes::CONTEXT_OVERFLOW), 1), Decision::Compact);
+    assert_eq!(decide(&e(codes::INVALID_INPUT), 1), Decision::Replan);
+    assert_eq!(decide(&e(codes::AUTH), 1), Decision::Escalate);
+    assert_eq!(decide(&e(codes::NOT_FOUND), 1), Decision::Abort);
+    let retired = e("model_retired").with_recovery(Recovery::Fallback);
+    assert_eq!(decide(&retired, 1), Decision::Fallback);
+    // A recovery of retry on an error that is never retried.
+    let odd = e("odd")
+        .with_recovery(Recovery::Retry)
+        .with_policy(RetryPolicy::NEVER);
+    assert_eq!(odd.recovery(), Recovery::Retry);
+    assert_eq!(decide(&odd, 1), Decision::Abort);
+}
+
+#[test]
+fn the_classification_is_found_anywhere_in_the_chain() {
+    let err = anyhow::Error::new(e(codes::CONTEXT_OVERFLOW)).context("step 3");
+    assert_eq!(decide(err.as_ref(), 1), Decision::Compact);
+    let io = std::io::Error::from(std::io::ErrorKind::TimedOut);
+    assert_eq!(decide(&io, 1), Decision::Retry(Duration::from_millis(200)));
+}
+
+#[test]
+fn decisions_display_for_logs() {
+    assert_eq!(
+        Decision::Retry(Duration::from_millis(200)).to_string(),
+        "retry in 200ms"
+    );
+    assert_eq!(Decision::Compact.to_string(), "compact");
+    assert_eq!(Decision::Retry(Duration::ZERO).as_str(), "retry");
+}

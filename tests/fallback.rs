@@ -1,0 +1,376 @@
+//! `recover::Fallback` (SPEC §9): cooldowns on a controllable clock, what moves on and what
+//! stops, the answer and the error that lists every failure.
+
+use std::cell::{Cell, RefCell};
+use std::time::Duration;
+
+use agent_error::recover::{Decision, Fallback, FallbackError, ManualClock, decide};
+use agent_error::retry::{Retrier, Stop};
+use agent_error::{AgentError, Error, Recovery, classify, codes, display};
+
+const SEC: Duration = Duration::from_secs(1);
+
+fn rate_limited() -> Error {
+    Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")
+}
+
+fn down() -> Error {
+    Error::new(
+        "llm.generate",
+        codes::PROVIDER_UNAVAILABLE,
+        "provider is down",
+    )
+}
+
+fn models(clock: &ManualClock) -> Fallback<&'static str, ManualClock> {
+    Fallback::new(["primary", "secondary"])
+        .retrier(Retrier::new().seed(3))
+        .clock(clock.clone())
+}
+
+/// Records every call as `name#attempt`.
+struct Log(RefCell<Vec<String>>);
+
+impl Log {
+    fn new() -> Self {
+        Log(RefCell::new(Vec::new()))
+    }
+    fn push(&self, model: &str, attempt: u32) {
+        self.0.borrow_mut().push(format!("{model}#{attempt}"));
+    }
+    fn take(&self) -> Vec<String> {
+        self.0.take()
+    }
+}
+
+#[test]
+fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let log = Log::new();
+    let answer = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                log.push(m, attempt);
+                if *m == "primary" {
+                    Err(rate_limited())
+                } else {
+                    Ok("hi")
+                }
+            },
+            |_| panic!("nothing is retried"),
+        )
+        .unwrap();
+    assert_eq!(log.take(), ["primary#1", "secondary#1"]);
+    assert_eq!(
+        (answer.value, answer.candidate, answer.name()),
+        ("hi", 1, "secondary")
+    );
+    assert_eq!(answer.attempts, 1);
+    assert_eq!(answer.failures.len(), 1);
+    let failure = &answer.failures[0];
+    assert_eq!((failure.candidate, &*failure.name), (0, "primary"));
+    assert_eq!((failure.attempts, failure.stop), (1, Stop::FellBack));
+    assert_eq!(
+        failure.error.downcast_ref::<Error>().unwrap().code(),
+        codes::RATE_LIMIT
+    );
+    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+    assert_eq!(fallback.cooling_for(1), None);
+}
+
+#[test]
+fn a_cooling_candidate_is_skipped_until_its_cooldown_ends_then_readmitted() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let log = Log::new();
+    let primary_fails = Cell::new(true);
+    let call = || {
+        fallback.run_with_sleep(
+            |m: &&str, attempt| {
+                log.push(m, attempt);
+                if *m == "primary" && primary_fails.get() {
+                    Err(rate_limited())
+                } else {
+                    Ok(*m)
+                }
+            },
+            |_| {},
+        )
+    };
+    call().unwrap();
+    assert_eq!(log.take(), ["primary#1", "secondary#1"]);
+
+    clock.advance(59 * SEC + Duration::from_millis(999));
+    let answer = call().unwrap();
+    assert_eq!(log.take(), ["secondary#1"]);
+    assert_eq!(answer.skipped, [0]);
+    assert!(answer.failures.is_empty());
+
+    primary_fails.set(false);
+    clock.advance(Duration::from_millis(1));
+    let answer = call().unwrap();
+    assert_eq!(log.take(), ["primary#1"]);
+    assert_eq!((answer.value, answer.candidate), ("primary", 0));
+    assert!(answer.skipped.is_empty());
+}
+
+#[test]
+fn the_cooldown_is_configurable_per_candidate_and_a_longer_retry_after_wins() {
+    let clock = ManualClock::new();
+    let fallback = Fallback::new(["a", "b", "c"])
+        .cooldown(10 * SEC)
+        .cooldown_of(1, 5 * SEC)
+        .clock(clock.clone());
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, _| {
+                Err::<(), _>(match *m {
+                    "a" => rate_limited(),
+                    "b" => rate_limited(),
+                    _ => rate_limited().with_retry_after(30 * SEC),
+                })
+            },
+            |_| {},
+        )
+        .unwrap_err();
+    assert_eq!(err.failures().len(), 3);
+    assert_eq!(fallback.cooling_for(0), Some(10 * SEC));
+    assert_eq!(fallback.cooling_for(1), Some(5 * SEC));
+    assert_eq!(fallback.cooling_for(2), Some(30 * SEC));
+}
+
+#[test]
+fn a_recovery_of_fallback_moves_on_even_when_not_retryable() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let answer = fallback
+        .run_with_sleep(
+            |m: &&str, _| {
+                if *m == "primary" {
+                    Err(Error::new("llm.generate", "model_retired", "model retired")
+                        .with_recovery(Recovery::Fallback))
+                } else {
+                    Ok(1)
+                }
+            },
+            |_| {},
+        )
+        .unwrap();
+    assert_eq!(answer.candidate, 1);
+    assert_eq!(answer.failures[0].stop, Stop::FellBack);
+    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+}
+
+#[test]
+fn a_permanent_error_stops_without_trying_the_next_candidate() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let log = Log::new();
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                log.push(m, attempt);
+                Err::<(), _>(Error::new(
+                    "llm.generate",
+                    codes::INVALID_INPUT,
+                    "bad request",
+                ))
+            },
+            |_| {},
+        )
+        .unwrap_err();
+    assert_eq!(log.take(), ["primary#1"]);
+    assert_eq!(err.failures().len(), 1);
+    assert_eq!(err.failures()[0].stop, Stop::Permanent);
+    assert_eq!(err.code(), codes::INVALID_INPUT);
+    assert_eq!(err.recovery(), Recovery::Replan);
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+#[test]
+fn an_unclassified_error_stops_and_the_error_is_unclassified() {
+    let fallback = models(&ManualClock::new());
+    let err = fallback
+        .run_with_sleep(
+            |_: &&str, _| Err::<(), _>(std::io::Error::other("disk on fire")),
+            |_| {},
+        )
+        .unwrap_err();
+    assert_eq!(err.failures().len(), 1);
+    assert_eq!(err.code(), codes::UNCLASSIFIED);
+    assert!(!err.is_retryable());
+    assert_eq!(decide(&err, 1), Decision::Abort);
+}
+
+#[test]
+fn a_retryable_error_is_retried_on_its_candidate_then_moves_on_without_cooldown() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let log = Log::new();
+    let answer = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                log.push(m, attempt);
+                if *m == "primary" { Err(down()) } else { Ok(()) }
+            },
+            |_| {},
+        )
+        .unwrap();
+    assert_eq!(
+        log.take(),
+        ["primary#1", "primary#2", "primary#3", "secondary#1"]
+    );
+    assert_eq!(answer.failures[0].stop, Stop::AttemptsExhausted);
+    assert_eq!(answer.failures[0].attempts, 3);
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+#[test]
+fn the_last_healthy_candidate_is_retried_as_its_policy_says_then_cools_down() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let log = Log::new();
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                log.push(m, attempt);
+                Err::<(), _>(rate_limited())
+            },
+            |d| clock.advance(d),
+        )
+        .unwrap_err();
+    assert_eq!(
+        log.take(),
+        ["primary#1", "secondary#1", "secondary#2", "secondary#3"]
+    );
+    assert_eq!(err.failures()[1].stop, Stop::AttemptsExhausted);
+    assert_eq!(err.code(), codes::RATE_LIMIT);
+    assert!(fallback.cooling_for(0).is_some() && fallback.cooling_for(1).is_some());
+}
+
+#[test]
+fn when_every_candidate_cools_down_nothing_is_called_and_the_error_says_when() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock).cooldown(60 * SEC).cooldown_of(1, 20 * SEC);
+    let _ = fallback.run_with_sleep(|_: &&str, _| Err::<(), _>(rate_limited()), |_| {});
+    clock.advance(5 * SEC);
+    let err = fallback
+        .run_with_sleep(
+            |_: &&str, _| -> Result<(), Error> { panic!("not called") },
+            |_| {},
+        )
+        .unwrap_err();
+    assert!(err.failures().is_empty());
+    assert_eq!(err.skipped(), [0, 1]);
+    assert_eq!(err.code(), codes::PROVIDER_UNAVAILABLE);
+    assert_eq!(err.retry_after(), Some(15 * SEC));
+    assert_eq!(decide(&err, 1), Decision::Retry(15 * SEC));
+    assert_eq!(
+        err.to_string(),
+        "recover.fallback [provider_unavailable]: every candidate is cooling down; the first is tried again in 15s"
+    );
+    assert_eq!(
+        err.hints(),
+        ["every candidate is cooling down after failures; try again in 15s"]
+    );
+    fallback.reset();
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+#[test]
+fn the_error_lists_every_failure_and_is_classified_by_the_last() {
+    let fallback = Fallback::new(["gpt", "claude"]).clock(ManualClock::new());
+    let err: FallbackError = fallback
+        .run_with_sleep(
+            |m: &&str, _| {
+                Err::<(), _>(match *m {
+                    "gpt" => rate_limited(),
+                    _ => Error::new("llm.generate", codes::AUTH, "invalid api key")
+                        .with_source(std::io::Error::other("key sk-123 rejected"))
+                        .with_hint("check the key"),
+                })
+            },
+            |_| {},
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), codes::AUTH);
+    assert_eq!(err.op(), "llm.generate");
+    assert_eq!(err.recovery(), Recovery::Escalate);
+    assert_eq!(err.hints(), ["check the key"]);
+    assert_eq!(err.last().unwrap().candidate, 1);
+    let all = "llm.generate [auth_error]: 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; claude: llm.generate [auth_error]: invalid api key: key sk-123 rejected";
+    assert_eq!(err.to_string(), all);
+    assert_eq!(display::chain(&err).to_string(), all);
+    assert_eq!(
+        agent_error::tool::render(&err),
+        "[error:auth_error] 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; claude: llm.generate [auth_error]: invalid api key\nhint: check the key"
+    );
+    assert_eq!(decide(&err, 1), Decision::Escalate);
+
+    // Registered with the chain walk: found behind a box and an io::Error.
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(err);
+    let io = std::io::Error::other(boxed);
+    let c = classify(&io).unwrap();
+    assert_eq!(c.code(), codes::AUTH);
+    assert!(c.typed().is_some());
+    assert_eq!(agent_error::find(&io).unwrap().code(), codes::AUTH);
+}
+
+#[test]
+fn a_fallback_inside_an_outer_retrier_is_not_retried_again() {
+    let fallback = models(&ManualClock::new());
+    let calls = Cell::new(0);
+    let outer = Retrier::new().max_attempts(3);
+    let outcome = outer.run_detailed_with_sleep(
+        |_| {
+            fallback.run_with_sleep(
+                |_: &&str, _| {
+                    calls.set(calls.get() + 1);
+                    Err::<(), _>(down())
+                },
+                |_| {},
+            )
+        },
+        |_| {},
+    );
+    assert_eq!(calls.get(), 6); // 3 on each candidate, once
+    assert_eq!((outcome.attempts, outcome.stop), (1, Stop::AlreadyRetried));
+}
+
+#[test]
+fn candidates_can_be_anything_with_a_name() {
+    type Model = fn(&str) -> Result<String, Error>;
+    let fast: Model = |_| Err(rate_limited());
+    let slow: Model = |p| Ok(format!("slow: {p}"));
+    let fallback = Fallback::named([("fast", fast), ("slow", slow)]).clock(ManualClock::new());
+    let answer = fallback.run_with_sleep(|m, _| m("hi"), |_| {}).unwrap();
+    assert_eq!((answer.value.as_str(), answer.name()), ("slow: hi", "slow"));
+    assert_eq!(fallback.name(0), Some("fast"));
+    assert_eq!(fallback.len(), 2);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_async_run_falls_back_and_cools_down_too() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let answer = fallback
+        .run_async(
+            |m: &&str, _| {
+                let m = *m;
+                async move {
+                    if m == "primary" {
+                        Err(rate_limited())
+                    } else {
+                        Ok(m)
+                    }
+                }
+            },
+            |_| async {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.value, "secondary");
+    assert_eq!(answer.failures[0].stop, Stop::FellBack);
+    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+}
