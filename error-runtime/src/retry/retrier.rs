@@ -148,7 +148,7 @@ pub enum Stop {
     /// up on it: retrying it here too would multiply the attempts (see [`Retrier`]).
     AlreadyRetried,
     /// The error asks for another candidate (rate-limited, or recovery `fallback`) and the
-    /// caller has one to move to: [`recover::Fallback`](crate::recover::Fallback) moves on
+    /// caller has one to move to: `recover::Fallback` moves on
     /// instead of retrying.
     FellBack,
 }
