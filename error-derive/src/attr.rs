@@ -16,98 +16,25 @@ use crate::model::{
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};
 
-/// Every key of `#[agent(...)]`. The order is the order of "expected one of" lists.
+/// Every key of `#[agent(...)]`: name, where it may stand, an example of its value, and
+/// its parser (in the key's concept file). The order is the order of "expected one of".
+#[rustfmt::skip]
 const KEYS: &[Key<AgentAttrs>] = &[
-    Key {
-        name: "op",
-        on: On::Both,
-        example: "op = \"llm.generate\"",
-        parse: |a, arg| arg.set_string(&mut a.op),
-    },
-    Key {
-        name: "retry",
-        on: On::Both,
-        example: "",
-        parse: retry::parse_retry,
-    },
-    Key {
-        name: "rename_all",
-        on: On::Container,
-        example: "rename_all = \"snake_case\"",
-        parse: code::parse_rename_all,
-    },
-    Key {
-        name: "namespace",
-        on: On::Container,
-        example: "namespace = \"auth\"",
-        parse: |a, arg| arg.set_string(&mut a.namespace),
-    },
-    Key {
-        name: "docs_url",
-        on: On::Container,
-        example: "docs_url = \"https://example.com/errors/{code}\"",
-        parse: |a, arg| arg.set_string(&mut a.docs_url),
-    },
-    Key {
-        name: "no_eq",
-        on: On::Container,
-        example: "",
-        parse: |a, arg| arg.flag(&mut a.no_eq),
-    },
-    Key {
-        name: "crate",
-        on: On::Container,
-        example: "crate = \"agent_error\"",
-        parse: parse_crate,
-    },
-    Key {
-        name: "code",
-        on: On::Variant,
-        example: "code = \"rate_limit\"",
-        parse: |a, arg| arg.set_string(&mut a.code),
-    },
-    Key {
-        name: "retryable",
-        on: On::Variant,
-        example: "",
-        parse: |a, arg| arg.flag(&mut a.retryable),
-    },
-    Key {
-        name: "rate_limited",
-        on: On::Variant,
-        example: "",
-        parse: |a, arg| arg.flag(&mut a.rate_limited),
-    },
-    Key {
-        name: "hint",
-        on: On::Variant,
-        example: "hint = \"lower the request rate\"",
-        parse: hint::parse,
-    },
-    Key {
-        name: "recovery",
-        on: On::Variant,
-        example: "recovery = \"replan\"",
-        parse: retry::parse_recovery,
-    },
-    Key {
-        name: "status",
-        on: On::Variant,
-        example: "status = 503",
-        parse: catalog::parse_status,
-    },
-    Key {
-        name: "since",
-        on: On::Variant,
-        example: "since = \"1.2\"",
-        parse: |a, arg| arg.set_string(&mut a.since),
-    },
-    Key {
-        name: "deprecated",
-        on: On::Variant,
-        example: "deprecated = \"use `timeout` instead\"",
-        parse: |a, arg| arg.set_string(&mut a.deprecated),
-    },
+    Key { name: "op", on: On::Both, example: "op = \"llm.generate\"", parse: |a, arg| arg.set_string(&mut a.op) },
+    Key { name: "retry", on: On::Both, example: "", parse: retry::parse_retry },
+    Key { name: "rename_all", on: On::Container, example: "rename_all = \"snake_case\"", parse: code::parse_rename_all },
+    Key { name: "namespace", on: On::Container, example: "namespace = \"auth\"", parse: |a, arg| arg.set_string(&mut a.namespace) },
+    Key { name: "docs_url", on: On::Container, example: "docs_url = \"https://example.com/errors/{code}\"", parse: |a, arg| arg.set_string(&mut a.docs_url) },
+    Key { name: "no_eq", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.no_eq) },
+    Key { name: "crate", on: On::Container, example: "crate = \"agent_error\"", parse: parse_crate },
+    Key { name: "code", on: On::Variant, example: "code = \"rate_limit\"", parse: |a, arg| arg.set_string(&mut a.code) },
+    Key { name: "retryable", on: On::Variant, example: "", parse: |a, arg| arg.flag(&mut a.retryable) },
+    Key { name: "rate_limited", on: On::Variant, example: "", parse: |a, arg| arg.flag(&mut a.rate_limited) },
+    Key { name: "hint", on: On::Variant, example: "hint = \"lower the request rate\"", parse: hint::parse },
+    Key { name: "recovery", on: On::Variant, example: "recovery = \"replan\"", parse: retry::parse_recovery },
+    Key { name: "status", on: On::Variant, example: "status = 503", parse: catalog::parse_status },
+    Key { name: "since", on: On::Variant, example: "since = \"1.2\"", parse: |a, arg| arg.set_string(&mut a.since) },
+    Key { name: "deprecated", on: On::Variant, example: "deprecated = \"use `timeout` instead\"", parse: |a, arg| arg.set_string(&mut a.deprecated) },
 ];
 
 /// `crate = "path"`: the path to the runtime in generated code.

@@ -444,45 +444,9 @@ fn rewrite_spec(spec: &str, lookup: &mut dyn FnMut(&str) -> String) -> String {
 /// collections or references of them). Those render as themselves without the autoref
 /// dispatch of `public_field!`, which keeps public messages cheap to compile.
 fn may_be_error(ty: &syn::Type) -> bool {
-    const PLAIN: &[&str] = &[
-        "u8",
-        "u16",
-        "u32",
-        "u64",
-        "u128",
-        "usize",
-        "i8",
-        "i16",
-        "i32",
-        "i64",
-        "i128",
-        "isize",
-        "f32",
-        "f64",
-        "bool",
-        "char",
-        "str",
-        "String",
-        "Cow",
-        "PathBuf",
-        "Path",
-        "Duration",
-        "Instant",
-        "SystemTime",
-        "Vec",
-        "Option",
-        "Box",
-        "Arc",
-        "Rc",
-        "NonZeroU16",
-        "NonZeroU32",
-        "NonZeroU64",
-        "NonZeroUsize",
-        "SocketAddr",
-        "IpAddr",
-        "Url",
-        "Uri",
-    ];
+    const PLAIN: &str = "u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 bool char \
+        str String Cow PathBuf Path Duration Instant SystemTime Vec Option Box Arc Rc NonZeroU16 \
+        NonZeroU32 NonZeroU64 NonZeroUsize SocketAddr IpAddr Url Uri";
     match ty {
         syn::Type::Reference(r) => may_be_error(&r.elem),
         syn::Type::Paren(p) => may_be_error(&p.elem),
@@ -492,7 +456,7 @@ fn may_be_error(ty: &syn::Type) -> bool {
                 return true;
             };
             let name = last.ident.to_string();
-            if !PLAIN.contains(&name.as_str()) {
+            if !PLAIN.split_whitespace().any(|plain| plain == name) {
                 return true;
             }
             // `Box<dyn Error>`, `Option<io::Error>`: look at what they hold.

@@ -38,16 +38,24 @@ impl AgentAttrs {
     }
 }
 
+/// Each recovery: its name in `recovery = "..."` and its variant in the runtime.
+#[rustfmt::skip]
+const RECOVERIES: &[(&str, Recovery, &str)] = &[
+    ("retry", Recovery::Retry, "Retry"), ("replan", Recovery::Replan, "Replan"),
+    ("fallback", Recovery::Fallback, "Fallback"), ("compact", Recovery::Compact, "Compact"),
+    ("abort", Recovery::Abort, "Abort"), ("escalate", Recovery::Escalate, "Escalate"),
+];
+
+/// Each jitter: its name in `jitter = "..."` and its variant in the runtime.
+#[rustfmt::skip]
+const JITTERS: &[(&str, Jitter, &str)] = &[
+    ("none", Jitter::None, "None"), ("full", Jitter::Full, "Full"),
+    ("equal", Jitter::Equal, "Equal"), ("decorrelated", Jitter::Decorrelated, "Decorrelated"),
+];
+
 /// `recovery = "replan"`.
 pub fn parse_recovery(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
-    let names = [
-        ("retry", Recovery::Retry),
-        ("replan", Recovery::Replan),
-        ("fallback", Recovery::Fallback),
-        ("compact", Recovery::Compact),
-        ("abort", Recovery::Abort),
-        ("escalate", Recovery::Escalate),
-    ];
+    let names: Vec<_> = RECOVERIES.iter().map(|&(name, r, _)| (name, r)).collect();
     let recovery = one_of(arg, &names, |other| {
         format!(
             "unknown recovery `{other}`; expected one of \"retry\", \"replan\", \"fallback\", \"compact\", \"abort\", \"escalate\""
@@ -96,43 +104,14 @@ fn unknown_retry_key(key: &str, keys: &[&str]) -> String {
 }
 
 /// The keys of `retry(...)`.
+#[rustfmt::skip]
 const RETRY_KEYS: &[Key<RetryArgs>] = &[
-    Key {
-        name: "attempts",
-        on: On::Both,
-        example: "attempts = 4",
-        parse: parse_attempts,
-    },
-    Key {
-        name: "base",
-        on: On::Both,
-        example: "base = \"200ms\"",
-        parse: |a, arg| parse_duration(&mut a.base, arg),
-    },
-    Key {
-        name: "max",
-        on: On::Both,
-        example: "max = \"30s\"",
-        parse: |a, arg| parse_duration(&mut a.max, arg),
-    },
-    Key {
-        name: "factor",
-        on: On::Both,
-        example: "factor = 2.0",
-        parse: parse_factor,
-    },
-    Key {
-        name: "jitter",
-        on: On::Both,
-        example: "jitter = \"full\"",
-        parse: parse_jitter,
-    },
-    Key {
-        name: "max_wait",
-        on: On::Both,
-        example: "max_wait = \"60s\"",
-        parse: |a, arg| parse_duration(&mut a.max_wait, arg),
-    },
+    Key { name: "attempts", on: On::Both, example: "attempts = 4", parse: parse_attempts },
+    Key { name: "base", on: On::Both, example: "base = \"200ms\"", parse: |a, arg| parse_duration(&mut a.base, arg) },
+    Key { name: "max", on: On::Both, example: "max = \"30s\"", parse: |a, arg| parse_duration(&mut a.max, arg) },
+    Key { name: "factor", on: On::Both, example: "factor = 2.0", parse: parse_factor },
+    Key { name: "jitter", on: On::Both, example: "jitter = \"full\"", parse: parse_jitter },
+    Key { name: "max_wait", on: On::Both, example: "max_wait = \"60s\"", parse: |a, arg| parse_duration(&mut a.max_wait, arg) },
 ];
 
 fn parse_attempts(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
@@ -194,12 +173,7 @@ fn parse_factor(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
 }
 
 fn parse_jitter(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
-    let names = [
-        ("none", Jitter::None),
-        ("full", Jitter::Full),
-        ("equal", Jitter::Equal),
-        ("decorrelated", Jitter::Decorrelated),
-    ];
+    let names: Vec<_> = JITTERS.iter().map(|&(name, j, _)| (name, j)).collect();
     let jitter = one_of(arg, &names, |other| {
         format!(
             "unknown jitter `{other}`; expected \"none\", \"full\", \"equal\" or \"decorrelated\""
@@ -307,12 +281,12 @@ pub fn is_duration_or_option(ty: &Type) -> bool {
 
 impl Jitter {
     fn tokens(self, krate: &TokenStream) -> TokenStream {
-        match self {
-            Jitter::None => quote!(#krate::Jitter::None),
-            Jitter::Full => quote!(#krate::Jitter::Full),
-            Jitter::Equal => quote!(#krate::Jitter::Equal),
-            Jitter::Decorrelated => quote!(#krate::Jitter::Decorrelated),
-        }
+        let (_, _, name) = JITTERS
+            .iter()
+            .find(|(_, j, _)| *j == self)
+            .expect("every jitter is listed");
+        let name = syn::Ident::new(name, Span::call_site());
+        quote!(#krate::Jitter::#name)
     }
 }
 
@@ -327,14 +301,12 @@ impl Recovery {
     }
 
     pub fn tokens(self, krate: &TokenStream) -> TokenStream {
-        match self {
-            Recovery::Retry => quote!(#krate::Recovery::Retry),
-            Recovery::Replan => quote!(#krate::Recovery::Replan),
-            Recovery::Fallback => quote!(#krate::Recovery::Fallback),
-            Recovery::Compact => quote!(#krate::Recovery::Compact),
-            Recovery::Abort => quote!(#krate::Recovery::Abort),
-            Recovery::Escalate => quote!(#krate::Recovery::Escalate),
-        }
+        let (_, _, name) = RECOVERIES
+            .iter()
+            .find(|(_, r, _)| *r == self)
+            .expect("every recovery is listed");
+        let name = syn::Ident::new(name, Span::call_site());
+        quote!(#krate::Recovery::#name)
     }
 }
 
