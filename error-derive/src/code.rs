@@ -229,7 +229,68 @@ mod tests {
         assert!(check_code(&"a".repeat(65)).is_err());
     }
 
+    /// Codes and ops the two grammars must agree on: the derive's, which explains what is
+    /// wrong at compile time, and the runtime's `codes::is_valid_code`/`is_valid_op`, which
+    /// checks codes and ops that cross a trust boundary.
+    const TABLE: &[&str] = &[
+        "",
+        "a",
+        "rate_limit",
+        "auth.missing_api_key",
+        "INVALID_ARGS",
+        "tool.INVALID_ARGS",
+        "a1",
+        "Rate",
+        "rate-limit",
+        "a..b",
+        ".a",
+        "a.",
+        "1a",
+        "_a",
+        "aB",
+        "a b",
+        "é",
+        "llm.generate",
+        "tool.read-file",
+        "LLM",
+        "a-",
+        "-a",
+        "a_-b.c9",
+        "x.Y_1",
+        "a.B-c",
+        "\n",
+        "a]",
+    ];
+
+    fn agree(text: &str) -> Result<(), String> {
+        use agent_error_runtime::codes::{is_valid_code, is_valid_op};
+        if check_code(text).is_ok() != is_valid_code(text) {
+            return Err(format!("the grammars of codes disagree on {text:?}"));
+        }
+        if crate::op::is_valid(text) != is_valid_op(text) {
+            return Err(format!("the grammars of ops disagree on {text:?}"));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_grammars_agree_with_the_runtime() {
+        let long = [
+            "a".repeat(64),
+            "a".repeat(65),
+            format!("{}.b", "a".repeat(62)),
+        ];
+        for text in TABLE.iter().copied().chain(long.iter().map(String::as_str)) {
+            agree(text).unwrap();
+        }
+    }
+
     proptest! {
+        #[test]
+        fn the_grammars_agree_on_any_text(text in "[a-zA-Z0-9_.\\- é]{0,70}") {
+            prop_assert_eq!(agree(&text), Ok(()));
+        }
+
         #[test]
         fn camel_case_names_make_valid_codes(name in "[A-Z][a-z]{1,6}([A-Z][a-z0-9]{0,6}){0,4}") {
             prop_assert!(check_code(&rename(&name, Snake)).is_ok());
