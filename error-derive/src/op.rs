@@ -42,7 +42,7 @@ pub fn problem(op: &str) -> Option<String> {
 }
 
 /// The variant's own `op`: on a struct, the container's `op` is the struct's.
-pub fn own<'a>(place: Place, own: &'a AgentAttrs) -> Option<&'a Sp<String>> {
+pub fn own(place: Place, own: &AgentAttrs) -> Option<&Sp<String>> {
     own.op.as_ref().filter(|_| place == Place::Enum)
 }
 
