@@ -108,6 +108,17 @@ pub struct RawVariant<'a> {
     path: TokenStream,
 }
 
+fn raw_variant(v: &syn::Variant) -> RawVariant<'_> {
+    let ident = &v.ident;
+    let path = quote!(Self::#ident);
+    RawVariant {
+        ident,
+        fields: &v.fields,
+        attrs: &v.attrs,
+        path,
+    }
+}
+
 /// The type with its container attributes, and its variants still to read; `None` for
 /// a union (reported).
 pub fn container<'a>(
@@ -115,21 +126,7 @@ pub fn container<'a>(
     errors: &mut Errors,
 ) -> Option<(Input<'a>, Vec<RawVariant<'a>>)> {
     let (place, raw) = match &input.data {
-        Data::Enum(data) => (
-            Place::Enum,
-            data.variants
-                .iter()
-                .map(|v| {
-                    let ident = &v.ident;
-                    RawVariant {
-                        ident,
-                        fields: &v.fields,
-                        attrs: &v.attrs,
-                        path: quote!(Self::#ident),
-                    }
-                })
-                .collect(),
-        ),
+        Data::Enum(data) => (Place::Enum, data.variants.iter().map(raw_variant).collect()),
         Data::Struct(data) => (
             Place::Struct,
             vec![RawVariant {

@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitInt;
 
-use crate::model::{AgentAttrs, Body, Input, Op};
+use crate::model::{AgentAttrs, Body, Classified, Input, Op, Variant};
 use crate::parse::{Arg, Sp};
 use crate::transparent::{self, Ask};
 
@@ -44,14 +44,30 @@ pub fn expand(input: &Input) -> TokenStream {
     let ident = input.ident;
     let type_name = ident.to_string();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let entries = input.variants.iter().filter_map(|v| match &v.body {
+        Body::Classified(c) => Some(entry(input, v, c)),
+        Body::Transparent(_) => None,
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
+            const CODES: &'static [#krate::catalog::CodeDoc] = {
+                // Once for the type, not once an entry: a macro call costs expansion time.
+                const __AGENT_TYPE: &str = ::core::concat!(::core::module_path!(), "::", #type_name);
+                &[#(#entries),*]
+            };
+        }
+    }
+}
+
+/// One variant's `CodeDoc`.
+fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
+    let krate = &input.krate;
     let some = |value: Option<TokenStream>| match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
     };
-    let entries = input.variants.iter().filter_map(|v| {
-        let Body::Classified(c) = &v.body else {
-            return None;
-        };
+    {
         let code = &c.code.value;
         let op = some(match c.op() {
             Op::Static(op) => Some(quote!(#op)),
@@ -85,7 +101,7 @@ pub fn expand(input: &Input) -> TokenStream {
             let deprecated = &deprecated.value;
             extra.extend(quote!(.with_deprecated(#deprecated)));
         }
-        Some(quote! {
+        quote! {
             #krate::__private::entry(
                 #code,
                 #op,
@@ -97,16 +113,6 @@ pub fn expand(input: &Input) -> TokenStream {
                 #recovery,
                 #policy,
             )#extra
-        })
-    });
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
-            const CODES: &'static [#krate::catalog::CodeDoc] = {
-                // Once for the type, not once an entry: a macro call costs expansion time.
-                const __AGENT_TYPE: &str = ::core::concat!(::core::module_path!(), "::", #type_name);
-                &[#(#entries),*]
-            };
         }
     }
 }

@@ -478,6 +478,29 @@ fn unescape(text: &str) -> String {
     text.replace("{{", "{").replace("}}", "}")
 }
 
+/// The `field` or `0` of a `.field` shorthand whose `.` is `tokens[i]`: a `.` that starts
+/// an expression (not `a.b`, not `..`).
+fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Span)> {
+    let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
+        None => true,
+        Some(TokenTree::Punct(prev)) => prev.as_char() != '.' || prev.spacing() == Spacing::Alone,
+        Some(_) => false,
+    };
+    if !starts_expr {
+        return None;
+    }
+    match tokens.get(i + 1)? {
+        TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
+        TokenTree::Literal(lit) => {
+            let text = lit.to_string();
+            text.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| (text, lit.span()))
+        }
+        _ => None,
+    }
+}
+
 /// Rewrites `.field` and `.0` in format arguments into the field's binding, and
 /// records which fields an argument mentions (for redaction).
 fn rewrite_args(
@@ -493,24 +516,7 @@ fn rewrite_args(
         let tt = &tokens[i];
         match tt {
             TokenTree::Punct(p) if p.as_char() == '.' && p.spacing() == Spacing::Alone => {
-                let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
-                    None => true,
-                    Some(TokenTree::Punct(prev)) => {
-                        prev.as_char() != '.' || prev.spacing() == Spacing::Alone
-                    }
-                    Some(_) => false,
-                };
-                let member = tokens.get(i + 1).and_then(|next| match next {
-                    TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
-                    TokenTree::Literal(lit) => {
-                        let text = lit.to_string();
-                        text.bytes()
-                            .all(|b| b.is_ascii_digit())
-                            .then(|| (text, lit.span()))
-                    }
-                    _ => None,
-                });
-                if let (true, Some((name, span))) = (starts_expr, member) {
+                if let Some((name, span)) = member_after_dot(&tokens, i) {
                     let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
                     let field = fields.iter().find(|f| match &f.name {
                         Some(n) => *n == name,

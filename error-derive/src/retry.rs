@@ -410,6 +410,13 @@ pub fn expand(input: &Input) -> TokenStream {
     let rate_limited = input.match_table(rate_limited, quote!(false));
     let retry_after = input.match_or(retry_after, quote!(::core::option::Option::None));
     let recovery = input.match_table(recovery, quote!(#krate::Recovery::Abort));
+    let bodies = [policy, retryable, rate_limited, retry_after, recovery];
+    methods(krate, bodies)
+}
+
+/// The methods around their bodies.
+fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
+    let [policy, retryable, rate_limited, retry_after, recovery] = bodies;
     quote! {
         fn retry_policy(&self) -> #krate::RetryPolicy {
             #policy

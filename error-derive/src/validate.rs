@@ -11,7 +11,7 @@ use crate::model::{Body, Classified, Input, Message, Op, Place, Transparent, Var
 use crate::{message, op, retry, source};
 
 type TypeRule = fn(&Input, &mut Errors);
-type VariantRule = fn(&Input, &Variant, &mut Errors);
+type Rule<T> = fn(&Input, &Variant, &T, &mut Errors);
 
 /// Checked once the type's own attributes are read.
 const CONTAINER: &[TypeRule] = &[
@@ -21,12 +21,9 @@ const CONTAINER: &[TypeRule] = &[
     container_base_within_max,
 ];
 
-/// Checked as each variant is read, so that its errors are reported together.
-const VARIANT: &[VariantRule] = &[
+/// Checked as each classified variant is read, so that its errors are reported together.
+const CLASSIFIED: &[Rule<Classified>] = &[
     from_is_the_only_field,
-    transparent_has_one_field,
-    transparent_takes_no_keys,
-    transparent_field_takes_no_attributes,
     message_is_given,
     code_in_grammar,
     default_code_in_grammar,
@@ -34,7 +31,6 @@ const VARIANT: &[VariantRule] = &[
     op_field_not_redacted,
     one_op_field,
     variant_op_in_grammar,
-    transparent_default_code_in_grammar,
     op_given_once,
     struct_has_an_op,
     base_within_max,
@@ -42,6 +38,16 @@ const VARIANT: &[VariantRule] = &[
     retry_after_is_a_duration,
     retry_after_needs_retryable,
     one_source,
+];
+
+/// Checked as each `#[error(transparent)]` variant is read.
+const TRANSPARENT: &[Rule<Transparent>] = &[
+    from_is_the_only_field,
+    transparent_has_one_field,
+    transparent_takes_no_keys,
+    transparent_field_takes_no_attributes,
+    variant_op_in_grammar,
+    transparent_default_code_in_grammar,
 ];
 
 /// Checked once every variant is read.
@@ -56,7 +62,12 @@ pub fn container(input: &Input, errors: &mut Errors) {
 }
 
 pub fn variant(input: &Input, v: &Variant, errors: &mut Errors) {
-    VARIANT.iter().for_each(|rule| rule(input, v, errors));
+    match &v.body {
+        Body::Classified(c) => CLASSIFIED.iter().for_each(|rule| rule(input, v, c, errors)),
+        Body::Transparent(t) => TRANSPARENT
+            .iter()
+            .for_each(|rule| rule(input, v, t, errors)),
+    }
 }
 
 pub fn whole(input: &Input, errors: &mut Errors) {
@@ -67,13 +78,6 @@ fn classified<'v>(v: &'v Variant) -> Option<&'v Classified> {
     match &v.body {
         Body::Classified(c) => Some(c),
         Body::Transparent(_) => None,
-    }
-}
-
-fn transparent<'v>(v: &'v Variant) -> Option<&'v Transparent> {
-    match &v.body {
-        Body::Transparent(t) => Some(t),
-        Body::Classified(_) => None,
     }
 }
 
@@ -118,7 +122,7 @@ fn container_base_within_max(input: &Input, errors: &mut Errors) {
     }
 }
 
-fn from_is_the_only_field(_: &Input, v: &Variant, errors: &mut Errors) {
+fn from_is_the_only_field<T>(_: &Input, v: &Variant, _: &T, errors: &mut Errors) {
     let Some(f) = v.fields.iter().find(|f| f.attrs.from.is_some()) else {
         return;
     };
@@ -153,8 +157,7 @@ fn from_is_the_only_field(_: &Input, v: &Variant, errors: &mut Errors) {
     );
 }
 
-fn transparent_has_one_field(input: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(t) = transparent(v) else { return };
+fn transparent_has_one_field(input: &Input, v: &Variant, t: &Transparent, errors: &mut Errors) {
     if v.fields.len() == 1 {
         return;
     }
@@ -174,10 +177,7 @@ fn transparent_has_one_field(input: &Input, v: &Variant, errors: &mut Errors) {
     );
 }
 
-fn transparent_takes_no_keys(_: &Input, v: &Variant, errors: &mut Errors) {
-    if transparent(v).is_none() {
-        return;
-    }
+fn transparent_takes_no_keys(_: &Input, v: &Variant, _: &Transparent, errors: &mut Errors) {
     let own = &v.attrs;
     let spans = [
         ("code", own.code.as_ref().map(|s| s.span)),
@@ -202,10 +202,12 @@ fn transparent_takes_no_keys(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn transparent_field_takes_no_attributes(_: &Input, v: &Variant, errors: &mut Errors) {
-    if transparent(v).is_none() {
-        return;
-    }
+fn transparent_field_takes_no_attributes(
+    _: &Input,
+    v: &Variant,
+    _: &Transparent,
+    errors: &mut Errors,
+) {
     for field in &v.fields {
         let misplaced = [
             ("#[source]", field.attrs.source),
@@ -219,10 +221,8 @@ fn transparent_field_takes_no_attributes(_: &Input, v: &Variant, errors: &mut Er
     }
 }
 
-fn message_is_given(input: &Input, v: &Variant, errors: &mut Errors) {
-    if let Some(c) = classified(v)
-        && let Message::Missing = c.message
-    {
+fn message_is_given(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if let Message::Missing = c.message {
         errors.at(
             v.ident.span(),
             message::missing(input.place, &v.ident.to_string()),
@@ -230,10 +230,10 @@ fn message_is_given(input: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn code_in_grammar(_: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(c) = classified(v).filter(|c| c.code.written) else {
+fn code_in_grammar(_: &Input, _: &Variant, c: &Classified, errors: &mut Errors) {
+    if !c.code.written {
         return;
-    };
+    }
     if let Err(why) = code::check_code(&c.code.bare) {
         let fix = code::suggest_code(&c.code.bare)
             .map(|fixed| format!("; write code = \"{fixed}\""))
@@ -242,10 +242,10 @@ fn code_in_grammar(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn default_code_in_grammar(input: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(c) = classified(v).filter(|c| !c.code.written) else {
+fn default_code_in_grammar(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.code.written {
         return;
-    };
+    }
     if let Err(why) = code::check_code(&c.code.bare) {
         let (what, ident) = (input.place.what(), v.ident);
         let fixed = code::suggest_code(&c.code.bare).unwrap_or_else(|| "...".to_string());
@@ -256,8 +256,7 @@ fn default_code_in_grammar(input: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn code_fits_with_namespace(_: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(c) = classified(v) else { return };
+fn code_fits_with_namespace(_: &Input, _: &Variant, c: &Classified, errors: &mut Errors) {
     let code = &c.code.value;
     if code::check_code(&c.code.bare).is_ok() && code.len() > 64 {
         errors.at(
@@ -270,10 +269,7 @@ fn code_fits_with_namespace(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn op_field_not_redacted(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none() {
-        return;
-    }
+fn op_field_not_redacted(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let Some(f) = v.fields.iter().find(|f| f.attrs.op.is_some()) else {
         return;
     };
@@ -288,10 +284,7 @@ fn op_field_not_redacted(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn one_op_field(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none() {
-        return;
-    }
+fn one_op_field(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let op_fields = v
         .fields
         .iter()
@@ -307,7 +300,7 @@ fn one_op_field(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn variant_op_in_grammar(input: &Input, v: &Variant, errors: &mut Errors) {
+fn variant_op_in_grammar<T>(input: &Input, v: &Variant, _: &T, errors: &mut Errors) {
     if let Some(own) = op::own(input.place, &v.attrs)
         && let Some(problem) = op::problem(&own.value)
     {
@@ -315,8 +308,12 @@ fn variant_op_in_grammar(input: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn transparent_default_code_in_grammar(input: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(t) = transparent(v) else { return };
+fn transparent_default_code_in_grammar(
+    input: &Input,
+    v: &Variant,
+    t: &Transparent,
+    errors: &mut Errors,
+) {
     if let Err(why) = code::check_code(&t.code) {
         let (what, ident) = (input.place.what(), v.ident);
         errors.at(
@@ -326,8 +323,7 @@ fn transparent_default_code_in_grammar(input: &Input, v: &Variant, errors: &mut 
     }
 }
 
-fn op_given_once(_: &Input, v: &Variant, errors: &mut Errors) {
-    let Some(c) = classified(v) else { return };
+fn op_given_once(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
     if let (Some(Op::Field(i)), Some(own)) = (&c.op, &v.attrs.op) {
         let f = &v.fields[*i];
         errors.at(
@@ -341,8 +337,8 @@ fn op_given_once(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn struct_has_an_op(input: &Input, v: &Variant, errors: &mut Errors) {
-    if input.place == Place::Struct && classified(v).is_some_and(|c| c.op.is_none()) {
+fn struct_has_an_op(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if input.place == Place::Struct && c.op.is_none() {
         let ident = v.ident;
         errors.at(
             ident.span(),
@@ -351,19 +347,15 @@ fn struct_has_an_op(input: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn base_within_max(_: &Input, v: &Variant, errors: &mut Errors) {
-    if let Some(c) = classified(v)
-        && let (Some(policy), Some(args)) = (&c.policy, &v.attrs.retry)
+fn base_within_max(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if let (Some(policy), Some(args)) = (&c.policy, &v.attrs.retry)
         && let Some((span, message)) = retry::order_problem(policy, &args.value)
     {
         errors.at(span, message);
     }
 }
 
-fn one_retry_after(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none() {
-        return;
-    }
+fn one_retry_after(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let marked = v.fields.iter().filter_map(|f| f.attrs.retry_after);
     for span in marked.skip(1) {
         errors.at(
@@ -373,10 +365,7 @@ fn one_retry_after(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn retry_after_is_a_duration(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none() {
-        return;
-    }
+fn retry_after_is_a_duration(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let marked = v.fields.iter().filter(|f| f.attrs.retry_after.is_some());
     for f in marked.filter(|f| !retry::is_duration_or_option(f.ty)) {
         errors.at(
@@ -386,8 +375,8 @@ fn retry_after_is_a_duration(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn retry_after_needs_retryable(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none_or(|c| c.policy.is_some()) {
+fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.policy.is_some() {
         return;
     }
     let marked = v
@@ -402,10 +391,7 @@ fn retry_after_needs_retryable(_: &Input, v: &Variant, errors: &mut Errors) {
     }
 }
 
-fn one_source(_: &Input, v: &Variant, errors: &mut Errors) {
-    if classified(v).is_none() {
-        return;
-    }
+fn one_source(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let mut marked = source::marked(&v.fields);
     let Some((first, _)) = marked.next() else {
         return;
