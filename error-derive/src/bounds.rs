@@ -5,6 +5,9 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::{GenericArgument, Generics, Ident, PathArguments, ReturnType, Type};
 
+use crate::model::{Body, Input, Op};
+use crate::source;
+
 /// The type parameters in scope.
 pub struct Params<'a> {
     names: Vec<&'a Ident>,
@@ -93,4 +96,81 @@ impl Bounds {
         let added = &self.predicates;
         quote!(where #(#own,)* #(#added,)*)
     }
+}
+
+/// The bounds of the three impls.
+pub struct ImplBounds {
+    pub display: Bounds,
+    pub error: Bounds,
+    pub agent: Bounds,
+}
+
+pub fn infer(input: &Input) -> ImplBounds {
+    let params = Params::new(input.generics);
+    let krate = &input.krate;
+    let mut b = ImplBounds {
+        display: Bounds::default(),
+        error: Bounds::default(),
+        agent: Bounds::default(),
+    };
+    b.error.add(
+        quote!(Self),
+        quote!(::core::fmt::Debug + ::core::fmt::Display),
+    );
+    b.agent.add(quote!(Self), quote!(::core::error::Error));
+    for v in &input.variants {
+        let ty = |i: usize| v.fields[i].ty;
+        match &v.body {
+            Body::Transparent(transparent) => {
+                let t = ty(0);
+                if transparent.generic {
+                    b.display.add(t, quote!(::core::fmt::Display));
+                    b.error.add(t, quote!(::core::error::Error));
+                    b.agent.add(t, quote!(#krate::AgentError));
+                }
+            }
+            Body::Classified(c) => {
+                for (i, t) in &c.message().uses {
+                    if params.mentioned_in(ty(*i)) {
+                        b.display.add(ty(*i), t.path());
+                        b.agent.add(ty(*i), t.path());
+                    }
+                }
+                for h in &c.hints {
+                    for (i, t) in &h.uses {
+                        if params.mentioned_in(ty(*i)) {
+                            b.agent.add(ty(*i), t.path());
+                        }
+                    }
+                }
+                if let Op::Field(i) = *c.op()
+                    && params.mentioned_in(ty(i))
+                {
+                    b.display.add(ty(i), quote!(::core::convert::AsRef<str>));
+                    b.agent.add(ty(i), quote!(::core::convert::AsRef<str>));
+                }
+                if let Some(i) = c.source {
+                    let t = cause_type(ty(i));
+                    if params.mentioned_in(t) {
+                        b.display.add(t, quote!(::core::error::Error));
+                        b.error.add(t, quote!(::core::error::Error + 'static));
+                    }
+                }
+            }
+        }
+    }
+    b
+}
+
+/// The error type of a cause field: `T` for `Option<T>`.
+fn cause_type(ty: &syn::Type) -> &syn::Type {
+    if source::is_option(ty)
+        && let syn::Type::Path(p) = ty
+        && let Some(syn::PathArguments::AngleBracketed(a)) =
+            p.path.segments.last().map(|s| &s.arguments)
+        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
+    {
+        return inner;
+    }
+    ty
 }

@@ -1,11 +1,42 @@
-//! The catalog: one `CodeDoc` per classified variant, built at compile time from what the
-//! model already holds (code, op, message and hints as written, docs, retry, lifecycle).
+//! The catalog and lifecycle: `status`, `docs_url`, `since` and `deprecated`, and one
+//! `CodeDoc` per classified variant, built at compile time from what the model already
+//! holds (code, op, message and hints as written, docs, retry, lifecycle); the generated
+//! `status()` and `docs_url()`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::LitInt;
 
-use crate::model::{Body, Input, Op};
+use crate::model::{AgentAttrs, Body, Classified, Input, Op, Variant};
+use crate::parse::{Arg, Sp};
 use crate::transparent::{self, Ask};
+
+/// `status = 503`: an HTTP status, 100 to 599.
+pub fn parse_status(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
+    let lit: LitInt = arg.value()?;
+    match lit.base10_parse::<u16>() {
+        Ok(code @ 100..=599) => arg.set(
+            &mut out.status,
+            Sp {
+                value: code,
+                span: lit.span(),
+            },
+        ),
+        _ => arg.error(
+            lit.span(),
+            format!(
+                "`{}` is not an HTTP status: write a number from 100 to 599, like status = 503",
+                lit.base10_digits()
+            ),
+        ),
+    }
+    Ok(())
+}
+
+/// `docs_url` with `{code}` still in it.
+fn docs_url<'a>(input: &'a Input) -> Option<&'a String> {
+    input.attrs.docs_url.as_ref().map(|u| &u.value)
+}
 
 /// `impl Catalog`.
 pub fn expand(input: &Input) -> TokenStream {
@@ -13,56 +44,9 @@ pub fn expand(input: &Input) -> TokenStream {
     let ident = input.ident;
     let type_name = ident.to_string();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let some = |value: Option<TokenStream>| match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    };
-    let entries = input.variants.iter().filter_map(|v| {
-        let Body::Classified(c) = &v.body else {
-            return None;
-        };
-        let code = &c.code;
-        let op = some(match &c.op {
-            Op::Static(op) => Some(quote!(#op)),
-            Op::Field(_) => None,
-        });
-        let variant = v.ident.to_string();
-        let message = &c.message.written;
-        let docs = v.docs.join("\n").trim().to_string();
-        let hints = c.hints.iter().map(|h| &h.written);
-        let recovery = c.recovery.tokens(krate);
-        let policy = match &c.policy {
-            Some(p) => p.tokens(krate),
-            None => quote!(#krate::RetryPolicy::NEVER),
-        };
-        // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
-        let mut extra = TokenStream::new();
-        if let Some(status) = c.status {
-            extra.extend(quote!(.with_status(#status)));
-        }
-        if let Some(url) = &input.docs_url {
-            let url = url.replace("{code}", code);
-            extra.extend(quote!(.with_url(#url)));
-        }
-        if let Some(since) = &c.since {
-            extra.extend(quote!(.with_since(#since)));
-        }
-        if let Some(deprecated) = &c.deprecated {
-            extra.extend(quote!(.with_deprecated(#deprecated)));
-        }
-        Some(quote! {
-            #krate::__private::entry(
-                #code,
-                #op,
-                __AGENT_TYPE,
-                #variant,
-                #message,
-                #docs,
-                &[#(#hints),*],
-                #recovery,
-                #policy,
-            )#extra
-        })
+    let entries = input.variants.iter().filter_map(|v| match &v.body {
+        Body::Classified(c) => Some(entry(input, v, c)),
+        Body::Transparent(_) => None,
     });
     quote! {
         #[automatically_derived]
@@ -76,12 +60,69 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
+/// One variant's `CodeDoc`.
+fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
+    let krate = &input.krate;
+    let some = |value: Option<TokenStream>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    {
+        let code = &c.code.value;
+        let op = some(match c.op() {
+            Op::Static(op) => Some(quote!(#op)),
+            Op::Field(_) => None,
+        });
+        let variant = v.ident.to_string();
+        let message = &c.message().written;
+        let docs: Vec<&str> = v.docs.iter().map(|d| d.value.as_str()).collect();
+        let docs = docs.join("\n").trim().to_string();
+        let hints = c.hints.iter().map(|h| &h.written);
+        let recovery = c.recovery.tokens(krate);
+        let policy = match &c.policy {
+            Some(p) => p.tokens(krate),
+            None => quote!(#krate::RetryPolicy::NEVER),
+        };
+        // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
+        let mut extra = TokenStream::new();
+        if let Some(status) = &v.attrs.status {
+            let status = status.value;
+            extra.extend(quote!(.with_status(#status)));
+        }
+        if let Some(url) = docs_url(input) {
+            let url = url.replace("{code}", code);
+            extra.extend(quote!(.with_url(#url)));
+        }
+        if let Some(since) = &v.attrs.since {
+            let since = &since.value;
+            extra.extend(quote!(.with_since(#since)));
+        }
+        if let Some(deprecated) = &v.attrs.deprecated {
+            let deprecated = &deprecated.value;
+            extra.extend(quote!(.with_deprecated(#deprecated)));
+        }
+        quote! {
+            #krate::__private::entry(
+                #code,
+                #op,
+                __AGENT_TYPE,
+                #variant,
+                #message,
+                #docs,
+                &[#(#hints),*],
+                #recovery,
+                #policy,
+            )#extra
+        }
+    }
+}
+
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
 pub fn expand_lookups(input: &Input) -> TokenStream {
     let has_status = input
         .variants
         .iter()
-        .any(|v| matches!(&v.body, Body::Classified(c) if c.status.is_some()));
+        .any(|v| matches!(&v.body, Body::Classified(_)) && v.attrs.status.is_some());
     let has_transparent = input
         .variants
         .iter()
@@ -89,8 +130,8 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
     let mut out = TokenStream::new();
     if has_status || has_transparent {
         let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
-                let (path, status) = (&v.path, c.status?);
+            Body::Classified(_) => {
+                let (path, status) = (&v.path, v.attrs.status.as_ref()?.value);
                 Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
             }
             Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Status)),
@@ -103,11 +144,11 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
             }
         });
     }
-    if input.docs_url.is_some() || has_transparent {
+    if docs_url(input).is_some() || has_transparent {
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
                 let path = &v.path;
-                let url = input.docs_url.as_ref()?.replace("{code}", &c.code);
+                let url = docs_url(input)?.replace("{code}", &c.code.value);
                 Some(quote!(#path { .. } => ::core::option::Option::Some(#url),))
             }
             Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::DocsUrl)),

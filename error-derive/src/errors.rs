@@ -22,6 +22,7 @@ impl Errors {
     }
 
     /// How many errors were reported.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.all.as_ref().map_or(0, |e| e.into_iter().count())
     }

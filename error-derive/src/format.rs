@@ -1,27 +1,13 @@
 //! Format strings (`#[error("...")]`, doc-comment messages, hints): finds the fields they
-//! name, rewrites `{0}` and `.field` into bindings, and prepares the redacted variant.
+//! name, rewrites `{0}` and `.field` into bindings, and prepares the redacted rendering.
 
 use proc_macro2::{Group, Ident, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::LitStr;
 
-use crate::attr::Format;
 use crate::errors::Errors;
-use crate::model::Field;
-
-/// The formatting trait a placeholder uses, for inferring generic bounds.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FmtTrait {
-    Display,
-    Debug,
-    LowerHex,
-    UpperHex,
-    Octal,
-    Binary,
-    LowerExp,
-    UpperExp,
-    Pointer,
-}
+use crate::joinable::{joinable, unsourced};
+use crate::model::{Field, FmtTrait, Format, Template};
 
 impl FmtTrait {
     fn of_spec(spec: &str) -> Self {
@@ -55,29 +41,6 @@ impl FmtTrait {
     }
 }
 
-/// A checked format string, ready to expand.
-#[derive(Clone)]
-pub struct Template {
-    /// The string as the user wrote it (for the catalog).
-    pub written: String,
-    /// The rewritten string literal.
-    lit: LitStr,
-    /// Arguments after the string, for the operator's view.
-    args: Vec<TokenStream>,
-    /// The same arguments with redacted fields replaced, for public renderings.
-    public_args: Vec<TokenStream>,
-    /// Fields the placeholders name, with the trait they are formatted with.
-    pub uses: Vec<(usize, FmtTrait)>,
-    /// Every field the message shows: named by a placeholder or mentioned in an argument.
-    shown: Vec<usize>,
-    /// Whether the string is plain text: no placeholders and no arguments.
-    plain: Option<String>,
-    /// Whether Display may join the message with its prefix into one literal: rustc
-    /// surely accepts it (see [`well_formed`]) and, unless it is plain, `write` can mark
-    /// its own literal as not from the source (see [`unsourced`]).
-    joinable: bool,
-}
-
 impl Template {
     /// Whether the message shows the field `index` (a cause written into the message is
     /// not written again after it).
@@ -93,6 +56,14 @@ impl Template {
             .any(|(a, b)| a.to_string() != b.to_string())
     }
 
+    fn args(&self, public: bool) -> &[TokenStream] {
+        if public {
+            &self.public_args
+        } else {
+            &self.args
+        }
+    }
+
     /// `write!`s the message into `formatter`.
     pub fn write(&self, formatter: &Ident, public: bool) -> TokenStream {
         if let Some(plain) = &self.plain {
@@ -106,11 +77,7 @@ impl Template {
         } else {
             self.lit.clone()
         };
-        let args = if public {
-            &self.public_args
-        } else {
-            &self.args
-        };
+        let args = self.args(public);
         quote!(::core::write!(#formatter, #lit #(, #args)*))
     }
 
@@ -161,12 +128,87 @@ impl Template {
             return quote!(::std::borrow::Cow::Borrowed(#plain));
         }
         let lit = &self.lit;
-        let args = if public {
-            &self.public_args
-        } else {
-            &self.args
-        };
+        let args = self.args(public);
         quote!(::std::borrow::Cow::Owned(::std::format!(#lit #(, #args)*)))
+    }
+}
+
+/// A format from a doc comment or hint: a string literal with no arguments.
+pub fn from_text(text: &str, span: Span) -> Format {
+    Format {
+        lit: LitStr::new(text, span),
+        positional: Vec::new(),
+        named: Vec::new(),
+    }
+}
+
+/// What a format string's placeholders name, while it is rewritten.
+struct Names<'f, 'a> {
+    format: &'f Format,
+    fields: &'f [Field<'a>],
+    owner: &'f str,
+    user_named: Vec<String>,
+    /// Fields the placeholders name, with their trait.
+    used: Vec<(usize, FmtTrait)>,
+    /// Fields that set a width or precision (`{x:>w$}`): numbers, never errors, and never
+    /// redacted (their value would show in the padding).
+    widths: Vec<usize>,
+    ok: bool,
+}
+
+impl<'f, 'a> Names<'f, 'a> {
+    /// What `{name}` stands for in the rewritten string; reports a name that is no field.
+    fn lookup(&mut self, name: &str, trait_: FmtTrait, width: bool, errors: &mut Errors) -> String {
+        if self.user_named.iter().any(|n| n == name) {
+            return name.to_string();
+        }
+        let field = if name.bytes().all(|b| b.is_ascii_digit()) {
+            if !self.format.positional.is_empty() && self.fields.iter().all(|f| f.name.is_some()) {
+                // `{0}` in a variant with named fields and extra arguments is Rust's own positional argument.
+                return name.to_string();
+            }
+            self.positional(name, errors)
+        } else {
+            let found = self.fields.iter().find(|f| f.name.as_deref() == Some(name));
+            if found.is_none() {
+                let message = format!(
+                    "`{{{name}}}` names no field of `{}`; {}",
+                    self.owner,
+                    list(self.fields)
+                );
+                errors.at(self.format.lit.span(), message);
+            }
+            found
+        };
+        let Some(field) = field else {
+            self.ok = false;
+            return name.to_string();
+        };
+        self.used.push((field.index, trait_));
+        if width {
+            self.widths.push(field.index);
+        }
+        field.binding.to_string()
+    }
+
+    fn positional(&self, name: &str, errors: &mut Errors) -> Option<&'f Field<'a>> {
+        // An index too large for `usize` names no field either.
+        let index: usize = name.parse().unwrap_or(usize::MAX);
+        let fields = self.fields;
+        let found = fields.iter().find(|f| f.name.is_none() && f.index == index);
+        if found.is_none() {
+            let owner = self.owner;
+            let message = if fields.iter().any(|f| f.name.is_some()) {
+                format!(
+                    "`{{{name}}}` names a positional field, but `{owner}` has named fields; write the field's name, like {}",
+                    example(fields)
+                )
+            } else {
+                format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields))
+            };
+            errors.at(self.format.lit.span(), message);
+        }
+        found
     }
 }
 
@@ -180,61 +222,41 @@ pub fn resolve(
     errors: &mut Errors,
 ) -> Option<Template> {
     let text = format.lit.value();
-    let span = format.lit.span();
-    let user_named: Vec<String> = format.named.iter().map(|(n, _)| n.to_string()).collect();
-    let mut ok = true;
-    let mut used: Vec<(usize, FmtTrait)> = Vec::new();
+    let mut names = Names {
+        format,
+        fields,
+        owner,
+        user_named: format.named.iter().map(|(n, _)| n.to_string()).collect(),
+        used: Vec::new(),
+        widths: Vec::new(),
+        ok: true,
+    };
+    let (out, placeholders) = rewrite_placeholders(&text, &mut names, errors);
+    if !names.ok {
+        return None;
+    }
+    let (mut args, mut public_args, mut shown) =
+        user_arguments(format, fields, owner, krate, errors)?;
+    shown.extend(names.used.iter().map(|(i, _)| *i));
+    field_arguments(&names, krate, &mut args, &mut public_args, errors)?;
+    let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
+    Some(Template {
+        written: text,
+        joinable: joinable(&out, plain.is_some()),
+        lit: LitStr::new(&out, format.lit.span()),
+        args,
+        public_args,
+        uses: names.used,
+        shown,
+        plain,
+    })
+}
+
+/// The string with every placeholder's name rewritten, and how many placeholders it has.
+fn rewrite_placeholders(text: &str, names: &mut Names, errors: &mut Errors) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut placeholders = 0usize;
-
-    // Fields that set a width or precision (`{x:>w$}`): numbers, never errors, and never
-    // redacted (their value would show in the padding).
-    let mut widths: Vec<usize> = Vec::new();
-    let mut lookup = |name: &str,
-                      trait_: FmtTrait,
-                      width: bool,
-                      errors: &mut Errors|
-     -> Option<String> {
-        if user_named.iter().any(|n| n == name) {
-            return Some(name.to_string());
-        }
-        let field = if name.bytes().all(|b| b.is_ascii_digit()) {
-            let index: usize = name.parse().ok()?;
-            if !format.positional.is_empty() && fields.iter().all(|f| f.name.is_some()) {
-                // `{0}` in a variant with named fields and extra arguments is Rust's own positional argument.
-                return Some(name.to_string());
-            }
-            let found = fields.iter().find(|f| f.name.is_none() && f.index == index);
-            if found.is_none() {
-                let message = if fields.iter().any(|f| f.name.is_some()) {
-                    format!(
-                        "`{{{name}}}` names a positional field, but `{owner}` has named fields; write the field's name, like {}",
-                        example(fields)
-                    )
-                } else {
-                    format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields))
-                };
-                errors.at(span, message);
-            }
-            found
-        } else {
-            let found = fields.iter().find(|f| f.name.as_deref() == Some(name));
-            if found.is_none() {
-                errors.at(
-                    span,
-                    format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields)),
-                );
-            }
-            found
-        }?;
-        used.push((field.index, trait_));
-        if width {
-            widths.push(field.index);
-        }
-        Some(field.binding.to_string())
-    };
-
-    let mut rest = text.as_str();
+    let mut rest = text;
     while let Some(at) = rest.find(['{', '}']) {
         out.push_str(&rest[..at]);
         let tail = &rest[at..];
@@ -255,47 +277,54 @@ pub fn resolve(
             break;
         };
         placeholders += 1;
-        let inner = &tail[1..close];
-        let (arg, spec) = match inner.split_once(':') {
-            Some((arg, spec)) => (arg.trim(), Some(spec)),
-            None => (inner.trim(), None),
-        };
-        let trait_ = FmtTrait::of_spec(spec.unwrap_or(""));
         out.push('{');
-        if !arg.is_empty() {
-            match lookup(arg, trait_, false, errors) {
-                Some(name) => out.push_str(&name),
-                None => {
-                    ok = false;
-                    out.push_str(arg);
-                }
-            }
-        }
-        if let Some(spec) = spec {
-            out.push(':');
-            out.push_str(&rewrite_spec(
-                spec,
-                &mut |name| lookup(name, FmtTrait::Display, true, errors),
-                &mut ok,
-            ));
-        }
+        out.push_str(&rewrite_placeholder(&tail[1..close], names, errors));
         out.push('}');
         rest = &tail[close + 1..];
     }
     out.push_str(rest);
-    if !ok {
-        return None;
-    }
+    (out, placeholders)
+}
 
-    let mut args = Vec::new();
-    let mut public_args = Vec::new();
-    let mut shown: Vec<usize> = used.iter().map(|(i, _)| *i).collect();
+/// `arg:spec` with the argument and the `name$` counts of the spec rewritten.
+fn rewrite_placeholder(inner: &str, names: &mut Names, errors: &mut Errors) -> String {
+    let (arg, spec) = match inner.split_once(':') {
+        Some((arg, spec)) => (arg.trim(), Some(spec)),
+        None => (inner.trim(), None),
+    };
+    let trait_ = FmtTrait::of_spec(spec.unwrap_or(""));
+    let mut out = String::new();
+    if !arg.is_empty() {
+        out.push_str(&names.lookup(arg, trait_, false, errors));
+    }
+    if let Some(spec) = spec {
+        out.push(':');
+        out.push_str(&rewrite_spec(spec, &mut |name| {
+            names.lookup(name, FmtTrait::Display, true, errors)
+        }));
+    }
+    out
+}
+
+/// The user's extra arguments, rewritten for the operator's and the public view, with
+/// every field they mention.
+type Arguments = (Vec<TokenStream>, Vec<TokenStream>, Vec<usize>);
+
+fn user_arguments(
+    format: &Format,
+    fields: &[Field],
+    owner: &str,
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> Option<Arguments> {
+    let (mut args, mut public_args, mut shown) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ok = true;
     let redacted = quote!(#krate::__private::Redacted);
-    for arg in format
+    let values = format
         .positional
         .iter()
-        .chain(format.named.iter().map(|(_, a)| a))
-    {
+        .chain(format.named.iter().map(|(_, a)| a));
+    for arg in values {
         let mut mentioned = Vec::new();
         let rewritten = match rewrite_args(arg.clone(), fields, owner, &mut mentioned) {
             Ok(tokens) => tokens,
@@ -321,156 +350,47 @@ pub fn resolve(
         let value = &public_args[positional + i];
         public_args[positional + i] = quote!(#name = #value);
     }
-    // Then one named argument for each field the string names.
+    Some((args, public_args, shown))
+}
+
+/// One named argument for each field the string names; reports a redacted width.
+fn field_arguments(
+    names: &Names,
+    krate: &TokenStream,
+    args: &mut Vec<TokenStream>,
+    public_args: &mut Vec<TokenStream>,
+    errors: &mut Errors,
+) -> Option<()> {
+    let mut ok = true;
     let mut seen: Vec<usize> = Vec::new();
-    for &(index, _) in &used {
+    for &(index, _) in &names.used {
         if seen.contains(&index) {
             continue;
         }
         seen.push(index);
-        let field = &fields[index];
+        let field = &names.fields[index];
         let binding = &field.binding;
         args.push(quote!(#binding = #binding));
-        let width = widths.contains(&index);
+        let width = names.widths.contains(&index);
         if let Some(redact) = field.attrs.redact.filter(|_| width) {
             errors.at(
                 redact,
                 format!(
                     "a #[redact] field cannot set a width or precision: its value would show in the padding of public renderings; remove #[redact] from `{}`, or do not use it after `$`",
-                    field.name.clone().unwrap_or_else(|| field.index.to_string())
+                    field.shown()
                 ),
             );
             ok = false;
         }
         public_args.push(if field.attrs.redact.is_some() {
-            quote!(#binding = #redacted)
+            quote!(#binding = #krate::__private::Redacted)
         } else if !width && may_be_error(field.ty) {
             quote!(#binding = #krate::__private::public_field!(#binding))
         } else {
             quote!(#binding = #binding)
         });
     }
-    if !ok {
-        return None;
-    }
-
-    let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
-    Some(Template {
-        written: text,
-        joinable: well_formed(&out) && (plain.is_some() || unsourced(&out) != out),
-        lit: LitStr::new(&out, span),
-        args,
-        public_args,
-        uses: used,
-        shown,
-        plain,
-    })
-}
-
-/// Whether rustc surely accepts `text` as a format string: braces balanced or doubled,
-/// every placeholder `{}`, `{arg}` or `{arg:spec}` with a spec in the grammar of
-/// `std::fmt`. Conservative: `false` for anything unusual, which is then left to rustc.
-fn well_formed(text: &str) -> bool {
-    let mut rest = text;
-    while let Some(at) = rest.find(['{', '}']) {
-        let tail = &rest[at..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            rest = &tail[2..];
-            continue;
-        }
-        let Some(inner) = tail.strip_prefix('{').and_then(|t| t.split('}').next()) else {
-            return false;
-        };
-        if inner.contains('{') || inner.len() + 1 == tail.len() {
-            return false;
-        }
-        let (arg, spec) = inner.split_once(':').unwrap_or((inner, ""));
-        if !(is_argument(arg) && well_formed_spec(spec)) {
-            return false;
-        }
-        rest = &tail[inner.len() + 2..];
-    }
-    true
-}
-
-/// Empty, an index or an identifier.
-fn is_argument(arg: &str) -> bool {
-    arg.is_empty()
-        || arg.bytes().all(|b| b.is_ascii_digit())
-        || (arg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-}
-
-/// `[[fill]align][sign]['#']['0'][width]['.' precision][type]`, with counts as integers
-/// or `name$`.
-fn well_formed_spec(spec: &str) -> bool {
-    let mut s = spec;
-    let mut chars = s.chars();
-    let (first, second) = (chars.next(), chars.next());
-    if second.is_some_and(|c| matches!(c, '<' | '^' | '>')) {
-        s = chars.as_str();
-    } else if first.is_some_and(|c| matches!(c, '<' | '^' | '>')) {
-        s = &s[1..];
-    }
-    s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    s = s.strip_prefix('#').unwrap_or(s);
-    s = s.strip_prefix('0').unwrap_or(s);
-    let Some(after_width) = count(s) else {
-        return false;
-    };
-    s = after_width;
-    if let Some(precision) = s.strip_prefix('.') {
-        s = match precision.strip_prefix('*') {
-            Some(after) => after,
-            None => match count(precision) {
-                Some(after) if after.len() < precision.len() => after,
-                _ => return false,
-            },
-        };
-    }
-    matches!(
-        s,
-        "" | "?" | "x?" | "X?" | "x" | "X" | "o" | "b" | "e" | "E" | "p"
-    )
-}
-
-/// What follows an optional count (`8`, `width$`, `1$`); `None` when it is malformed.
-fn count(s: &str) -> Option<&str> {
-    let end = s
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(s.len());
-    if let Some(after) = s[end..].strip_prefix('$') {
-        return (end > 0 && is_argument(&s[..end])).then_some(after);
-    }
-    Some(s.trim_start_matches(|c: char| c.is_ascii_digit()))
-}
-
-/// `text` changed so that rustc cannot take it for the literal in the source, without
-/// changing what it formats: an empty spec on its first placeholder that has none
-/// (`{name}` as `{name:}`).
-fn unsourced(text: &str) -> String {
-    let mut rest = text;
-    let mut out = String::with_capacity(text.len() + 1);
-    while let Some(at) = rest.find(['{', '}']) {
-        let tail = &rest[at..];
-        out.push_str(&rest[..at]);
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            out.push_str(&tail[..2]);
-            rest = &tail[2..];
-            continue;
-        }
-        let close = tail.find('}').unwrap_or(tail.len() - 1);
-        out.push_str(&tail[..close]);
-        if !tail[..close].contains(':') {
-            out.push(':');
-            out.push_str(&tail[close..]);
-            return out;
-        }
-        out.push('}');
-        rest = &tail[close + 1..];
-    }
-    out.push_str(rest);
-    out
+    ok.then_some(())
 }
 
 /// A placeholder naming one of `fields`, for messages.
@@ -485,13 +405,7 @@ fn list(fields: &[Field]) -> String {
     if fields.is_empty() {
         return "it has no fields".to_string();
     }
-    let names: Vec<String> = fields
-        .iter()
-        .map(|f| match &f.name {
-            Some(name) => format!("`{name}`"),
-            None => format!("`{}`", f.index),
-        })
-        .collect();
+    let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.shown())).collect();
     match &names[..] {
         [only] => format!("its only field is {only}"),
         _ => format!("its fields are {}", names.join(", ")),
@@ -499,11 +413,7 @@ fn list(fields: &[Field]) -> String {
 }
 
 /// Rewrites `name$` width and precision arguments inside a format spec.
-fn rewrite_spec(
-    spec: &str,
-    lookup: &mut dyn FnMut(&str) -> Option<String>,
-    ok: &mut bool,
-) -> String {
+fn rewrite_spec(spec: &str, lookup: &mut dyn FnMut(&str) -> String) -> String {
     let mut out = String::with_capacity(spec.len());
     let mut rest = spec;
     while let Some(dollar) = rest.find('$') {
@@ -518,13 +428,7 @@ fn rewrite_spec(
         let name = &before[start..];
         out.push_str(&before[..start]);
         if !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()) {
-            match lookup(name) {
-                Some(binding) => out.push_str(&binding),
-                None => {
-                    *ok = false;
-                    out.push_str(name);
-                }
-            }
+            out.push_str(&lookup(name));
         } else {
             out.push_str(name);
         }
@@ -540,45 +444,9 @@ fn rewrite_spec(
 /// collections or references of them). Those render as themselves without the autoref
 /// dispatch of `public_field!`, which keeps public messages cheap to compile.
 fn may_be_error(ty: &syn::Type) -> bool {
-    const PLAIN: &[&str] = &[
-        "u8",
-        "u16",
-        "u32",
-        "u64",
-        "u128",
-        "usize",
-        "i8",
-        "i16",
-        "i32",
-        "i64",
-        "i128",
-        "isize",
-        "f32",
-        "f64",
-        "bool",
-        "char",
-        "str",
-        "String",
-        "Cow",
-        "PathBuf",
-        "Path",
-        "Duration",
-        "Instant",
-        "SystemTime",
-        "Vec",
-        "Option",
-        "Box",
-        "Arc",
-        "Rc",
-        "NonZeroU16",
-        "NonZeroU32",
-        "NonZeroU64",
-        "NonZeroUsize",
-        "SocketAddr",
-        "IpAddr",
-        "Url",
-        "Uri",
-    ];
+    const PLAIN: &str = "u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 bool char \
+        str String Cow PathBuf Path Duration Instant SystemTime Vec Option Box Arc Rc NonZeroU16 \
+        NonZeroU32 NonZeroU64 NonZeroUsize SocketAddr IpAddr Url Uri";
     match ty {
         syn::Type::Reference(r) => may_be_error(&r.elem),
         syn::Type::Paren(p) => may_be_error(&p.elem),
@@ -588,7 +456,7 @@ fn may_be_error(ty: &syn::Type) -> bool {
                 return true;
             };
             let name = last.ident.to_string();
-            if !PLAIN.contains(&name.as_str()) {
+            if !PLAIN.split_whitespace().any(|plain| plain == name) {
                 return true;
             }
             // `Box<dyn Error>`, `Option<io::Error>`: look at what they hold.
@@ -610,6 +478,29 @@ fn unescape(text: &str) -> String {
     text.replace("{{", "{").replace("}}", "}")
 }
 
+/// The `field` or `0` of a `.field` shorthand whose `.` is `tokens[i]`: a `.` that starts
+/// an expression (not `a.b`, not `..`).
+fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Span)> {
+    let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
+        None => true,
+        Some(TokenTree::Punct(prev)) => prev.as_char() != '.' || prev.spacing() == Spacing::Alone,
+        Some(_) => false,
+    };
+    if !starts_expr {
+        return None;
+    }
+    match tokens.get(i + 1)? {
+        TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
+        TokenTree::Literal(lit) => {
+            let text = lit.to_string();
+            text.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| (text, lit.span()))
+        }
+        _ => None,
+    }
+}
+
 /// Rewrites `.field` and `.0` in format arguments into the field's binding, and
 /// records which fields an argument mentions (for redaction).
 fn rewrite_args(
@@ -625,24 +516,7 @@ fn rewrite_args(
         let tt = &tokens[i];
         match tt {
             TokenTree::Punct(p) if p.as_char() == '.' && p.spacing() == Spacing::Alone => {
-                let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
-                    None => true,
-                    Some(TokenTree::Punct(prev)) => {
-                        prev.as_char() != '.' || prev.spacing() == Spacing::Alone
-                    }
-                    Some(_) => false,
-                };
-                let member = tokens.get(i + 1).and_then(|next| match next {
-                    TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
-                    TokenTree::Literal(lit) => {
-                        let text = lit.to_string();
-                        text.bytes()
-                            .all(|b| b.is_ascii_digit())
-                            .then(|| (text, lit.span()))
-                    }
-                    _ => None,
-                });
-                if let (true, Some((name, span))) = (starts_expr, member) {
+                if let Some((name, span)) = member_after_dot(&tokens, i) {
                     let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
                     let field = fields.iter().find(|f| match &f.name {
                         Some(n) => *n == name,
@@ -683,21 +557,12 @@ fn rewrite_args(
     Ok(out)
 }
 
-/// A template from a doc comment or hint: a string literal with no arguments.
-pub fn from_text(text: &str, span: Span) -> Format {
-    Format {
-        lit: LitStr::new(text, span),
-        positional: Vec::new(),
-        named: Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::resolve;
-    use crate::attr::{FieldAttrs, Format};
     use crate::errors::Errors;
     use crate::model::Field;
+    use crate::model::{FieldAttrs, Format};
     use proc_macro2::Span;
     use proptest::prelude::*;
     use quote::{format_ident, quote};
@@ -743,34 +608,6 @@ mod tests {
         assert_eq!(check("{name:>width$} {{literal}}"), (true, 0));
         assert_eq!(check("{nope} and {other}"), (false, 2));
         assert_eq!(check("{0}"), (false, 1));
-    }
-
-    #[test]
-    fn joins_only_format_strings_it_surely_understands() {
-        use super::well_formed;
-        for ok in [
-            "",
-            "plain {{braces}}",
-            "{} and {0} and {name}",
-            "{x:?} {x:#?} {x:x?} {x:08.3} {x:>width$} {x:*^10} {x:+e} {x:.*} {x:.prec$}",
-            "{x:8x} {x:<} {x:0} {x:#010b} {x:€>4}",
-        ] {
-            assert!(well_formed(ok), "{ok}");
-        }
-        for bad in [
-            "{", "}", "a } b", "{x", "{ x }", "{x:z}", "{x:8q}", "{x:.}", "{x:$}", "{x:0$}",
-            "{x:}>5}", "{x:{>5}", "{x.y}", "{r#x}", "{x::}",
-        ] {
-            assert!(!well_formed(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn marks_the_first_placeholder_without_a_spec() {
-        use super::unsourced;
-        assert_eq!(unsourced("{{a}} {x:?} {y} {z}"), "{{a}} {x:?} {y:} {z}");
-        assert_eq!(unsourced("{}"), "{:}");
-        assert_eq!(unsourced("{x:?}"), "{x:?}");
     }
 
     proptest! {

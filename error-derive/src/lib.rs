@@ -1,6 +1,7 @@
-//! `#[derive(AgentError)]`: use it through the `agent-error` crate, which documents
-//! the attributes. This crate parses the input into a checked model (`model`, with one
-//! file per concept), then writes the impls (`expand`).
+//! `#[derive(AgentError)]`: use it through the `agent-error` crate, which documents the
+//! attributes. The input is read into a typed model (`attr` → `model`), checked rule by
+//! rule (`validate`), then each concept's file writes its part (`expand`); on errors,
+//! minimal impls come from the partial model (`expand::fallback`).
 
 mod attr;
 mod bounds;
@@ -11,11 +12,15 @@ mod errors;
 mod expand;
 mod format;
 mod hint;
+mod joinable;
 mod message;
 mod model;
+mod op;
+mod parse;
 mod retry;
 mod source;
 mod transparent;
+mod validate;
 
 use proc_macro::TokenStream;
 
@@ -27,5 +32,27 @@ use proc_macro::TokenStream;
 )]
 pub fn derive_agent_error(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    expand::derive(&input).into()
+    derive(&input).into()
+}
+
+fn derive(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
+    let mut errors = errors::Errors::default();
+    // A union gets no impls: `Error` needs `Debug`, which a union cannot derive either.
+    let Some((mut model, raw)) = attr::container(input, &mut errors) else {
+        return errors.into_compile_errors();
+    };
+    validate::container(&model, &mut errors);
+    for raw in raw {
+        // Each variant is checked as it is read, so that its errors are reported together.
+        let variant = attr::variant(&model, raw, &mut errors);
+        validate::variant(&model, &variant, &mut errors);
+        model.variants.push(variant);
+    }
+    validate::whole(&model, &mut errors);
+    if errors.is_empty() {
+        return expand::impls(&model);
+    }
+    let mut out = errors.into_compile_errors();
+    out.extend(expand::fallback(&model));
+    out
 }

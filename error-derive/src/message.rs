@@ -1,17 +1,145 @@
-//! Messages and Display: `fmt_message`, `fmt_public_message` (redacted) and
-//! `Display` as `{op} [{code}]: {message}`, then `: {cause}` when there is one.
+//! Messages: `#[error("...")]` or the first line of the doc comment, and what is made of
+//! them: `fmt_message`, `fmt_public_message` (redacted) and `Display` as
+//! `{op} [{code}]: {message}`, then `: {cause}` when there is one.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
+use syn::Ident;
+use syn::parse::ParseStream;
+use syn::{Attribute, LitStr, Token};
 
-use crate::model::{Body, Classified, Input, Op, Variant};
+use crate::errors::Errors;
+use crate::format;
+use crate::model::{
+    Body, Classified, Field, Format, Input, Message, Op, Place, Variant, formatter,
+};
+use crate::parse::Sp;
 use crate::source;
 use crate::transparent::{self, Ask};
 
-/// The formatter's name in generated code: hygienic, so that no field's name (`f`, or even
-/// `__agent_f`) can shadow it.
-pub fn formatter() -> Ident {
-    Ident::new("__agent_f", Span::mixed_site())
+/// `#[error(...)]` as written.
+pub enum ErrorAttr {
+    Transparent(Span),
+    Format(Format),
+}
+
+/// The variant's message: its `#[error("...")]`, else the first line of its doc comment.
+pub fn of(
+    error: Option<ErrorAttr>,
+    docs: &[Sp<String>],
+    fields: &[Field],
+    owner: &str,
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> Message {
+    let format = match error {
+        Some(ErrorAttr::Format(format)) => format,
+        _ => match docs.iter().find(|d| !d.value.trim().is_empty()) {
+            Some(line) => format::from_text(line.value.trim(), line.span),
+            None => return Message::Missing,
+        },
+    };
+    match format::resolve(&format, fields, owner, krate, errors) {
+        Some(template) => Message::Template(template),
+        None => Message::Invalid,
+    }
+}
+
+/// What to say about a variant without a message.
+pub fn missing(place: Place, owner: &str) -> String {
+    let what = place.what();
+    format!(
+        "{what} `{owner}` has no message: add #[error(\"...\")] or a `///` doc comment whose first line is the message"
+    )
+}
+
+/// Parses `#[error(...)]`; reports a second one.
+pub fn error_attr(attrs: &[Attribute], errors: &mut Errors) -> Option<ErrorAttr> {
+    let mut found: Option<ErrorAttr> = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("error")) {
+        if found.is_some() {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "only one #[error(...)] is allowed here; keep one",
+            ));
+            continue;
+        }
+        match attr.parse_args_with(parse_error_args) {
+            Ok(parsed) => found = Some(parsed),
+            Err(e) => errors.push(e),
+        }
+    }
+    found
+}
+
+fn parse_error_args(input: ParseStream) -> syn::Result<ErrorAttr> {
+    mod kw {
+        syn::custom_keyword!(transparent);
+    }
+    if input.peek(kw::transparent) {
+        let kw: kw::transparent = input.parse()?;
+        if !input.is_empty() {
+            return Err(input.error("#[error(transparent)] takes nothing else"));
+        }
+        return Ok(ErrorAttr::Transparent(kw.span));
+    }
+    if !input.peek(LitStr) {
+        return Err(input.error(
+            "expected a message, like #[error(\"deadline exceeded after {tokens} tokens\")], or #[error(transparent)]",
+        ));
+    }
+    let lit: LitStr = input.parse()?;
+    let mut format = Format {
+        lit,
+        positional: Vec::new(),
+        named: Vec::new(),
+    };
+    while !input.is_empty() {
+        input.parse::<Token![,]>()?;
+        if input.is_empty() {
+            break;
+        }
+        if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            format.named.push((name, argument(input)?));
+        } else {
+            if !format.named.is_empty() {
+                return Err(input.error("positional arguments go before named ones"));
+            }
+            format.positional.push(argument(input)?);
+        }
+    }
+    Ok(ErrorAttr::Format(format))
+}
+
+/// One format argument: the tokens up to the next top-level comma. Commas inside
+/// a turbofish (`parse::<A, B>`) do not end it.
+fn argument(input: ParseStream) -> syn::Result<TokenStream> {
+    let mut tokens = TokenStream::new();
+    let mut angle_depth = 0usize;
+    let mut after_colons = false;
+    while !input.is_empty() {
+        if angle_depth == 0 && input.peek(Token![,]) {
+            break;
+        }
+        let tt: TokenTree = input.parse()?;
+        if let TokenTree::Punct(p) = &tt {
+            match p.as_char() {
+                '<' if after_colons || angle_depth > 0 => angle_depth += 1,
+                '>' if angle_depth > 0 => angle_depth -= 1,
+                _ => {}
+            }
+            after_colons = p.as_char() == ':';
+        } else {
+            after_colons = false;
+        }
+        tokens.extend([tt]);
+    }
+    if tokens.is_empty() {
+        return Err(input.error("expected an argument"));
+    }
+    Ok(tokens)
 }
 
 /// A name for a format argument of the generated Display (`base`, or `base` with `_`s
@@ -25,16 +153,9 @@ fn argument_name(base: &str, v: &Variant) -> String {
     name
 }
 
-/// A pattern that binds every field of `v`.
-pub fn bind_all(v: &Variant) -> TokenStream {
-    let path = &v.path;
-    let fields = v.fields.iter().map(|f| f.pattern());
-    quote!(#path { #(#fields,)* .. })
-}
-
 fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
     let body = display_joined(input, v, c).unwrap_or_else(|| display_in_parts(input, v, c));
-    let pattern = bind_all(v);
+    let pattern = v.bind_all();
     quote!(#pattern => { #body })
 }
 
@@ -43,9 +164,9 @@ fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
 /// not surely well formed (see `Template::write_framed`).
 fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStream> {
     let f = formatter();
-    let code = &c.code;
+    let code = &c.code.value;
     let mut extra = Vec::new();
-    let head = match &c.op {
+    let head = match c.op() {
         Op::Static(op) => format!("{op} [{code}]: "),
         Op::Field(i) => {
             let binding = v.fields[*i].binding_at_type();
@@ -56,18 +177,18 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
         }
     };
     let Some(i) = shown_cause(c) else {
-        return c.message.write_framed(&f, &head, "", &extra);
+        return c.message().write_framed(&f, &head, "", &extra);
     };
     let (_, cause, optional) = source::cause(v, i, &input.krate);
     if optional {
-        let message = c.message.write_framed(&f, &head, "", &extra)?;
+        let message = c.message().write_framed(&f, &head, "", &extra)?;
         let cause = optional_cause(input, cause);
         return Some(quote!(#message?; #cause));
     }
     let name = argument_name("__agent_cause", v);
     let arg = Ident::new(&name, Span::call_site());
     extra.push(quote!(#arg = #cause));
-    c.message
+    c.message()
         .write_framed(&f, &head, &format!(": {{{name}}}"), &extra)
 }
 
@@ -76,8 +197,8 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
 fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
-    let code = &c.code;
-    let prefix = match &c.op {
+    let code = &c.code.value;
+    let prefix = match c.op() {
         Op::Static(op) => {
             let head = format!("{op} [{code}]: ");
             quote!(#f.write_str(#head)?;)
@@ -91,7 +212,7 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             }
         }
     };
-    let message = c.message.write(&f, false);
+    let message = c.message().write(&f, false);
     let body = match shown_cause(c) {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
@@ -110,7 +231,7 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
 /// The cause Display writes after the message: none when the message already shows it
 /// (`#[error("io error: {0}")] Io(#[from] io::Error)`), so that it is written once.
 fn shown_cause(c: &Classified) -> Option<usize> {
-    c.source.filter(|&i| !c.message.shows(i))
+    c.source.filter(|&i| !c.message().shows(i))
 }
 
 /// `: {cause}` after the message when an `Option` cause holds one.
@@ -153,8 +274,8 @@ pub fn expand_messages(input: &Input) -> TokenStream {
         };
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
-                let pattern = bind_all(v);
-                let write = c.message.write(&f, public);
+                let pattern = v.bind_all();
+                let write = c.message().write(&f, public);
                 quote!(#pattern => #write,)
             }
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
@@ -169,7 +290,7 @@ pub fn expand_messages(input: &Input) -> TokenStream {
     };
     let private = method(false);
     let public = if input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => c.message.mentions_redacted(),
+        Body::Classified(c) => c.message().mentions_redacted(),
         Body::Transparent(_) => true,
     }) {
         method(true)

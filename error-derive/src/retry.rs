@@ -1,15 +1,17 @@
-//! Retry behaviour: which variants are retryable, their tuning merged from variant,
-//! container and runtime defaults and checked, `#[retry_after]`, and the recovery.
+//! Retry: `retryable`, `rate_limited` and `retry(...)` with its keys, the tuning merged
+//! from variant, container and runtime defaults, `#[retry_after]`, the recovery
+//! (`recovery = "..."` and its default), and the generated policy methods.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned as _;
-use syn::{GenericArgument, PathArguments, Type};
+use syn::{GenericArgument, LitFloat, LitInt, PathArguments, Type};
 
-use crate::attr::{AgentAttrs, Jitter, Place, Recovery, RetryArgs, Sp};
-use crate::duration::Nanos;
-use crate::errors::Errors;
-use crate::model::{Body, Field, Input};
+use crate::duration::{self, Nanos};
+use crate::model::{
+    AgentAttrs, Body, Classified, Field, Input, Jitter, Place, Policy, Recovery, RetryArgs, Variant,
+};
+use crate::parse::{self, Arg, Key, On, Sp, one_of};
 use crate::transparent::{self, Ask};
 
 /// The runtime's defaults (SPEC §1.3), mirrored so that `base <= max` is checked at compile time.
@@ -19,16 +21,168 @@ const DEFAULT_MAX: Nanos = Nanos(30_000_000_000);
 const DEFAULT_FACTOR: f64 = 2.0;
 const DEFAULT_MAX_WAIT: Nanos = Nanos(60_000_000_000);
 
-/// A retryable variant's complete tuning.
-#[derive(Clone, Copy)]
-pub struct Policy {
-    pub rate_limited: bool,
-    pub attempts: u32,
-    pub base: Nanos,
-    pub max: Nanos,
-    pub factor: f64,
-    pub jitter: Jitter,
-    pub max_wait: Nanos,
+impl AgentAttrs {
+    /// The keys that make a variant retryable, with their spans.
+    pub fn retry_markers(&self) -> Vec<(&'static str, Span)> {
+        let mut keys = Vec::new();
+        if let Some(span) = self.retryable {
+            keys.push(("retryable", span));
+        }
+        if let Some(span) = self.rate_limited {
+            keys.push(("rate_limited", span));
+        }
+        if let Some(retry) = &self.retry {
+            keys.push(("retry", retry.span));
+        }
+        keys
+    }
+}
+
+/// Each recovery: its name in `recovery = "..."` and its variant in the runtime.
+#[rustfmt::skip]
+const RECOVERIES: &[(&str, Recovery, &str)] = &[
+    ("retry", Recovery::Retry, "Retry"), ("replan", Recovery::Replan, "Replan"),
+    ("fallback", Recovery::Fallback, "Fallback"), ("compact", Recovery::Compact, "Compact"),
+    ("abort", Recovery::Abort, "Abort"), ("escalate", Recovery::Escalate, "Escalate"),
+];
+
+/// Each jitter: its name in `jitter = "..."` and its variant in the runtime.
+#[rustfmt::skip]
+const JITTERS: &[(&str, Jitter, &str)] = &[
+    ("none", Jitter::None, "None"), ("full", Jitter::Full, "Full"),
+    ("equal", Jitter::Equal, "Equal"), ("decorrelated", Jitter::Decorrelated, "Decorrelated"),
+];
+
+/// `recovery = "replan"`.
+pub fn parse_recovery(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
+    let names: Vec<_> = RECOVERIES.iter().map(|&(name, r, _)| (name, r)).collect();
+    let recovery = one_of(arg, &names, |other| {
+        format!(
+            "unknown recovery `{other}`; expected one of \"retry\", \"replan\", \"fallback\", \"compact\", \"abort\", \"escalate\""
+        )
+    })?;
+    if let Some(recovery) = recovery {
+        arg.set(&mut out.recovery, recovery);
+    }
+    Ok(())
+}
+
+/// `retry(attempts = 4, base = "100ms", ...)`, each key by the table [`RETRY_KEYS`].
+pub fn parse_retry(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
+    if !arg.meta.input.peek(syn::token::Paren) {
+        arg.error(
+            arg.span,
+            "write the tuning in parentheses: retry(attempts = 4, base = \"100ms\", max = \"5s\"); for the defaults write `retryable`",
+        );
+        return parse::skip_value(arg.meta);
+    }
+    let mut args = RetryArgs::default();
+    arg.meta.parse_nested_meta(|inner| {
+        parse::dispatch(
+            &inner,
+            RETRY_KEYS,
+            |_| true,
+            unknown_retry_key,
+            &mut args,
+            arg.errors,
+        )
+    })?;
+    let span = arg.span;
+    arg.set(&mut out.retry, Sp { value: args, span });
+    Ok(())
+}
+
+fn unknown_retry_key(key: &str, keys: &[&str]) -> String {
+    // A key that is a path (`a::b`) is shown as "this".
+    let shown = if key.is_empty() || key.contains("::") {
+        "this".to_string()
+    } else {
+        format!("`{key}`")
+    };
+    let key = if shown == "this" { "" } else { key };
+    parse::unknown_key(key, &shown, "retry(...)", keys)
+}
+
+/// The keys of `retry(...)`.
+#[rustfmt::skip]
+const RETRY_KEYS: &[Key<RetryArgs>] = &[
+    Key { name: "attempts", on: On::Both, example: "attempts = 4", parse: parse_attempts },
+    Key { name: "base", on: On::Both, example: "base = \"200ms\"", parse: |a, arg| parse_duration(&mut a.base, arg) },
+    Key { name: "max", on: On::Both, example: "max = \"30s\"", parse: |a, arg| parse_duration(&mut a.max, arg) },
+    Key { name: "factor", on: On::Both, example: "factor = 2.0", parse: parse_factor },
+    Key { name: "jitter", on: On::Both, example: "jitter = \"full\"", parse: parse_jitter },
+    Key { name: "max_wait", on: On::Both, example: "max_wait = \"60s\"", parse: |a, arg| parse_duration(&mut a.max_wait, arg) },
+];
+
+fn parse_attempts(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
+    let lit: LitInt = arg.value()?;
+    match lit.base10_parse::<u32>() {
+        Ok(0) => arg.error(
+            lit.span(),
+            "attempts = 0 would never make the call; attempts counts the first call too, so write 1 or more",
+        ),
+        Ok(n) => arg.set(&mut args.attempts, Sp { value: n, span: lit.span() }),
+        Err(_) => arg.error(lit.span(), "attempts is a whole number of at least 1, like attempts = 4"),
+    }
+    Ok(())
+}
+
+fn parse_duration(slot: &mut Option<Sp<Nanos>>, arg: &mut Arg) -> syn::Result<()> {
+    let lit = arg.string()?;
+    match duration::parse(&lit.value()) {
+        Ok(nanos) => arg.set(
+            slot,
+            Sp {
+                value: nanos,
+                span: lit.span(),
+            },
+        ),
+        Err(message) => arg.error(lit.span(), message),
+    }
+    Ok(())
+}
+
+fn parse_factor(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
+    let value = arg.meta.value()?;
+    let (number, span) = if value.peek(LitFloat) {
+        let lit: LitFloat = value.parse()?;
+        (lit.base10_parse::<f64>().ok(), lit.span())
+    } else if value.peek(LitInt) {
+        let lit: LitInt = value.parse()?;
+        (lit.base10_parse::<f64>().ok(), lit.span())
+    } else {
+        let tokens = parse::skip_rest(value);
+        arg.error(
+            tokens.span(),
+            "factor is a number of at least 1, like factor = 2.0",
+        );
+        return Ok(());
+    };
+    match number {
+        Some(f) if f.is_finite() && f >= 1.0 => arg.set(&mut args.factor, Sp { value: f, span }),
+        Some(f) if f >= 1.0 => arg.error(
+            span,
+            "factor is too large to be a number (it overflows f64); a factor of 2.0 doubles the delay each retry, and `max` caps it",
+        ),
+        _ => arg.error(
+            span,
+            "factor must be at least 1 (a factor below 1 would shrink the delay); write factor = 2.0 to double it",
+        ),
+    }
+    Ok(())
+}
+
+fn parse_jitter(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
+    let names: Vec<_> = JITTERS.iter().map(|&(name, j, _)| (name, j)).collect();
+    let jitter = one_of(arg, &names, |other| {
+        format!(
+            "unknown jitter `{other}`; expected \"none\", \"full\", \"equal\" or \"decorrelated\""
+        )
+    })?;
+    if let Some(jitter) = jitter {
+        arg.set(&mut args.jitter, jitter);
+    }
+    Ok(())
 }
 
 fn merged(own: Option<&RetryArgs>, container: Option<&RetryArgs>) -> Policy {
@@ -50,10 +204,10 @@ fn merged(own: Option<&RetryArgs>, container: Option<&RetryArgs>) -> Policy {
     }
 }
 
-/// Reports `base` above `max`, at whichever of the two this attribute wrote.
-fn check_order(policy: &Policy, args: &RetryArgs, errors: &mut Errors) {
+/// Why `base` is above `max`, at whichever of the two this attribute wrote, if it is.
+pub fn order_problem(policy: &Policy, args: &RetryArgs) -> Option<(Span, String)> {
     if policy.base <= policy.max {
-        return;
+        return None;
     }
     let (span, fix) = match (&args.base, &args.max) {
         (_, Some(max)) => (max.span, "raise `max` or lower `base`"),
@@ -64,40 +218,22 @@ fn check_order(policy: &Policy, args: &RetryArgs, errors: &mut Errors) {
             base.span,
             "lower `base`, or raise `max` here (the enum's retry(...) sets it)",
         ),
-        (None, None) => return,
+        (None, None) => return None,
     };
-    errors.at(
-        span,
-        format!(
-            "`base` ({}) is greater than `max` ({}): the first delay would exceed the cap; {fix}",
-            policy.base, policy.max
-        ),
+    let message = format!(
+        "`base` ({}) is greater than `max` ({}): the first delay would exceed the cap; {fix}",
+        policy.base, policy.max
     );
+    Some((span, message))
 }
 
-/// Checks a container's `retry(...)` on its own, once, when it sets `max`: with `base`
-/// alone, the variants may still set `max` (see [`check_container_base`]).
-pub fn check_alone(retry: &Sp<RetryArgs>, errors: &mut Errors) {
-    if retry.value.max.is_some() {
-        check_order(&merged(Some(&retry.value), None), &retry.value, errors);
-    }
+/// A container's `retry(...)` on its own, with the runtime's defaults.
+pub fn container_policy(args: &RetryArgs) -> Policy {
+    merged(Some(args), None)
 }
 
-/// Checks a container's `base` (without `max`) against the default `max`, once, when
-/// some retryable variant takes both from the container and the defaults.
-pub fn check_container_base(retry: &Sp<RetryArgs>, errors: &mut Errors) {
-    if retry.value.max.is_none() {
-        check_order(&merged(Some(&retry.value), None), &retry.value, errors);
-    }
-}
-
-/// The variant's policy, or `None` when it is not retryable. Reports a bad tuning.
-pub fn resolve(
-    place: Place,
-    container: &AgentAttrs,
-    own: &AgentAttrs,
-    errors: &mut Errors,
-) -> Option<Policy> {
+/// The variant's policy, or `None` when it is not retryable.
+pub fn policy(place: Place, container: &AgentAttrs, own: &AgentAttrs) -> Option<Policy> {
     if own.retry_markers().is_empty() {
         return None;
     }
@@ -106,49 +242,21 @@ pub fn resolve(
         Place::Enum => container.retry.as_ref().map(|r| &r.value),
         Place::Struct | Place::Variant => None,
     };
-    let own_args = own.retry.as_ref().map(|r| &r.value);
-    let mut policy = merged(own_args, container_args);
-    if let Some(args) = own_args {
-        check_order(&policy, args, errors);
-    }
+    let mut policy = merged(own.retry.as_ref().map(|r| &r.value), container_args);
     policy.rate_limited = own.rate_limited.is_some();
     Some(policy)
 }
 
-/// The `#[retry_after]` field; reports a second one, a wrong type, or a variant that is never retried.
-pub fn retry_after_field(fields: &[Field], own: &AgentAttrs, errors: &mut Errors) -> Option<usize> {
-    let mut found = None;
-    for f in fields {
-        let Some(span) = f.attrs.retry_after else {
-            continue;
-        };
-        if found.is_some() {
-            errors.at(
-                span,
-                "a variant has one #[retry_after] field; remove this one",
-            );
-            continue;
-        }
-        if !is_duration_or_option(f.ty) {
-            errors.at(
-                f.ty.span(),
-                "#[retry_after] needs a field of type `Duration` or `Option<Duration>` (std::time::Duration), the delay the server asked for; convert a number of seconds with `Duration::from_secs`",
-            );
-            continue;
-        }
-        if own.retry_markers().is_empty() {
-            errors.at(
-                span,
-                "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
-            );
-            continue;
-        }
-        found = Some(f.index);
-    }
-    found
+/// The `#[retry_after]` field: the first one marked.
+pub fn retry_after(fields: &[Field]) -> Option<usize> {
+    fields
+        .iter()
+        .find(|f| f.attrs.retry_after.is_some())
+        .map(|f| f.index)
 }
 
-fn is_duration_or_option(ty: &Type) -> bool {
+/// Whether `ty` is `Duration` or `Option<Duration>`, as `#[retry_after]` needs.
+pub fn is_duration_or_option(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
     let Some(last) = path.path.segments.last() else {
         return false;
@@ -173,25 +281,32 @@ fn is_duration_or_option(ty: &Type) -> bool {
 
 impl Jitter {
     fn tokens(self, krate: &TokenStream) -> TokenStream {
-        match self {
-            Jitter::None => quote!(#krate::Jitter::None),
-            Jitter::Full => quote!(#krate::Jitter::Full),
-            Jitter::Equal => quote!(#krate::Jitter::Equal),
-            Jitter::Decorrelated => quote!(#krate::Jitter::Decorrelated),
-        }
+        let (_, _, name) = JITTERS
+            .iter()
+            .find(|(_, j, _)| *j == self)
+            .expect("every jitter is listed");
+        let name = syn::Ident::new(name, Span::call_site());
+        quote!(#krate::Jitter::#name)
     }
 }
 
 impl Recovery {
-    pub fn tokens(self, krate: &TokenStream) -> TokenStream {
-        match self {
-            Recovery::Retry => quote!(#krate::Recovery::Retry),
-            Recovery::Replan => quote!(#krate::Recovery::Replan),
-            Recovery::Fallback => quote!(#krate::Recovery::Fallback),
-            Recovery::Compact => quote!(#krate::Recovery::Compact),
-            Recovery::Abort => quote!(#krate::Recovery::Abort),
-            Recovery::Escalate => quote!(#krate::Recovery::Escalate),
+    /// The recovery when `recovery` is not written: retry what is retried, else abort.
+    pub fn default_for(policy: Option<&Policy>) -> Self {
+        if policy.is_some() {
+            Recovery::Retry
+        } else {
+            Recovery::Abort
         }
+    }
+
+    pub fn tokens(self, krate: &TokenStream) -> TokenStream {
+        let (_, _, name) = RECOVERIES
+            .iter()
+            .find(|(_, r, _)| *r == self)
+            .expect("every recovery is listed");
+        let name = syn::Ident::new(name, Span::call_site());
+        quote!(#krate::Recovery::#name)
     }
 }
 
@@ -233,7 +348,7 @@ impl Policy {
 fn arms(
     input: &Input,
     ask: Ask,
-    value: impl Fn(&crate::model::Variant, &crate::model::Classified) -> Option<TokenStream>,
+    value: impl Fn(&Variant, &Classified) -> Option<TokenStream>,
 ) -> Vec<Option<TokenStream>> {
     input
         .variants
@@ -250,7 +365,7 @@ fn arms(
 pub fn expand(input: &Input) -> TokenStream {
     let krate = &input.krate;
     // The pattern binding a `#[retry_after]` field, and the field's delay.
-    let retry_after_of = |v: &crate::model::Variant, i: usize| -> (TokenStream, TokenStream) {
+    let retry_after_of = |v: &Variant, i: usize| -> (TokenStream, TokenStream) {
         let f = &v.fields[i];
         let (path, pat, binding) = (&v.path, f.pattern(), &f.binding);
         (
@@ -295,6 +410,13 @@ pub fn expand(input: &Input) -> TokenStream {
     let rate_limited = input.match_table(rate_limited, quote!(false));
     let retry_after = input.match_or(retry_after, quote!(::core::option::Option::None));
     let recovery = input.match_table(recovery, quote!(#krate::Recovery::Abort));
+    let bodies = [policy, retryable, rate_limited, retry_after, recovery];
+    methods(krate, bodies)
+}
+
+/// The methods around their bodies.
+fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
+    let [policy, retryable, rate_limited, retry_after, recovery] = bodies;
     quote! {
         fn retry_policy(&self) -> #krate::RetryPolicy {
             #policy

@@ -1,73 +1,38 @@
-//! Causes: which field is a variant's `#[source]` (or `#[from]`), the generated
-//! `Error::source()`, the `: {cause}` of Display, and the `From` impls.
+//! Causes: which field is a variant's `#[source]` (or `#[from]`, or named `source`), the
+//! generated `Error::source()`, the `: {cause}` of Display, and the `From` impls.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use syn::{GenericArgument, PathArguments, Type};
 
-use crate::errors::Errors;
 use crate::model::{Body, Field, Input, Variant};
 use crate::transparent::{self, Ask};
 
-/// The `#[from]` field; reports one beside other fields.
-pub fn from_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
-    let f = fields.iter().find(|f| f.attrs.from.is_some())?;
-    if fields.len() > 1 {
-        let others: Vec<String> = fields
-            .iter()
-            .filter(|o| o.index != f.index)
-            .map(|o| format!("`{}`", name(o)))
-            .collect();
-        let fix = match fields
-            .iter()
-            .find(|o| o.index != f.index && o.attrs.source.is_some())
-        {
-            Some(source) => format!(
-                "`{}` is already the #[source], so remove #[from]",
-                name(source)
-            ),
-            None => "write #[source] instead of #[from], or make this the variant's only field"
-                .to_string(),
-        };
-        errors.at(
-            f.attrs.from?,
-            format!(
-                "#[from] goes on a variant's only field: the `From` impl it generates could not fill {}; {fix}",
-                others.join(", ")
-            ),
-        );
-        return None;
+/// The field a `From` impl fills: a `#[from]` field that is its variant's only field.
+pub fn from_field(fields: &[Field]) -> Option<usize> {
+    match fields {
+        [only] if only.attrs.from.is_some() => Some(only.index),
+        _ => None,
     }
-    Some(f.index)
 }
 
-fn name(f: &Field) -> String {
-    f.name.clone().unwrap_or_else(|| f.index.to_string())
-}
-
-/// The cause field: the one marked `#[source]` or `#[from]`, else one named `source`.
-/// Reports a second marked one.
-pub fn source_field(fields: &[Field], errors: &mut Errors) -> Option<usize> {
-    // A `#[from]` beside other fields is already reported by `from_field`, cause included.
-    let from_reported = fields.len() > 1 && fields.iter().any(|f| f.attrs.from.is_some());
-    let mut marked = fields.iter().filter_map(|f| match f.attrs.source {
+/// The fields marked as the cause, in order: `#[source]`, or `#[from]` when it is the
+/// only field (beside other fields, `#[from]` is a misuse of its own).
+pub fn marked<'f, 'a>(
+    fields: &'f [Field<'a>],
+) -> impl Iterator<Item = (&'f Field<'a>, proc_macro2::Span)> {
+    let from_misused = fields.len() > 1 && fields.iter().any(|f| f.attrs.from.is_some());
+    fields.iter().filter_map(move |f| match f.attrs.source {
         Some(span) => Some((f, span)),
-        None if from_reported => None,
+        None if from_misused => None,
         None => f.attrs.from.map(|span| (f, span)),
-    });
-    match marked.next() {
-        Some((first, _)) => {
-            for (_, span) in marked {
-                errors.at(
-                    span,
-                    format!(
-                        "a variant has one cause, and `{}` is already its #[source]; remove this #[source]",
-                        name(first)
-                    ),
-                );
-            }
-            Some(first.index)
-        }
+    })
+}
+
+/// The cause field: the first one marked, else one named `source`.
+pub fn source_field(fields: &[Field]) -> Option<usize> {
+    match marked(fields).next() {
+        Some((first, _)) => Some(first.index),
         None => fields
             .iter()
             .find(|f| f.name.as_deref() == Some("source"))

@@ -1,0 +1,486 @@
+//! The rules a correct input follows, each one function named after the rule, listed in
+//! the three tables below in the order their errors are reported. Expansion runs only
+//! when none is broken; a broken rule reports at the offending token and says the fix.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned as _;
+
+use crate::code::{self, CODE_GRAMMAR};
+use crate::errors::Errors;
+use crate::model::{Body, Classified, Input, Message, Op, Place, Transparent, Variant};
+use crate::{message, op, retry, source};
+
+type TypeRule = fn(&Input, &mut Errors);
+type Rule<T> = fn(&Input, &Variant, &T, &mut Errors);
+
+/// Checked once the type's own attributes are read.
+const CONTAINER: &[TypeRule] = &[
+    error_goes_on_variants,
+    container_op_in_grammar,
+    namespace_in_grammar,
+    container_base_within_max,
+];
+
+/// Checked as each classified variant is read, so that its errors are reported together.
+const CLASSIFIED: &[Rule<Classified>] = &[
+    from_is_the_only_field,
+    message_is_given,
+    code_in_grammar,
+    default_code_in_grammar,
+    code_fits_with_namespace,
+    op_field_not_redacted,
+    one_op_field,
+    variant_op_in_grammar,
+    op_given_once,
+    struct_has_an_op,
+    base_within_max,
+    one_retry_after,
+    retry_after_is_a_duration,
+    retry_after_needs_retryable,
+    one_source,
+];
+
+/// Checked as each `#[error(transparent)]` variant is read.
+const TRANSPARENT: &[Rule<Transparent>] = &[
+    from_is_the_only_field,
+    transparent_has_one_field,
+    transparent_takes_no_keys,
+    transparent_field_takes_no_attributes,
+    variant_op_in_grammar,
+    transparent_default_code_in_grammar,
+];
+
+/// Checked once every variant is read.
+const WHOLE: &[TypeRule] = &[
+    enum_variants_have_an_op,
+    container_base_within_default_max,
+    codes_are_unique,
+];
+
+pub fn container(input: &Input, errors: &mut Errors) {
+    CONTAINER.iter().for_each(|rule| rule(input, errors));
+}
+
+pub fn variant(input: &Input, v: &Variant, errors: &mut Errors) {
+    match &v.body {
+        Body::Classified(c) => CLASSIFIED.iter().for_each(|rule| rule(input, v, c, errors)),
+        Body::Transparent(t) => TRANSPARENT
+            .iter()
+            .for_each(|rule| rule(input, v, t, errors)),
+    }
+}
+
+pub fn whole(input: &Input, errors: &mut Errors) {
+    WHOLE.iter().for_each(|rule| rule(input, errors));
+}
+
+fn classified<'v>(v: &'v Variant) -> Option<&'v Classified> {
+    match &v.body {
+        Body::Classified(c) => Some(c),
+        Body::Transparent(_) => None,
+    }
+}
+
+fn error_goes_on_variants(input: &Input, errors: &mut Errors) {
+    for attr in &input.misplaced_error {
+        errors.push(syn::Error::new_spanned(
+            attr,
+            "#[error(...)] goes on each variant of an enum, not on the enum itself; move the message to the variants",
+        ));
+    }
+}
+
+fn container_op_in_grammar(input: &Input, errors: &mut Errors) {
+    if let Some(op) = &input.attrs.op
+        && let Some(problem) = op::problem(&op.value)
+    {
+        errors.at(op.span, problem);
+    }
+}
+
+fn namespace_in_grammar(input: &Input, errors: &mut Errors) {
+    if let Some(ns) = &input.attrs.namespace
+        && let Err(why) = code::check_code(&ns.value)
+    {
+        let fix = code::suggest_code(&ns.value)
+            .map(|fixed| format!("; write namespace = \"{fixed}\""))
+            .unwrap_or_default();
+        errors.at(ns.span, format!("invalid namespace: {why}{fix}"));
+    }
+}
+
+/// An enum's `retry(...)` that sets `max`, on its own; with `base` alone the variants may
+/// still set `max` (see [`container_base_within_default_max`]).
+fn container_base_within_max(input: &Input, errors: &mut Errors) {
+    if input.place == Place::Enum
+        && let Some(retry) = &input.attrs.retry
+        && retry.value.max.is_some()
+        && let Some((span, message)) =
+            retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
+    {
+        errors.at(span, message);
+    }
+}
+
+fn from_is_the_only_field<T>(_: &Input, v: &Variant, _: &T, errors: &mut Errors) {
+    let Some(f) = v.fields.iter().find(|f| f.attrs.from.is_some()) else {
+        return;
+    };
+    let (Some(span), true) = (f.attrs.from, v.fields.len() > 1) else {
+        return;
+    };
+    let others: Vec<String> = v
+        .fields
+        .iter()
+        .filter(|o| o.index != f.index)
+        .map(|o| format!("`{}`", o.shown()))
+        .collect();
+    let source = v
+        .fields
+        .iter()
+        .find(|o| o.index != f.index && o.attrs.source.is_some());
+    let fix = match source {
+        Some(source) => format!(
+            "`{}` is already the #[source], so remove #[from]",
+            source.shown()
+        ),
+        None => {
+            "write #[source] instead of #[from], or make this the variant's only field".to_string()
+        }
+    };
+    errors.at(
+        span,
+        format!(
+            "#[from] goes on a variant's only field: the `From` impl it generates could not fill {}; {fix}",
+            others.join(", ")
+        ),
+    );
+}
+
+fn transparent_has_one_field(input: &Input, v: &Variant, t: &Transparent, errors: &mut Errors) {
+    if v.fields.len() == 1 {
+        return;
+    }
+    let what = input.place.what();
+    let (has, fix) = match v.fields.len() {
+        0 => (
+            "no fields".to_string(),
+            "add the error as its one field, like `Other(OtherError)`",
+        ),
+        n => (format!("{n} fields"), "keep only the error inside"),
+    };
+    errors.at(
+        t.span,
+        format!(
+            "#[error(transparent)] forwards to exactly one field, the error inside, but this {what} has {has}; {fix}, or write a message like #[error(\"...\")] instead of `transparent`"
+        ),
+    );
+}
+
+fn transparent_takes_no_keys(_: &Input, v: &Variant, _: &Transparent, errors: &mut Errors) {
+    let own = &v.attrs;
+    let spans = [
+        ("code", own.code.as_ref().map(|s| s.span)),
+        ("recovery", own.recovery.as_ref().map(|s| s.span)),
+        ("status", own.status.as_ref().map(|s| s.span)),
+        ("since", own.since.as_ref().map(|s| s.span)),
+        ("deprecated", own.deprecated.as_ref().map(|s| s.span)),
+    ];
+    let mut keys: Vec<(&str, Span)> = spans
+        .iter()
+        .filter_map(|(k, s)| s.map(|s| (*k, s)))
+        .collect();
+    keys.extend(own.retry_markers());
+    keys.extend(own.hints.iter().map(|h| ("hint", h.span())));
+    for (key, span) in keys {
+        errors.at(
+            span,
+            format!(
+                "`{key}` cannot be set on #[error(transparent)]: code, message, retry and hints come from the error inside (or, for a foreign error, from its classification); remove `{key}`, or replace `transparent` with a message"
+            ),
+        );
+    }
+}
+
+fn transparent_field_takes_no_attributes(
+    _: &Input,
+    v: &Variant,
+    _: &Transparent,
+    errors: &mut Errors,
+) {
+    for field in &v.fields {
+        let misplaced = [
+            ("#[source]", field.attrs.source),
+            ("#[op]", field.attrs.op),
+            ("#[retry_after]", field.attrs.retry_after),
+            ("#[redact]", field.attrs.redact),
+        ];
+        for (name, span) in misplaced.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
+            errors.at(span, format!("{name} has no effect under #[error(transparent)], which forwards everything to this field; remove it"));
+        }
+    }
+}
+
+fn message_is_given(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if let Message::Missing = c.message {
+        errors.at(
+            v.ident.span(),
+            message::missing(input.place, &v.ident.to_string()),
+        );
+    }
+}
+
+fn code_in_grammar(_: &Input, _: &Variant, c: &Classified, errors: &mut Errors) {
+    if !c.code.written {
+        return;
+    }
+    if let Err(why) = code::check_code(&c.code.bare) {
+        let fix = code::suggest_code(&c.code.bare)
+            .map(|fixed| format!("; write code = \"{fixed}\""))
+            .unwrap_or_default();
+        errors.at(c.code.span, format!("invalid code: {why}{fix}"));
+    }
+}
+
+fn default_code_in_grammar(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.code.written {
+        return;
+    }
+    if let Err(why) = code::check_code(&c.code.bare) {
+        let (what, ident) = (input.place.what(), v.ident);
+        let fixed = code::suggest_code(&c.code.bare).unwrap_or_else(|| "...".to_string());
+        errors.at(
+            ident.span(),
+            format!("the default code made from {what} `{ident}` is not valid: {why}; set one with #[agent(code = \"{fixed}\")]"),
+        );
+    }
+}
+
+fn code_fits_with_namespace(_: &Input, _: &Variant, c: &Classified, errors: &mut Errors) {
+    let code = &c.code.value;
+    if code::check_code(&c.code.bare).is_ok() && code.len() > 64 {
+        errors.at(
+            c.code.span,
+            format!(
+                "the code `{code}` is {} characters long with its namespace; {CODE_GRAMMAR}",
+                code.len()
+            ),
+        );
+    }
+}
+
+fn op_field_not_redacted(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let Some(f) = v.fields.iter().find(|f| f.attrs.op.is_some()) else {
+        return;
+    };
+    if let Some(redact) = f.attrs.redact {
+        errors.at(
+            redact,
+            format!(
+                "the #[op] field `{}` cannot be #[redact]: the op names the operation in every rendering, public ones included, and is not secret; remove #[redact], or keep the secret in another field and name the operation with `op = \"...\"`",
+                f.shown()
+            ),
+        );
+    }
+}
+
+fn one_op_field(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let op_fields = v
+        .fields
+        .iter()
+        .filter_map(|f| f.attrs.op.map(|span| (f, span)));
+    for (f, span) in op_fields.skip(1) {
+        errors.at(
+            span,
+            format!(
+                "a variant has one #[op] field; `{}` is a second one, remove one of them",
+                f.shown()
+            ),
+        );
+    }
+}
+
+fn variant_op_in_grammar<T>(input: &Input, v: &Variant, _: &T, errors: &mut Errors) {
+    if let Some(own) = op::own(input.place, &v.attrs)
+        && let Some(problem) = op::problem(&own.value)
+    {
+        errors.at(own.span, problem);
+    }
+}
+
+fn transparent_default_code_in_grammar(
+    input: &Input,
+    v: &Variant,
+    t: &Transparent,
+    errors: &mut Errors,
+) {
+    if let Err(why) = code::check_code(&t.code) {
+        let (what, ident) = (input.place.what(), v.ident);
+        errors.at(
+            ident.span(),
+            format!("the default code made from {what} `{ident}`, which is its code when the field is a foreign error that no classifier knows, is not valid: {why}; rename the {what}, or replace `transparent` with a message and #[agent(code = \"...\")]"),
+        );
+    }
+}
+
+fn op_given_once(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if let (Some(Op::Field(i)), Some(own)) = (&c.op, &v.attrs.op) {
+        let f = &v.fields[*i];
+        errors.at(
+            f.attrs.op.unwrap_or_else(|| f.type_span()),
+            format!(
+                "the op is given twice: by `op = \"{}\"` and by the #[op] field `{}`; keep one",
+                own.value,
+                f.shown()
+            ),
+        );
+    }
+}
+
+fn struct_has_an_op(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if input.place == Place::Struct && c.op.is_none() {
+        let ident = v.ident;
+        errors.at(
+            ident.span(),
+            format!("no op for struct `{ident}`: add #[agent(op = \"llm.generate\")] to the struct, or mark a field #[op] to take it from the field at run time"),
+        );
+    }
+}
+
+fn base_within_max(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if let (Some(policy), Some(args)) = (&c.policy, &v.attrs.retry)
+        && let Some((span, message)) = retry::order_problem(policy, &args.value)
+    {
+        errors.at(span, message);
+    }
+}
+
+fn one_retry_after(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let marked = v.fields.iter().filter_map(|f| f.attrs.retry_after);
+    for span in marked.skip(1) {
+        errors.at(
+            span,
+            "a variant has one #[retry_after] field; remove this one",
+        );
+    }
+}
+
+fn retry_after_is_a_duration(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let marked = v.fields.iter().filter(|f| f.attrs.retry_after.is_some());
+    for f in marked.filter(|f| !retry::is_duration_or_option(f.ty)) {
+        errors.at(
+            f.ty.span(),
+            "#[retry_after] needs a field of type `Duration` or `Option<Duration>` (std::time::Duration), the delay the server asked for; convert a number of seconds with `Duration::from_secs`",
+        );
+    }
+}
+
+fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.policy.is_some() {
+        return;
+    }
+    let marked = v
+        .fields
+        .iter()
+        .filter(|f| retry::is_duration_or_option(f.ty));
+    for span in marked.filter_map(|f| f.attrs.retry_after) {
+        errors.at(
+            span,
+            "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
+        );
+    }
+}
+
+fn one_source(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let mut marked = source::marked(&v.fields);
+    let Some((first, _)) = marked.next() else {
+        return;
+    };
+    for (_, span) in marked {
+        errors.at(
+            span,
+            format!(
+                "a variant has one cause, and `{}` is already its #[source]; remove this #[source]",
+                first.shown()
+            ),
+        );
+    }
+}
+
+/// The enum's variants without an op: reported once, at the enum, when none of its
+/// classified variants has one; otherwise at each variant.
+fn enum_variants_have_an_op(input: &Input, errors: &mut Errors) {
+    if input.place != Place::Enum {
+        return;
+    }
+    let classified: Vec<(&Variant, &Classified)> = input
+        .variants
+        .iter()
+        .filter_map(|v| Some((v, classified(v)?)))
+        .collect();
+    let missing: Vec<&syn::Ident> = classified
+        .iter()
+        .filter(|(_, c)| c.op.is_none())
+        .map(|(v, _)| v.ident)
+        .collect();
+    let enum_ident = input.ident;
+    if missing.len() > 1 && classified.iter().all(|(_, c)| c.op.is_none()) {
+        let names: Vec<String> = missing.iter().map(|i| format!("`{i}`")).collect();
+        errors.at(
+            enum_ident.span(),
+            format!(
+                "no op for any variant of `{enum_ident}` ({}): add #[agent(op = \"llm.generate\")] to the enum, or give each variant its own `op` or #[op] field",
+                names.join(", ")
+            ),
+        );
+        return;
+    }
+    for ident in missing {
+        errors.at(
+            ident.span(),
+            format!("no op for variant `{ident}`: add #[agent(op = \"llm.generate\")] to the enum or to this variant, or mark a field #[op] to take it from the field at run time"),
+        );
+    }
+}
+
+/// An enum's `base` without `max`, against the default `max`, once, when some retryable
+/// variant takes both from the enum and the defaults.
+fn container_base_within_default_max(input: &Input, errors: &mut Errors) {
+    let uses_container_base = input.variants.iter().any(|v| {
+        !v.attrs.retry_markers().is_empty()
+            && v.attrs
+                .retry
+                .as_ref()
+                .is_none_or(|r| r.value.base.is_none() && r.value.max.is_none())
+    });
+    if input.place == Place::Enum
+        && uses_container_base
+        && let Some(retry) = &input.attrs.retry
+        && retry.value.max.is_none()
+        && let Some((span, message)) =
+            retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
+    {
+        errors.at(span, message);
+    }
+}
+
+/// Two variants with the same final code (among the codes in the grammar).
+fn codes_are_unique(input: &Input, errors: &mut Errors) {
+    let mut seen: Vec<(&str, &syn::Ident)> = Vec::new();
+    for v in &input.variants {
+        let Some(c) = classified(v) else { continue };
+        if code::check_code(&c.code.bare).is_err() || c.code.value.len() > 64 {
+            continue;
+        }
+        match seen.iter().find(|(code, _)| *code == c.code.value) {
+            Some((_, first)) => errors.at(
+                c.code.span,
+                format!(
+                    "`{}` has the code `{}`, already the code of `{}`; codes are unique within a type, so give one of them another #[agent(code = \"...\")]",
+                    v.ident, c.code.value, first
+                ),
+            ),
+            None => seen.push((&c.code.value, v.ident)),
+        }
+    }
+}
