@@ -100,6 +100,16 @@ pub trait AgentError: std::error::Error {
     }
 }
 
+/// Writes `op [code]: `, the head of every classified error's Display: `op [code]: message`,
+/// then `: cause` (`__private::write_cause`). The one writer of that form for the runtime's
+/// own types and renderings; derived types write the same form in one `write!`.
+pub(crate) fn write_head(f: &mut fmt::Formatter<'_>, op: &str, code: &str) -> fmt::Result {
+    f.write_str(op)?;
+    f.write_str(" [")?;
+    f.write_str(code)?;
+    f.write_str("]: ")
+}
+
 /// Displays an [`AgentError`]'s message alone, through [`AgentError::fmt_message`].
 struct Message<'a, E: ?Sized>(&'a E);
 

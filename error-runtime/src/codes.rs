@@ -1,7 +1,7 @@
 //! The shared vocabulary of codes, and the grammar every code follows.
 //! Use these constants so that different crates agree on what `"rate_limit"` means.
 
-use crate::catalog::{Catalog, CodeDoc};
+use crate::code_doc::{Catalog, CodeDoc};
 use crate::{Recovery, RetryPolicy};
 
 /// The provider is throttling this client (rate-limited, retryable).
@@ -64,7 +64,7 @@ fn vocabulary_entry(code: &str) -> Option<&'static CodeDoc> {
 }
 
 /// The shared vocabulary as a catalog, so that documentation can list it and
-/// [`catalog::conflicts`](crate::catalog::conflicts) can check a type against it:
+/// `catalog::conflicts` can check a type against it:
 /// `catalog::conflicts(&catalog![Vocabulary, MyError])`.
 #[derive(Clone, Copy, Debug)]
 pub struct Vocabulary;

@@ -7,40 +7,7 @@ use std::fmt;
 use crate::AgentError;
 use crate::codes::{public_code, public_op};
 use crate::public::push_summary;
-
-/// An error's public message as a `Display`: [`AgentError::fmt_public_message`], where
-/// `#[redact]` fields read `[redacted]`. It writes straight into the formatter.
-///
-/// ```
-/// use agent_error::{display, AgentError};
-///
-/// #[derive(Debug, AgentError)]
-/// #[agent(op = "llm.generate", code = "auth_error")]
-/// #[error("key {key} rejected")]
-/// struct KeyRejected { #[redact] key: String }
-///
-/// let e = KeyRejected { key: "sk-live-123".into() };
-/// assert_eq!(display::public(&e).to_string(), "key [redacted] rejected");
-/// ```
-pub fn public(e: &dyn AgentError) -> Public<'_> {
-    Public(e)
-}
-
-/// The Display of an error's public message, returned by [`public`].
-#[derive(Clone, Copy)]
-pub struct Public<'a>(&'a dyn AgentError);
-
-impl fmt::Debug for Public<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl fmt::Display for Public<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_public_message(f)
-    }
-}
+pub use crate::public::{Public, public};
 
 /// The message for the person using the product: the summary (the public message on one
 /// line), then `  - HINT` per hint, one a line. Redacted fields and foreign causes stay out.
@@ -169,9 +136,9 @@ impl fmt::Display for Chain<'_> {
                 Some(e) => {
                     if self.public {
                         let (op, code) = (e.op(), e.code());
-                        write!(f, "{} [{}]: ", public_op(op), public_code(code))?;
+                        crate::agent::write_head(f, public_op(op), public_code(code))?;
                     } else {
-                        write!(f, "{} [{}]: ", e.op(), e.code())?;
+                        crate::agent::write_head(f, e.op(), e.code())?;
                     }
                     if self.public {
                         e.fmt_public_message(f)?;

@@ -180,7 +180,8 @@ impl fmt::Display for Error {
         let mut current = self;
         loop {
             let i = &current.inner;
-            write!(f, "{} [{}]: {}", i.op, i.code, i.message)?;
+            crate::agent::write_head(f, &i.op, &i.code)?;
+            f.write_str(&i.message)?;
             let Some(source) = &i.source else {
                 return Ok(());
             };
@@ -249,12 +250,10 @@ impl AgentError for Error {
         if let Some(recovery) = self.inner.recovery {
             return recovery;
         }
-        if self.inner.policy.is_retryable() {
-            return Recovery::Retry;
-        }
+        let retryable = self.inner.policy.is_retryable();
         match codes::default_recovery(&self.inner.code) {
-            Some(recovery) if recovery != Recovery::Retry => recovery,
-            _ => Recovery::Abort,
+            Some(recovery) if !retryable && recovery != Recovery::Retry => recovery,
+            _ => Recovery::default_for(retryable),
         }
     }
 

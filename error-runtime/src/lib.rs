@@ -44,6 +44,7 @@ pub mod axum;
 pub mod catalog;
 mod chain;
 mod classify;
+mod code_doc;
 pub mod codes;
 pub mod display;
 mod dynamic;

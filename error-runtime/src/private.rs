@@ -566,7 +566,7 @@ pub const fn entry(
     hints: &'static [&'static str],
     recovery: crate::Recovery,
     policy: crate::RetryPolicy,
-) -> crate::catalog::CodeDoc {
+) -> crate::code_doc::CodeDoc {
     code_doc(
         code, op, type_name, variant, message, docs, hints, recovery, policy, None, None, None,
         None,
@@ -589,8 +589,8 @@ pub const fn code_doc(
     url: Option<&'static str>,
     since: Option<&'static str>,
     deprecated: Option<&'static str>,
-) -> crate::catalog::CodeDoc {
-    crate::catalog::CodeDoc {
+) -> crate::code_doc::CodeDoc {
+    crate::code_doc::CodeDoc {
         code,
         op,
         type_name,

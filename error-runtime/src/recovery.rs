@@ -32,6 +32,23 @@ pub enum Recovery {
 }
 
 impl Recovery {
+    /// The recovery of an error that names none, the one rule every type follows: `retry`
+    /// for an error that is retried, `abort` otherwise.
+    ///
+    /// ```
+    /// use agent_error::{Recovery, RetryPolicy};
+    ///
+    /// assert_eq!(Recovery::default_for(RetryPolicy::DEFAULT.is_retryable()), Recovery::Retry);
+    /// assert_eq!(Recovery::default_for(RetryPolicy::NEVER.is_retryable()), Recovery::Abort);
+    /// ```
+    pub const fn default_for(retryable: bool) -> Recovery {
+        if retryable {
+            Recovery::Retry
+        } else {
+            Recovery::Abort
+        }
+    }
+
     /// Every recovery, in declaration order.
     pub const ALL: [Recovery; 6] = [
         Recovery::Retry,

@@ -5,7 +5,7 @@ use std::error::Error as StdError;
 use std::sync::RwLock;
 
 use crate::AgentError;
-use crate::catalog::{Catalog, CodeDoc};
+use crate::code_doc::{Catalog, CodeDoc};
 
 /// How the registry recognises one classified type: a checked downcast to it.
 #[doc(hidden)]
@@ -167,7 +167,7 @@ pub(crate) fn catalogs() -> impl Iterator<Item = &'static [CodeDoc]> {
 /// The derive registers every non-generic type by itself (feature `registry`); use this for
 /// a concrete instantiation of a generic error type (`MyError<String>`) or for a hand-written
 /// [`AgentError`] impl, which must then implement [`Catalog`] too (its codes appear in
-/// [`catalog::all`](crate::catalog::all)). It works with or without the `registry` feature.
+/// `catalog::all`). It works with or without the `registry` feature.
 ///
 /// ```
 /// use agent_error::{find, AgentError};

@@ -315,11 +315,7 @@ impl From<Remote> for Report {
         let recovery = r
             .recovery
             .or_else(|| crate::codes::default_recovery(&code))
-            .unwrap_or(if retryable {
-                Recovery::Retry
-            } else {
-                Recovery::Abort
-            });
+            .unwrap_or(Recovery::default_for(retryable));
         Report::from(Inner {
             op: valid_op(Some(r.op)),
             code,
@@ -342,11 +338,8 @@ fn millis(d: Duration) -> u64 {
 
 /// A recovery read from the wire; an unknown or missing one falls back to the default.
 fn parse_recovery(name: Option<&str>, retryable: bool) -> Recovery {
-    name.and_then(|n| n.parse().ok()).unwrap_or(if retryable {
-        Recovery::Retry
-    } else {
-        Recovery::Abort
-    })
+    name.and_then(|n| n.parse().ok())
+        .unwrap_or(Recovery::default_for(retryable))
 }
 
 impl fmt::Display for Report {
@@ -355,7 +348,8 @@ impl fmt::Display for Report {
         let mut current = self;
         loop {
             let i = &current.inner;
-            write!(f, "{} [{}]: {}", i.op, i.code, i.message)?;
+            crate::agent::write_head(f, &i.op, &i.code)?;
+            f.write_str(&i.message)?;
             match &i.cause {
                 Some(cause) => {
                     f.write_str(": ")?;

@@ -348,7 +348,7 @@ inventory::submit! { crate::registry::Registration::of::<StatusError>() }
 
 impl fmt::Display for StatusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: ", self.op, self.code())?;
+        crate::agent::write_head(f, &self.op, self.code())?;
         self.fmt_message(f)?;
         match &self.source {
             Some(source) => crate::__private::write_cause(f, &**source),

@@ -559,7 +559,7 @@ const HINT: &str = "this tool is disabled for a while; reach the goal another wa
 
 impl fmt::Display for CircuitOpen {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: ", self.key, TOOL_DISABLED)?;
+        crate::agent::write_head(f, &self.key, TOOL_DISABLED)?;
         self.fmt_message(f)
     }
 }

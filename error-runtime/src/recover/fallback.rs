@@ -568,7 +568,7 @@ impl fmt::Debug for FallbackError {
 
 impl fmt::Display for FallbackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: ", self.class.op, self.class.code)?;
+        crate::agent::write_head(f, &self.class.op, &self.class.code)?;
         self.write_message(f, false)
     }
 }

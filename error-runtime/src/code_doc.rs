@@ -1,0 +1,160 @@
+//! `CodeDoc`, what is known of one code, and the `Catalog` trait that lists a type's codes:
+//! core types, built at compile time by derived code and collected by the registry.
+
+use crate::{Recovery, RetryPolicy};
+
+/// What the catalog knows of one code, as one variant declares it.
+///
+/// Derived types build these at compile time: see [`Catalog`]. The fields are public to
+/// read; new fields may be added, so the struct cannot be built outside this crate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CodeDoc {
+    /// The code.
+    pub code: &'static str,
+    /// The op, or `None` when it is set at run time (an `#[op]` field, `with_op`).
+    pub op: Option<&'static str>,
+    /// The declaring type, with its module path (`my_crate::llm::LlmError`).
+    pub type_name: &'static str,
+    /// The variant (the type's own name for a struct).
+    pub variant: &'static str,
+    /// The message's format string as written (`"deadline exceeded after {tokens} tokens"`).
+    pub message: &'static str,
+    /// The variant's `///` doc comment, lines joined with `\n` (empty when none).
+    pub docs: &'static str,
+    /// The hints as written, placeholders and all.
+    pub hints: &'static [&'static str],
+    /// Whether it is retried.
+    pub retryable: bool,
+    /// Whether it is a rate limit.
+    pub rate_limited: bool,
+    /// What an agent loop should do.
+    pub recovery: Recovery,
+    /// The retry policy (without a `retry_after`, which is known only at run time).
+    pub policy: RetryPolicy,
+    /// The HTTP status for wire renderings (`#[agent(status = 503)]`).
+    pub status: Option<u16>,
+    /// The documentation URL (`docs_url` with `{code}` filled in).
+    pub url: Option<&'static str>,
+    /// The version the code appeared in (`#[agent(since = "1.2")]`).
+    pub since: Option<&'static str>,
+    /// Why the code is deprecated and what to use instead.
+    pub deprecated: Option<&'static str>,
+}
+
+impl CodeDoc {
+    /// An entry for a hand-written [`AgentError`](crate::AgentError) impl's
+    /// [`Catalog`]: the code, where it is declared, its policy and recovery. Add the rest
+    /// with the `with_*` methods; all are `const`.
+    ///
+    /// ```
+    /// use agent_error::catalog::{Catalog, CodeDoc};
+    /// use agent_error::{Recovery, RetryPolicy};
+    ///
+    /// struct Busy;
+    /// impl Catalog for Busy {
+    ///     const CODES: &'static [CodeDoc] = &[CodeDoc::new("busy", "my_crate::Busy", "Busy", RetryPolicy::DEFAULT, Recovery::Retry)
+    ///         .with_op("db.query")
+    ///         .with_message("the database is busy")
+    ///         .with_hints(&["try again in a moment"])];
+    /// }
+    /// assert!(Busy::CODES[0].retryable);
+    /// ```
+    pub const fn new(
+        code: &'static str,
+        type_name: &'static str,
+        variant: &'static str,
+        policy: RetryPolicy,
+        recovery: Recovery,
+    ) -> Self {
+        crate::__private::code_doc(
+            code,
+            None,
+            type_name,
+            variant,
+            "",
+            "",
+            &[],
+            recovery,
+            policy,
+            None,
+            None,
+            None,
+            None,
+        )
+    }
+
+    /// With the op.
+    pub const fn with_op(mut self, op: &'static str) -> Self {
+        self.op = Some(op);
+        self
+    }
+
+    /// With the message's format string.
+    pub const fn with_message(mut self, message: &'static str) -> Self {
+        self.message = message;
+        self
+    }
+
+    /// With the docs.
+    pub const fn with_docs(mut self, docs: &'static str) -> Self {
+        self.docs = docs;
+        self
+    }
+
+    /// With the hints.
+    pub const fn with_hints(mut self, hints: &'static [&'static str]) -> Self {
+        self.hints = hints;
+        self
+    }
+
+    /// With the HTTP status.
+    pub const fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// With the documentation URL.
+    pub const fn with_url(mut self, url: &'static str) -> Self {
+        self.url = Some(url);
+        self
+    }
+
+    /// With the version the code appeared in.
+    pub const fn with_since(mut self, since: &'static str) -> Self {
+        self.since = Some(since);
+        self
+    }
+
+    /// Marked deprecated, saying what to use instead.
+    pub const fn with_deprecated(mut self, deprecated: &'static str) -> Self {
+        self.deprecated = Some(deprecated);
+        self
+    }
+}
+
+/// Types whose codes are known at compile time. `#[derive(AgentError)]` implements it
+/// with one entry per variant (transparent variants have none: their codes are their
+/// field's).
+///
+/// ```
+/// use agent_error::{catalog::Catalog, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "llm.generate")]
+/// enum LlmError {
+///     /// The provider is throttling this client.
+///     #[agent(code = "rate_limit", rate_limited, hint = "lower the request rate")]
+///     #[error("provider returned 429")]
+///     RateLimited,
+/// }
+///
+/// let doc = &LlmError::CODES[0];
+/// assert_eq!((doc.code, doc.op, doc.variant), ("rate_limit", Some("llm.generate"), "RateLimited"));
+/// assert_eq!(doc.docs, "The provider is throttling this client.");
+/// assert!(doc.rate_limited);
+/// ```
+pub trait Catalog {
+    /// The type's codes, one entry per variant, in declaration order.
+    const CODES: &'static [CodeDoc];
+}
