@@ -140,7 +140,12 @@ impl Error {
 
     /// A classification copied into a dynamic error, as a foreign classifier returns it:
     /// code, op, public message, policy (with `retry_after`), recovery and hints.
-    #[cfg(any(feature = "rmcp", feature = "tonic", feature = "async-openai"))]
+    #[cfg(any(
+        feature = "reqwest",
+        feature = "rmcp",
+        feature = "tonic",
+        feature = "async-openai"
+    ))]
     pub(crate) fn classification_of(e: &dyn AgentError) -> Self {
         let mut out = Error::new(
             e.op().to_owned(),

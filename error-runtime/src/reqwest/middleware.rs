@@ -242,7 +242,7 @@ fn classify(e: &MiddlewareError) -> Option<crate::Error> {
         MiddlewareError::Reqwest(e) => e,
         MiddlewareError::Middleware(e) => e.as_ref(),
     };
-    crate::classify(inner).map(|c| super::as_dynamic(&*c))
+    crate::classify(inner).map(|c| crate::Error::classification_of(&*c))
 }
 
 crate::__private::register_classifier!(

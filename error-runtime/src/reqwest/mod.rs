@@ -4,7 +4,6 @@
 
 use ::reqwest::{Error as ReqwestError, Response};
 
-use crate::AgentError;
 use crate::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
 use crate::http::StatusError;
 
@@ -32,7 +31,7 @@ fn classify(e: &ReqwestError) -> Option<crate::Error> {
         ));
     }
     if let Some(status) = e.status() {
-        return Some(as_dynamic(&StatusError::new(status.as_u16())));
+        return Some(crate::Error::classification_of(&StatusError::new(status.as_u16())));
     }
     if e.is_builder() {
         return Some(crate::Error::new(
@@ -49,21 +48,6 @@ crate::__private::register_classifier!(
     classify,
     crate::__private::ClassifierOrigin::Builtin
 );
-
-/// A classification as a dynamic error: code, op, public message, policy, recovery, hints.
-fn as_dynamic(e: &dyn AgentError) -> crate::Error {
-    let mut out = crate::Error::new(
-        e.op().to_owned(),
-        e.code().to_owned(),
-        crate::display::public(e).to_string(),
-    )
-    .with_policy(e.retry_policy())
-    .with_recovery(e.recovery());
-    for hint in e.hints() {
-        out = out.with_hint(hint);
-    }
-    out
-}
 
 impl StatusError {
     /// A response read into a classified error: its status, its headers (`Retry-After`,
