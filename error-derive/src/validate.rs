@@ -7,7 +7,9 @@ use syn::spanned::Spanned as _;
 
 use crate::code::{self, CODE_GRAMMAR};
 use crate::errors::Errors;
-use crate::model::{Body, Classified, Input, Message, Op, Place, Transparent, Variant};
+use crate::model::{
+    Body, Classified, Input, Message, Op, Place, Recovery, Transparent, Variant,
+};
 use crate::{message, op, retry, source};
 
 type TypeRule = fn(&Input, &mut Errors);
@@ -37,6 +39,7 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     one_retry_after,
     retry_after_is_a_duration,
     retry_after_needs_retryable,
+    recovery_retry_needs_retryable,
     one_source,
 ];
 
@@ -387,6 +390,21 @@ fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &
         errors.at(
             span,
             "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
+        );
+    }
+}
+
+/// `recovery = "retry"` tells an agent loop to retry what the retrier never retries.
+fn recovery_retry_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.policy.is_some() {
+        return;
+    }
+    if let Some(recovery) = &v.attrs.recovery
+        && recovery.value == Recovery::Retry
+    {
+        errors.at(
+            recovery.span,
+            "`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"",
         );
     }
 }
