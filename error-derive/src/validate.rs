@@ -7,9 +7,7 @@ use syn::spanned::Spanned as _;
 
 use crate::code::{self, CODE_GRAMMAR};
 use crate::errors::Errors;
-use crate::model::{
-    Body, Classified, Input, Message, Op, Place, Recovery, Transparent, Variant,
-};
+use crate::model::{Body, Classified, Input, Message, Op, Place, Recovery, Transparent, Variant};
 use crate::{message, op, retry, source};
 
 type TypeRule = fn(&Input, &mut Errors);
