@@ -160,12 +160,18 @@ pub fn container<'a>(
             .collect(),
         _ => Vec::new(),
     };
+    let misplaced_field_attrs = match place {
+        Place::Enum => field_attrs_in(&input.attrs),
+        // A struct's attributes are its variant's, read with it.
+        _ => Vec::new(),
+    };
     let model = Input {
         ident: &input.ident,
         generics: &input.generics,
         place,
         attrs,
         misplaced_error,
+        misplaced_field_attrs,
         krate,
         variants: Vec::new(),
     };
@@ -196,6 +202,7 @@ pub fn variant<'a>(input: &Input<'a>, raw: RawVariant<'a>, errors: &mut Errors) 
         ident: raw.ident,
         path: raw.path,
         from: source::from_field(&fields),
+        misplaced_field_attrs: field_attrs_in(raw.attrs),
         fields,
         docs,
         attrs,
@@ -285,6 +292,15 @@ fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
     fields.iter().enumerate().map(field).collect()
 }
 
+/// The attributes among `attrs` that belong on a field.
+fn field_attrs_in(attrs: &[Attribute]) -> Vec<&Attribute> {
+    const FIELD_ONLY: [&str; 5] = ["source", "from", "op", "retry_after", "redact"];
+    attrs
+        .iter()
+        .filter(|a| FIELD_ONLY.iter().any(|name| a.path().is_ident(name)))
+        .collect()
+}
+
 /// The field attributes of one field.
 fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -298,6 +314,13 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "op" => &mut out.op,
             "retry_after" => &mut out.retry_after,
             "redact" => &mut out.redact,
+            "error" => {
+                let transparent = attr
+                    .parse_args::<syn::Ident>()
+                    .is_ok_and(|i| i == "transparent");
+                out.error = Some((attr.path().span(), transparent));
+                continue;
+            }
             "agent" => {
                 errors.push(syn::Error::new_spanned(
                     attr,

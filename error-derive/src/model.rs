@@ -39,6 +39,8 @@ pub struct Input<'a> {
     pub attrs: AgentAttrs,
     /// `#[error(...)]` written on an enum.
     pub misplaced_error: Vec<&'a syn::Attribute>,
+    /// Field attributes (`#[source]`, `#[from]`...) written on the enum.
+    pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
     pub krate: TokenStream,
     pub variants: Vec<Variant<'a>>,
 }
@@ -53,6 +55,8 @@ pub struct Variant<'a> {
     pub attrs: AgentAttrs,
     /// The `#[from]` field, when it is the only field.
     pub from: Option<usize>,
+    /// Field attributes (`#[source]`, `#[from]`...) written on the variant or struct.
+    pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
     pub body: Body,
 }
 
@@ -244,6 +248,8 @@ pub struct FieldAttrs {
     pub op: Option<Span>,
     pub retry_after: Option<Span>,
     pub redact: Option<Span>,
+    /// `#[error(...)]` written on the field, and whether it says `transparent`.
+    pub error: Option<(Span, bool)>,
 }
 
 pub struct Field<'a> {
