@@ -378,3 +378,42 @@ fn from_on_an_option_converts_from_the_error_inside() {
         "conformance.check [optional_from]: maybe a cause: disk full"
     );
 }
+
+/// An enum's `#[error("...")]` is the message of the variants without their own.
+mod enum_message {
+    #[derive(Debug, thiserror::Error)]
+    #[error("the tool failed with {code}")]
+    pub enum Theirs {
+        Crashed {
+            code: i32,
+        },
+        #[error("the tool timed out")]
+        TimedOut {
+            code: i32,
+        },
+    }
+
+    #[derive(Debug, agent_error::AgentError)]
+    #[agent(op = "tool.call")]
+    #[error("the tool failed with {code}")]
+    pub enum Ours {
+        /// An explicit enum message wins over a doc comment.
+        Crashed { code: i32 },
+        #[error("the tool timed out")]
+        TimedOut { code: i32 },
+    }
+}
+
+#[test]
+fn an_enum_message_is_the_default_of_its_variants() {
+    use enum_message::{Ours, Theirs};
+    let (ours, theirs) = (Ours::Crashed { code: 2 }, Theirs::Crashed { code: 2 });
+    assert_eq!(ours.message(), theirs.to_string());
+    assert_eq!(
+        ours.to_string(),
+        "tool.call [crashed]: the tool failed with 2"
+    );
+    let (ours, theirs) = (Ours::TimedOut { code: 2 }, Theirs::TimedOut { code: 2 });
+    assert_eq!(ours.message(), theirs.to_string());
+    assert_eq!(ours.message(), "the tool timed out");
+}

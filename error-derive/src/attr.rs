@@ -2,7 +2,7 @@
 //! allowed, parser in the key's concept file), the field attributes, and the reading of
 //! the type and each variant into `model`. Rules across keys are checked in `validate`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Data, DeriveInput, Fields, Member};
@@ -11,7 +11,8 @@ use crate::bounds::Params;
 use crate::errors::Errors;
 use crate::message::{self, ErrorAttr};
 use crate::model::{
-    AgentAttrs, Body, Classified, Field, FieldAttrs, Input, Place, Recovery, Transparent, Variant,
+    AgentAttrs, Body, Classified, Field, FieldAttrs, Format, Input, Place, Recovery, Transparent,
+    Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};
@@ -152,13 +153,9 @@ pub fn container<'a>(
         }
         None => quote!(::agent_error),
     };
-    let misplaced_error = match place {
-        Place::Enum => input
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("error"))
-            .collect(),
-        _ => Vec::new(),
+    let (default_message, transparent_enum) = match place {
+        Place::Enum => enum_message(&input.attrs, errors),
+        _ => (None, None),
     };
     let misplaced_field_attrs = match place {
         Place::Enum => field_attrs_in(&input.attrs),
@@ -170,12 +167,23 @@ pub fn container<'a>(
         generics: &input.generics,
         place,
         attrs,
-        misplaced_error,
+        default_message,
+        transparent_enum,
         misplaced_field_attrs,
         krate,
         variants: Vec::new(),
     };
     Some((model, raw))
+}
+
+/// An enum's `#[error("...")]`, the message of its variants without their own, as in
+/// thiserror; or where `#[error(transparent)]` was written on the enum.
+fn enum_message(attrs: &[Attribute], errors: &mut Errors) -> (Option<Format>, Option<Span>) {
+    match message::error_attr(attrs, errors) {
+        Some(ErrorAttr::Format(format)) => (Some(format), None),
+        Some(ErrorAttr::Transparent(span)) => (None, Some(span)),
+        None => (None, None),
+    }
 }
 
 /// Reads one variant (or the struct), reporting what cannot be read; the rules across
@@ -188,7 +196,9 @@ pub fn variant<'a>(input: &Input<'a>, raw: RawVariant<'a>, errors: &mut Errors) 
     };
     let fields = fields(raw.fields, errors);
     let docs = doc_lines(raw.attrs);
-    let error = message::error_attr(raw.attrs, errors);
+    // The variant's own `#[error]`, else the enum's, else (in `message::of`) its doc comment.
+    let error = message::error_attr(raw.attrs, errors)
+        .or_else(|| input.default_message.clone().map(ErrorAttr::Format));
     let body = match error {
         Some(ErrorAttr::Transparent(span)) => {
             Body::Transparent(transparent(input, raw.ident, span, &attrs, &fields))

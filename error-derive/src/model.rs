@@ -37,8 +37,10 @@ pub struct Input<'a> {
     pub place: Place,
     /// The type's `#[agent(...)]`; on a struct, also its variant's.
     pub attrs: AgentAttrs,
-    /// `#[error(...)]` written on an enum.
-    pub misplaced_error: Vec<&'a syn::Attribute>,
+    /// An enum's `#[error("...")]`: the message of the variants without their own.
+    pub default_message: Option<Format>,
+    /// `#[error(transparent)]` written on an enum.
+    pub transparent_enum: Option<Span>,
     /// Field attributes (`#[source]`, `#[from]`...) written on the enum.
     pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
     pub krate: TokenStream,

@@ -15,7 +15,7 @@ type Rule<T> = fn(&Input, &Variant, &T, &mut Errors);
 
 /// Checked once the type's own attributes are read.
 const CONTAINER: &[TypeRule] = &[
-    error_goes_on_variants,
+    transparent_goes_on_variants,
     field_attributes_not_on_the_enum,
     container_op_in_grammar,
     namespace_in_grammar,
@@ -87,12 +87,12 @@ fn classified<'v>(v: &'v Variant) -> Option<&'v Classified> {
     }
 }
 
-fn error_goes_on_variants(input: &Input, errors: &mut Errors) {
-    for attr in &input.misplaced_error {
-        errors.push(syn::Error::new_spanned(
-            attr,
-            "#[error(...)] goes on each variant of an enum, not on the enum itself; move the message to the variants",
-        ));
+fn transparent_goes_on_variants(input: &Input, errors: &mut Errors) {
+    if let Some(span) = input.transparent_enum {
+        errors.at(
+            span,
+            "#[error(transparent)] goes on each variant that forwards to its one field, not on the enum; move it to those variants",
+        );
     }
 }
 
@@ -281,7 +281,8 @@ fn transparent_field_takes_no_attributes(
 
 fn message_is_given(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
     // A message written on a field is reported as misplaced, not as missing.
-    let misplaced = v.fields.iter().any(|f| f.attrs.error.is_some());
+    let misplaced =
+        input.transparent_enum.is_some() || v.fields.iter().any(|f| f.attrs.error.is_some());
     if let (Message::Missing, false) = (&c.message, misplaced) {
         errors.at(
             v.ident.span(),
