@@ -75,6 +75,18 @@ mod theirs {
         )]
         PositionalArgumentsInNamedVariant { unused: u8 },
 
+        #[error("path {0} and {0:?}")]
+        PathBuf(std::path::PathBuf),
+
+        #[error("borrowed path {path}")]
+        BorrowedPath { path: &'static std::path::Path },
+
+        #[error("maybe a cause")]
+        OptionalFrom {
+            #[from]
+            source: Option<std::io::Error>,
+        },
+
         #[error("no placeholders at all")]
         Plain,
     }
@@ -147,6 +159,18 @@ mod ours {
             "b"
         )]
         PositionalArgumentsInNamedVariant { unused: u8 },
+
+        #[error("path {0} and {0:?}")]
+        PathBuf(std::path::PathBuf),
+
+        #[error("borrowed path {path}")]
+        BorrowedPath { path: &'static std::path::Path },
+
+        #[error("maybe a cause")]
+        OptionalFrom {
+            #[from]
+            source: Option<std::io::Error>,
+        },
 
         #[error("no placeholders at all")]
         Plain,
@@ -317,4 +341,79 @@ fn positional_indexes_in_a_named_variant_are_the_extra_arguments() {
 #[test]
 fn plain_text() {
     assert_eq!(conforms!(E::Plain), "no placeholders at all");
+}
+
+#[test]
+fn path_fields_display_through_display() {
+    assert_eq!(
+        conforms!(E::PathBuf("/tmp/a b".into())),
+        r#"path /tmp/a b and "/tmp/a b""#
+    );
+    assert_eq!(
+        conforms!(E::BorrowedPath {
+            path: std::path::Path::new("/etc")
+        }),
+        "borrowed path /etc"
+    );
+}
+
+#[test]
+fn from_on_an_option_converts_from_the_error_inside() {
+    use std::error::Error as _;
+    let io = || std::io::Error::other("disk full");
+    let theirs = theirs::E::from(io());
+    let ours = ours::E::from(io());
+    assert_eq!(ours.message(), theirs.to_string());
+    assert_eq!(ours.message(), "maybe a cause");
+    assert_eq!(
+        ours.source().map(|s| s.to_string()),
+        Some("disk full".into())
+    );
+    assert_eq!(
+        ours.source().map(|s| s.to_string()),
+        theirs.source().map(|s| s.to_string())
+    );
+    assert_eq!(
+        ours.to_string(),
+        "conformance.check [optional_from]: maybe a cause: disk full"
+    );
+}
+
+/// An enum's `#[error("...")]` is the message of the variants without their own.
+mod enum_message {
+    #[derive(Debug, thiserror::Error)]
+    #[error("the tool failed with {code}")]
+    pub enum Theirs {
+        Crashed {
+            code: i32,
+        },
+        #[error("the tool timed out")]
+        TimedOut {
+            code: i32,
+        },
+    }
+
+    #[derive(Debug, agent_error::AgentError)]
+    #[agent(op = "tool.call")]
+    #[error("the tool failed with {code}")]
+    pub enum Ours {
+        /// An explicit enum message wins over a doc comment.
+        Crashed { code: i32 },
+        #[error("the tool timed out")]
+        TimedOut { code: i32 },
+    }
+}
+
+#[test]
+fn an_enum_message_is_the_default_of_its_variants() {
+    use enum_message::{Ours, Theirs};
+    let (ours, theirs) = (Ours::Crashed { code: 2 }, Theirs::Crashed { code: 2 });
+    assert_eq!(ours.message(), theirs.to_string());
+    assert_eq!(
+        ours.to_string(),
+        "tool.call [crashed]: the tool failed with 2"
+    );
+    let (ours, theirs) = (Ours::TimedOut { code: 2 }, Theirs::TimedOut { code: 2 });
+    assert_eq!(ours.message(), theirs.to_string());
+    assert_eq!(ours.message(), "the tool timed out");
 }

@@ -213,7 +213,9 @@ enum Recoveries {
     #[agent(rate_limited)]
     #[error("c")]
     RateLimited,
-    #[agent(recovery = "retry")]
+    // `recovery = "retry"` needs a retried variant: on a permanent one it is a compile
+    // error (ui-tests/recovery-retry-on-permanent.rs).
+    #[agent(retry(attempts = 5), recovery = "retry")]
     #[error("d")]
     ExplicitRetry,
     #[agent(recovery = "replan")]
@@ -252,7 +254,8 @@ fn an_explicit_recovery_wins() {
 
 #[test]
 fn an_explicit_recovery_does_not_change_retryability() {
-    assert!(!Recoveries::ExplicitRetry.is_retryable());
+    assert!(!Recoveries::Replan.is_retryable());
+    assert!(!Recoveries::Escalate.is_retryable());
     assert!(Recoveries::Abort.is_retryable());
     assert!(Recoveries::Fallback.is_rate_limited());
 }

@@ -381,3 +381,29 @@ fn fields_named_like_generated_bindings_do_not_collide() {
     };
     assert_eq!(e.to_string(), "tool.run [by_field]: 7 ran");
 }
+
+/// A path field shows through `.display()`, with a format spec too (thiserror accepts
+/// only a bare `{path}`), in the public rendering as well; `{path:?}` stays `Debug`.
+#[derive(Debug, AgentError)]
+#[agent(op = "fs.read")]
+#[error("cannot read [{path:>8}] ({path:?}) under {root}")]
+struct OpenFailed {
+    path: std::path::PathBuf,
+    root: &'static std::path::Path,
+}
+
+#[test]
+fn path_fields_display_through_display() {
+    let e = OpenFailed {
+        path: "a.txt".into(),
+        root: std::path::Path::new("/srv"),
+    };
+    assert_eq!(
+        e.to_string(),
+        r#"fs.read [open_failed]: cannot read [   a.txt] ("a.txt") under /srv"#
+    );
+    assert_eq!(
+        agent_error::display::public(&e).to_string(),
+        r#"cannot read [   a.txt] ("a.txt") under /srv"#
+    );
+}

@@ -2,7 +2,7 @@
 //! allowed, parser in the key's concept file), the field attributes, and the reading of
 //! the type and each variant into `model`. Rules across keys are checked in `validate`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Data, DeriveInput, Fields, Member};
@@ -11,7 +11,8 @@ use crate::bounds::Params;
 use crate::errors::Errors;
 use crate::message::{self, ErrorAttr};
 use crate::model::{
-    AgentAttrs, Body, Classified, Field, FieldAttrs, Input, Place, Recovery, Transparent, Variant,
+    AgentAttrs, Body, Classified, Field, FieldAttrs, Format, Input, Place, Recovery, Transparent,
+    Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};
@@ -152,12 +153,13 @@ pub fn container<'a>(
         }
         None => quote!(::agent_error),
     };
-    let misplaced_error = match place {
-        Place::Enum => input
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("error"))
-            .collect(),
+    let (default_message, transparent_enum) = match place {
+        Place::Enum => enum_message(&input.attrs, errors),
+        _ => (None, None),
+    };
+    let misplaced_field_attrs = match place {
+        Place::Enum => field_attrs_in(&input.attrs),
+        // A struct's attributes are its variant's, read with it.
         _ => Vec::new(),
     };
     let model = Input {
@@ -165,11 +167,23 @@ pub fn container<'a>(
         generics: &input.generics,
         place,
         attrs,
-        misplaced_error,
+        default_message,
+        transparent_enum,
+        misplaced_field_attrs,
         krate,
         variants: Vec::new(),
     };
     Some((model, raw))
+}
+
+/// An enum's `#[error("...")]`, the message of its variants without their own, as in
+/// thiserror; or where `#[error(transparent)]` was written on the enum.
+fn enum_message(attrs: &[Attribute], errors: &mut Errors) -> (Option<Format>, Option<Span>) {
+    match message::error_attr(attrs, errors) {
+        Some(ErrorAttr::Format(format)) => (Some(format), None),
+        Some(ErrorAttr::Transparent(span)) => (None, Some(span)),
+        None => (None, None),
+    }
 }
 
 /// Reads one variant (or the struct), reporting what cannot be read; the rules across
@@ -182,7 +196,9 @@ pub fn variant<'a>(input: &Input<'a>, raw: RawVariant<'a>, errors: &mut Errors) 
     };
     let fields = fields(raw.fields, errors);
     let docs = doc_lines(raw.attrs);
-    let error = message::error_attr(raw.attrs, errors);
+    // The variant's own `#[error]`, else the enum's, else (in `message::of`) its doc comment.
+    let error = message::error_attr(raw.attrs, errors)
+        .or_else(|| input.default_message.clone().map(ErrorAttr::Format));
     let body = match error {
         Some(ErrorAttr::Transparent(span)) => {
             Body::Transparent(transparent(input, raw.ident, span, &attrs, &fields))
@@ -196,6 +212,7 @@ pub fn variant<'a>(input: &Input<'a>, raw: RawVariant<'a>, errors: &mut Errors) 
         ident: raw.ident,
         path: raw.path,
         from: source::from_field(&fields),
+        misplaced_field_attrs: field_attrs_in(raw.attrs),
         fields,
         docs,
         attrs,
@@ -285,6 +302,15 @@ fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
     fields.iter().enumerate().map(field).collect()
 }
 
+/// The attributes among `attrs` that belong on a field.
+fn field_attrs_in(attrs: &[Attribute]) -> Vec<&Attribute> {
+    const FIELD_ONLY: [&str; 5] = ["source", "from", "op", "retry_after", "redact"];
+    attrs
+        .iter()
+        .filter(|a| FIELD_ONLY.iter().any(|name| a.path().is_ident(name)))
+        .collect()
+}
+
 /// The field attributes of one field.
 fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -298,6 +324,13 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "op" => &mut out.op,
             "retry_after" => &mut out.retry_after,
             "redact" => &mut out.redact,
+            "error" => {
+                let transparent = attr
+                    .parse_args::<syn::Ident>()
+                    .is_ok_and(|i| i == "transparent");
+                out.error = Some((attr.path().span(), transparent));
+                continue;
+            }
             "agent" => {
                 errors.push(syn::Error::new_spanned(
                     attr,

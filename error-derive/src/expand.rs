@@ -20,12 +20,22 @@ pub fn impls(input: &Input) -> TokenStream {
     } else {
         TokenStream::new()
     };
-    quote! {
+    allow_deprecated(quote! {
         #forwarding
         #catalog_impl
         #from_impls
         #eq
         #register
+    })
+}
+
+/// The impls in one anonymous `const`, under `#[allow(deprecated)]`: a `#[deprecated]`
+/// type or field is the user's to deprecate, and naming it in the generated impls must
+/// not fail a `#![deny(deprecated)]` crate.
+fn allow_deprecated(impls: TokenStream) -> TokenStream {
+    quote! {
+        #[allow(deprecated)]
+        const _: () = { #impls };
     }
 }
 
@@ -117,7 +127,7 @@ pub fn fallback(input: &Input) -> TokenStream {
             impl #impl_generics ::core::cmp::Eq for #ident #ty_generics #where_clause {}
         }
     };
-    quote! {
+    allow_deprecated(quote! {
         impl #impl_generics ::core::fmt::Display for #ident #ty_generics #where_clause {
             fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 ::core::unreachable!()
@@ -138,5 +148,5 @@ pub fn fallback(input: &Input) -> TokenStream {
         }
         #eq
         #from_impls
-    }
+    })
 }

@@ -153,6 +153,9 @@ struct Names<'f, 'a> {
     /// Fields that set a width or precision (`{x:>w$}`): numbers, never errors, and never
     /// redacted (their value would show in the padding).
     widths: Vec<usize>,
+    /// The named arguments the rewritten string needs: a field, and whether it is a path
+    /// shown through `.display()`.
+    needed: Vec<(usize, bool)>,
     ok: bool,
 }
 
@@ -188,7 +191,11 @@ impl<'f, 'a> Names<'f, 'a> {
         if width {
             self.widths.push(field.index);
         }
-        field.binding.to_string()
+        let display = trait_ == FmtTrait::Display && !width && is_path(field.ty);
+        if !self.needed.contains(&(field.index, display)) {
+            self.needed.push((field.index, display));
+        }
+        argument_name(field, display).to_string()
     }
 
     fn positional(&self, name: &str, errors: &mut Errors) -> Option<&'f Field<'a>> {
@@ -229,6 +236,7 @@ pub fn resolve(
         user_named: format.named.iter().map(|(n, _)| n.to_string()).collect(),
         used: Vec::new(),
         widths: Vec::new(),
+        needed: Vec::new(),
         ok: true,
     };
     let (out, placeholders) = rewrite_placeholders(&text, &mut names, errors);
@@ -363,13 +371,22 @@ fn field_arguments(
 ) -> Option<()> {
     let mut ok = true;
     let mut seen: Vec<usize> = Vec::new();
-    for &(index, _) in &names.used {
+    for &(index, display) in &names.needed {
+        let field = &names.fields[index];
+        let binding = &field.binding;
+        if display {
+            let name = argument_name(field, true);
+            args.push(quote!(#name = #binding.display()));
+            public_args.push(match field.attrs.redact {
+                Some(_) => quote!(#name = #krate::__private::Redacted),
+                None => quote!(#name = #binding.display()),
+            });
+            continue;
+        }
         if seen.contains(&index) {
             continue;
         }
         seen.push(index);
-        let field = &names.fields[index];
-        let binding = &field.binding;
         args.push(quote!(#binding = #binding));
         let width = names.widths.contains(&index);
         if let Some(redact) = field.attrs.redact.filter(|_| width) {
@@ -391,6 +408,33 @@ fn field_arguments(
         });
     }
     ok.then_some(())
+}
+
+/// The named argument standing for `field` in the rewritten string: its binding, or for a
+/// path shown with `{}`, a second name bound to `.display()` (`{path:?}` still needs the
+/// path itself).
+fn argument_name(field: &Field, display: bool) -> Ident {
+    match display {
+        true => Ident::new(
+            &format!("__agent_display_{}", field.binding),
+            field.binding.span(),
+        ),
+        false => field.binding.clone(),
+    }
+}
+
+/// `Path` or `PathBuf`, or a reference to one: not `Display`, shown as thiserror shows
+/// them, through `.display()`. Known by name, as `may_be_error` knows plain types.
+fn is_path(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_path(&r.elem),
+        syn::Type::Paren(p) => is_path(&p.elem),
+        syn::Type::Group(g) => is_path(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|last| {
+            (last.ident == "Path" || last.ident == "PathBuf") && last.arguments.is_none()
+        }),
+        _ => false,
+    }
 }
 
 /// A placeholder naming one of `fields`, for messages.

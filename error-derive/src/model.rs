@@ -37,8 +37,12 @@ pub struct Input<'a> {
     pub place: Place,
     /// The type's `#[agent(...)]`; on a struct, also its variant's.
     pub attrs: AgentAttrs,
-    /// `#[error(...)]` written on an enum.
-    pub misplaced_error: Vec<&'a syn::Attribute>,
+    /// An enum's `#[error("...")]`: the message of the variants without their own.
+    pub default_message: Option<Format>,
+    /// `#[error(transparent)]` written on an enum.
+    pub transparent_enum: Option<Span>,
+    /// Field attributes (`#[source]`, `#[from]`...) written on the enum.
+    pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
     pub krate: TokenStream,
     pub variants: Vec<Variant<'a>>,
 }
@@ -53,6 +57,8 @@ pub struct Variant<'a> {
     pub attrs: AgentAttrs,
     /// The `#[from]` field, when it is the only field.
     pub from: Option<usize>,
+    /// Field attributes (`#[source]`, `#[from]`...) written on the variant or struct.
+    pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
     pub body: Body,
 }
 
@@ -244,6 +250,8 @@ pub struct FieldAttrs {
     pub op: Option<Span>,
     pub retry_after: Option<Span>,
     pub redact: Option<Span>,
+    /// `#[error(...)]` written on the field, and whether it says `transparent`.
+    pub error: Option<(Span, bool)>,
 }
 
 pub struct Field<'a> {

@@ -42,13 +42,23 @@ pub fn source_field(fields: &[Field]) -> Option<usize> {
 
 /// Whether the cause field is an `Option<...>`, which may hold no cause.
 pub fn is_option(ty: &Type) -> bool {
-    let Type::Path(path) = ty else { return false };
-    path.qself.is_none()
-        && path.path.segments.last().is_some_and(|s| {
-            s.ident == "Option"
-                && matches!(&s.arguments, PathArguments::AngleBracketed(a)
-                    if a.args.len() == 1 && matches!(a.args.first(), Some(GenericArgument::Type(_))))
-        })
+    option_inner(ty).is_some()
+}
+
+/// `E` in `Option<E>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    match (path.qself.is_none() && last.ident == "Option", a.args.len()) {
+        (true, 1) => match a.args.first() {
+            Some(GenericArgument::Type(inner)) => Some(inner),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The pattern binding a variant's cause, and its value as `&dyn Error`, optional or not.
@@ -105,13 +115,18 @@ pub fn expand_from(input: &Input) -> TokenStream {
         .iter()
         .filter_map(|v| {
             let f = &v.fields[v.from?];
-            let (ty, member, path) = (f.ty, &f.member, &v.path);
+            let (member, path) = (&f.member, &v.path);
+            // `From<E>` for an `Option<E>` field, as thiserror: the cause is then present.
+            let (ty, value) = match option_inner(f.ty) {
+                Some(inner) => (inner, quote!(::core::option::Option::Some(source))),
+                None => (f.ty, quote!(source)),
+            };
             Some(quote! {
                 #[automatically_derived]
                 impl #impl_generics ::core::convert::From<#ty> for #ident #ty_generics #where_clause {
                     #[inline]
                     fn from(source: #ty) -> Self {
-                        #path { #member: source }
+                        #path { #member: #value }
                     }
                 }
             })

@@ -7,7 +7,7 @@ use syn::spanned::Spanned as _;
 
 use crate::code::{self, CODE_GRAMMAR};
 use crate::errors::Errors;
-use crate::model::{Body, Classified, Input, Message, Op, Place, Transparent, Variant};
+use crate::model::{Body, Classified, Input, Message, Op, Place, Recovery, Transparent, Variant};
 use crate::{message, op, retry, source};
 
 type TypeRule = fn(&Input, &mut Errors);
@@ -15,7 +15,8 @@ type Rule<T> = fn(&Input, &Variant, &T, &mut Errors);
 
 /// Checked once the type's own attributes are read.
 const CONTAINER: &[TypeRule] = &[
-    error_goes_on_variants,
+    transparent_goes_on_variants,
+    field_attributes_not_on_the_enum,
     container_op_in_grammar,
     namespace_in_grammar,
     container_base_within_max,
@@ -23,6 +24,8 @@ const CONTAINER: &[TypeRule] = &[
 
 /// Checked as each classified variant is read, so that its errors are reported together.
 const CLASSIFIED: &[Rule<Classified>] = &[
+    field_attributes_not_on_the_variant,
+    error_not_on_a_field,
     from_is_the_only_field,
     message_is_given,
     code_in_grammar,
@@ -37,11 +40,14 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     one_retry_after,
     retry_after_is_a_duration,
     retry_after_needs_retryable,
+    recovery_retry_needs_retryable,
     one_source,
 ];
 
 /// Checked as each `#[error(transparent)]` variant is read.
 const TRANSPARENT: &[Rule<Transparent>] = &[
+    field_attributes_not_on_the_variant,
+    error_not_on_a_field,
     from_is_the_only_field,
     transparent_has_one_field,
     transparent_takes_no_keys,
@@ -81,12 +87,64 @@ fn classified<'v>(v: &'v Variant) -> Option<&'v Classified> {
     }
 }
 
-fn error_goes_on_variants(input: &Input, errors: &mut Errors) {
-    for attr in &input.misplaced_error {
-        errors.push(syn::Error::new_spanned(
-            attr,
-            "#[error(...)] goes on each variant of an enum, not on the enum itself; move the message to the variants",
-        ));
+fn transparent_goes_on_variants(input: &Input, errors: &mut Errors) {
+    if let Some(span) = input.transparent_enum {
+        errors.at(
+            span,
+            "#[error(transparent)] goes on each variant that forwards to its one field, not on the enum; move it to those variants",
+        );
+    }
+}
+
+/// What a field attribute written on a type or variant should say: where it goes.
+fn field_attribute_goes_on_a_field(attr: &syn::Attribute, what: &str) -> syn::Error {
+    let name = attr
+        .path()
+        .get_ident()
+        .map_or_else(String::new, |i| i.to_string());
+    let field = match name.as_str() {
+        "source" => "the field that holds the cause",
+        "from" => "the only field, the error it is converted from",
+        "op" => "the field that holds the operation's name (or write #[agent(op = \"...\")] here)",
+        "retry_after" => "the `Duration` field that holds the server's requested delay",
+        _ => "each field to hide",
+    };
+    syn::Error::new_spanned(
+        attr.path(),
+        format!("#[{name}] goes on a field, not on the {what}; move it to {field}"),
+    )
+}
+
+fn field_attributes_not_on_the_enum(input: &Input, errors: &mut Errors) {
+    for attr in &input.misplaced_field_attrs {
+        errors.push(field_attribute_goes_on_a_field(attr, "enum"));
+    }
+}
+
+fn field_attributes_not_on_the_variant<T>(input: &Input, v: &Variant, _: &T, errors: &mut Errors) {
+    for attr in &v.misplaced_field_attrs {
+        errors.push(field_attribute_goes_on_a_field(attr, input.place.what()));
+    }
+}
+
+/// `#[error(...)]` on a field: the message, or `transparent`, is the variant's.
+fn error_not_on_a_field<T>(input: &Input, v: &Variant, _: &T, errors: &mut Errors) {
+    let what = input.place.what();
+    let marked = v.fields.iter().filter_map(|f| Some((f, f.attrs.error?)));
+    for (f, (span, transparent)) in marked {
+        let message = if transparent {
+            format!(
+                "#[error(transparent)] goes on the {what}, not on its field; write it above `{}`, whose one field is then the error it forwards to",
+                v.ident
+            )
+        } else {
+            format!(
+                "#[error(\"...\")] goes on the {what}, not on a field; move it above `{}`, and name the field in the message, like {{{}}}",
+                v.ident,
+                f.shown()
+            )
+        };
+        errors.at(span, message);
     }
 }
 
@@ -222,7 +280,10 @@ fn transparent_field_takes_no_attributes(
 }
 
 fn message_is_given(input: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
-    if let Message::Missing = c.message {
+    // A message written on a field is reported as misplaced, not as missing.
+    let misplaced =
+        input.transparent_enum.is_some() || v.fields.iter().any(|f| f.attrs.error.is_some());
+    if let (Message::Missing, false) = (&c.message, misplaced) {
         errors.at(
             v.ident.span(),
             message::missing(input.place, &v.ident.to_string()),
@@ -387,6 +448,21 @@ fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &
         errors.at(
             span,
             "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
+        );
+    }
+}
+
+/// `recovery = "retry"` tells an agent loop to retry what the retrier never retries.
+fn recovery_retry_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    if c.policy.is_some() {
+        return;
+    }
+    if let Some(recovery) = &v.attrs.recovery
+        && recovery.value == Recovery::Retry
+    {
+        errors.at(
+            recovery.span,
+            "`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"",
         );
     }
 }

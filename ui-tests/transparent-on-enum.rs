@@ -2,10 +2,9 @@ use agent_error::AgentError;
 
 #[derive(Debug, AgentError)]
 #[agent(op = "llm.generate")]
-#[error("the model failed")]
+#[error(transparent)]
 pub enum LlmError {
-    #[error("provider returned 429")]
-    RateLimited,
+    Io(std::io::Error),
 }
 
 fn main() {}
