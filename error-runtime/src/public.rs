@@ -5,30 +5,70 @@ use std::fmt::{self, Write as _};
 
 use crate::AgentError;
 
-/// Writes `text` on one line: newlines, carriage returns and tabs become spaces, and
-/// trailing white space and periods go.
-pub(crate) fn push_one_line(out: &mut String, text: &str) {
-    let start = out.len();
-    out.extend(text.chars().map(|c| {
-        if matches!(c, '\n' | '\r' | '\t') {
-            ' '
-        } else {
-            c
+/// A writer that puts text on one line as it comes: leading white space is skipped (when
+/// asked), newlines, carriage returns and tabs become spaces. The caller trims the end.
+struct OneLine<'a> {
+    out: &'a mut String,
+    /// Whether leading white space is still being skipped.
+    skipping: bool,
+}
+
+impl fmt::Write for OneLine<'_> {
+    fn write_str(&mut self, mut text: &str) -> fmt::Result {
+        if self.skipping {
+            text = text.trim_start();
+            if text.is_empty() {
+                return Ok(());
+            }
+            self.skipping = false;
         }
-    }));
+        // The folded characters are ASCII, so splitting at them keeps every char whole.
+        let mut pieces = text.split(['\n', '\r', '\t']);
+        if let Some(first) = pieces.next() {
+            self.out.push_str(first);
+        }
+        for piece in pieces {
+            self.out.push(' ');
+            self.out.push_str(piece);
+        }
+        Ok(())
+    }
+}
+
+/// Drops the trailing white space and periods of what was written after `start`.
+fn trim_end_from(out: &mut String, start: usize) {
     let kept = out[start..]
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
         .len();
     out.truncate(start + kept);
 }
 
-/// The summary: the public message on one line, or the code when that is empty.
-pub(crate) fn push_summary(out: &mut String, e: &dyn AgentError) {
-    let mut message = String::new();
-    // Writing into a String cannot fail.
-    let _ = write!(message, "{}", public(e));
+/// Writes `text` on one line: newlines, carriage returns and tabs become spaces, and
+/// trailing white space and periods go.
+pub(crate) fn push_one_line(out: &mut String, text: &str) {
     let start = out.len();
-    push_one_line(out, message.trim_start());
+    let _ = OneLine {
+        out,
+        skipping: false,
+    }
+    .write_str(text);
+    trim_end_from(out, start);
+}
+
+/// The summary: the public message on one line, or the code when that is empty. The message
+/// is written straight into `out`, folded as it comes.
+pub(crate) fn push_summary(out: &mut String, e: &dyn AgentError) {
+    let start = out.len();
+    // Writing into a String cannot fail; an error's Display that fails leaves what it wrote.
+    let _ = write!(
+        OneLine {
+            out,
+            skipping: true,
+        },
+        "{}",
+        public(e)
+    );
+    trim_end_from(out, start);
     if out.len() == start {
         out.push_str(crate::codes::public_code(e.code()));
     }

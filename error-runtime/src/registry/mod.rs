@@ -1,11 +1,16 @@
 //! The link-time registry: the classified types a chain walk recognises, and the classifiers
 //! of foreign errors. The runtime's own entries and the user's are collected the same way.
 
+mod cache;
+
+use std::any::TypeId;
 use std::error::Error as StdError;
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{OnceLock, RwLock};
 
 use crate::AgentError;
 use crate::code_doc::{Catalog, CodeDoc};
+use cache::VtableCache;
 
 /// How the registry recognises one classified type: a checked downcast to it.
 #[doc(hidden)]
@@ -57,7 +62,7 @@ fn cast<'a, T: AgentError + 'static>(
 
 /// Who wrote a classifier: the user's run before the runtime's own.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Origin {
     /// `classifier!` in the user's code.
     User,
@@ -69,7 +74,8 @@ pub enum Origin {
 #[doc(hidden)]
 pub struct ClassifierRegistration {
     classify: fn(&(dyn StdError + 'static)) -> Option<crate::Error>,
-    size: usize,
+    type_id: fn() -> TypeId,
+    is: fn(&(dyn StdError + 'static)) -> bool,
     origin: Origin,
 }
 
@@ -82,22 +88,90 @@ impl ClassifierRegistration {
     ) -> Self {
         ClassifierRegistration {
             classify,
-            size: std::mem::size_of::<T>(),
+            type_id: TypeId::of::<T>,
+            is: is::<T>,
             origin,
         }
     }
 }
 
+fn is<T: StdError + 'static>(link: &(dyn StdError + 'static)) -> bool {
+    link.is::<T>()
+}
+
 inventory::collect!(Registration);
 inventory::collect!(ClassifierRegistration);
+
+/// The registry's link-time lists, collected once into vectors so that a remembered index
+/// reaches its entry directly.
+struct Lists {
+    /// Every registered type, in `inventory`'s order (the scan's order).
+    typed: Vec<&'static Registration>,
+    /// Every link-time classifier, grouped by the type it classifies; within a group the
+    /// user's before the runtime's own.
+    classifiers: Vec<&'static ClassifierRegistration>,
+    /// Where each group of `classifiers` starts and ends.
+    groups: Vec<(usize, usize)>,
+}
+
+fn lists() -> &'static Lists {
+    static LISTS: OnceLock<Lists> = OnceLock::new();
+    LISTS.get_or_init(|| {
+        let typed = inventory::iter::<Registration>.into_iter().collect();
+        let mut classifiers: Vec<&'static ClassifierRegistration> =
+            inventory::iter::<ClassifierRegistration>
+                .into_iter()
+                .collect();
+        // Stable: two classifiers of one type and origin keep their order.
+        classifiers.sort_by_key(|c| ((c.type_id)(), c.origin));
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for (i, c) in classifiers.iter().enumerate() {
+            match groups.last_mut() {
+                Some((start, end)) if (classifiers[*start].type_id)() == (c.type_id)() => {
+                    *end = i + 1
+                }
+                _ => groups.push((i, i + 1)),
+            }
+        }
+        Lists {
+            typed,
+            classifiers,
+            groups,
+        }
+    })
+}
+
+impl Lists {
+    /// The classifiers of the group `g` if they classify `link`'s type.
+    fn group_for(
+        &self,
+        g: usize,
+        link: &(dyn StdError + 'static),
+    ) -> Option<&[&'static ClassifierRegistration]> {
+        let (start, end) = self.groups[g];
+        (self.classifiers[start].is)(link).then(|| &self.classifiers[start..end])
+    }
+}
+
+static TYPED: VtableCache = VtableCache::new();
+static FOREIGN: VtableCache = VtableCache::new();
 
 /// The link itself as a classified type, if its type is registered.
 pub(crate) fn typed<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
-    inventory::iter::<Registration>
-        .into_iter()
-        .find_map(|r| (r.cast)(link))
+    let lists = lists();
+    TYPED.recognise(
+        link,
+        |i| (lists.typed[i].cast)(link),
+        || {
+            lists
+                .typed
+                .iter()
+                .enumerate()
+                .find_map(|(i, r)| (r.cast)(link).map(|e| (i, e)))
+        },
+    )
 }
 
 /// A classifier added at run time with [`register_classifier`].
@@ -105,22 +179,25 @@ type Added = Box<dyn Fn(&(dyn StdError + 'static)) -> Option<crate::Error> + Sen
 
 static ADDED: RwLock<Vec<Added>> = RwLock::new(Vec::new());
 
+/// Whether `ADDED` holds anything: most programs add nothing, and skip its lock.
+static ANY_ADDED: AtomicBool = AtomicBool::new(false);
+
 /// The classification of a foreign link: classifiers added at run time first, in the order
 /// they were added, then the user's link-time ones, then the runtime's own.
 pub(crate) fn foreign(link: &(dyn StdError + 'static)) -> Option<crate::Error> {
-    if let Ok(added) = ADDED.read()
+    if ANY_ADDED.load(Ordering::Acquire)
+        && let Ok(added) = ADDED.read()
         && let Some(e) = added.iter().find_map(|classify| classify(link))
     {
         return Some(e);
     }
-    let size = std::mem::size_of_val(link);
-    let registered = |origin: Origin| {
-        inventory::iter::<ClassifierRegistration>
-            .into_iter()
-            .filter(move |c| c.origin == origin && c.size == size)
-            .find_map(|c| (c.classify)(link))
-    };
-    registered(Origin::User).or_else(|| registered(Origin::Builtin))
+    let lists = lists();
+    let group = FOREIGN.recognise(
+        link,
+        |g| lists.group_for(g, link),
+        || (0..lists.groups.len()).find_map(|g| lists.group_for(g, link).map(|group| (g, group))),
+    )?;
+    group.iter().find_map(|c| (c.classify)(link))
 }
 
 /// Adds a classifier for the foreign error type `T` at run time, for targets where
@@ -155,6 +232,7 @@ pub fn register_classifier<T: StdError + 'static>(
         .write()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     list.push(added);
+    ANY_ADDED.store(true, Ordering::Release);
 }
 
 /// The catalogs of every registered type.

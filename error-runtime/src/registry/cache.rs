@@ -1,0 +1,208 @@
+//! Which registration recognises a link, remembered by the address of the link's `dyn Error`
+//! vtable: a fixed table of atomics filled on first sight, so a chain walk costs O(links).
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Slots of one table (a power of two): far more than the distinct error types a program
+/// shows a chain walk. Two words a slot, 16 KiB a table on a 64-bit target.
+const SLOTS: usize = 1024;
+
+/// Slots looked at for one vtable before giving up: a vtable that finds none free is
+/// scanned on every sight, as it was before the cache.
+const PROBES: usize = 16;
+
+/// A value slot: not yet written (its key was just claimed).
+const PENDING: usize = 0;
+/// A value slot: no registration recognises links with this vtable.
+const UNKNOWN: usize = 1;
+/// A value slot holds `KNOWN + index` of the registration that recognises them.
+const KNOWN: usize = 2;
+
+/// A table from vtable addresses to the registration (by its index in the registry's list)
+/// that recognises links with that vtable, or to "none".
+///
+/// Why a remembered answer is sound: the answer computed for a vtable (the first
+/// registration whose downcast succeeds, or none) depends only on the link's type: every
+/// downcast compares the link's `type_id`, and a `dyn Error` vtable holds that type's own
+/// `type_id` method, which returns a constant particular to the type, so two types never
+/// share a vtable. One type may have several vtables (codegen units duplicate them); that
+/// costs one slot each, nothing more. Vtables are never freed while the program can still
+/// reach them (the registry's own link-time lists would dangle first), so an address is not
+/// reused by another type. A known answer is still confirmed by its downcast on every hit,
+/// and a failed confirmation falls back to the full scan; an "unknown" answer cannot be
+/// confirmed by a downcast and rests on the argument above.
+///
+/// Slots are written once: a key is claimed by a compare-exchange from 0 and then its value
+/// is stored, so a value read under a key always belongs to that key. A reader that finds a
+/// claimed slot still pending scans, as on a miss. The table never grows.
+pub(crate) struct VtableCache {
+    keys: [AtomicUsize; SLOTS],
+    values: [AtomicUsize; SLOTS],
+}
+
+impl VtableCache {
+    /// An empty table.
+    pub(crate) const fn new() -> Self {
+        VtableCache {
+            keys: [const { AtomicUsize::new(0) }; SLOTS],
+            values: [const { AtomicUsize::new(PENDING) }; SLOTS],
+        }
+    }
+
+    /// The registration that recognises `link`: `at(index)` confirms a remembered answer and
+    /// gives the result; `scan` finds the answer (index and result) the slow way, and is
+    /// remembered unless the cache is disabled or full.
+    pub(crate) fn recognise<R>(
+        &self,
+        link: &(dyn StdError + 'static),
+        at: impl Fn(usize) -> Option<R>,
+        scan: impl FnOnce() -> Option<(usize, R)>,
+    ) -> Option<R> {
+        let Some(key) = vtable(link) else {
+            return scan().map(|(_, r)| r);
+        };
+        match self.get(key) {
+            Some(UNKNOWN) => return None,
+            Some(value) if value >= KNOWN => {
+                if let Some(r) = at(value - KNOWN) {
+                    return Some(r);
+                }
+                // Not confirmed: trust nothing remembered for this link.
+                return scan().map(|(_, r)| r);
+            }
+            _ => {}
+        }
+        let found = scan();
+        self.insert(key, found.as_ref().map_or(UNKNOWN, |(i, _)| KNOWN + i));
+        found.map(|(_, r)| r)
+    }
+
+    /// The value remembered for `key`, or `None` if it has none yet (or only a pending one).
+    fn get(&self, key: usize) -> Option<usize> {
+        for slot in probes(key) {
+            match self.keys[slot].load(Ordering::Acquire) {
+                0 => return None,
+                k if k == key => {
+                    return Some(self.values[slot].load(Ordering::Acquire))
+                        .filter(|&v| v != PENDING);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn insert(&self, key: usize, value: usize) {
+        for slot in probes(key) {
+            match self.keys[slot].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    self.values[slot].store(value, Ordering::Release);
+                    return;
+                }
+                // Another thread claimed it for the same vtable and stores the same answer.
+                Err(k) if k == key => return,
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// The slots to look at for `key`, in order.
+fn probes(key: usize) -> impl Iterator<Item = usize> {
+    // Vtables are word-aligned: drop the low bits, then spread the rest (Fibonacci hashing).
+    let hash = ((key >> 3) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.ilog2());
+    (0..PROBES).map(move |i| (hash as usize + i) & (SLOTS - 1))
+}
+
+// A `*const dyn Error` is two words, its data address and its vtable address; Rust does not
+// guarantee their order, which `metadata_word` finds at run time.
+const _: () = assert!(size_of::<*const dyn StdError>() == 2 * size_of::<usize>());
+
+fn words(link: &(dyn StdError + 'static)) -> [usize; 2] {
+    let wide: *const (dyn StdError + 'static) = link;
+    // SAFETY: both types are two words (asserted above); a wide pointer to a trait object is
+    // two plain addresses and any bit pattern is a valid `[usize; 2]`. The addresses are only
+    // compared, never turned back into pointers.
+    unsafe { std::mem::transmute::<*const (dyn StdError + 'static), [usize; 2]>(wide) }
+}
+
+/// The address of `link`'s vtable, or `None` when the layout of a wide pointer is not the
+/// one `metadata_word` could check (the cache is then disabled and every link scanned).
+fn vtable(link: &(dyn StdError + 'static)) -> Option<usize> {
+    static WORD: OnceLock<Option<usize>> = OnceLock::new();
+    let word = (*WORD.get_or_init(metadata_word))?;
+    Some(words(link)[word]).filter(|&address| address != 0)
+}
+
+/// Which word of a `*const dyn Error` is the vtable: two values of one type share it, and
+/// the other word is each value's own address. `None` if that does not hold.
+fn metadata_word() -> Option<usize> {
+    static PROBE: [Probe; 2] = [Probe(0), Probe(1)];
+    let (a, b) = (words(&PROBE[0]), words(&PROBE[1]));
+    let data = |p: &Probe| std::ptr::from_ref(p).addr();
+    (0..2).find(|&word| {
+        let other = 1 - word;
+        a[word] == b[word]
+            && a[word] != 0
+            && a[other] == data(&PROBE[0])
+            && b[other] == data(&PROBE[1])
+    })
+}
+
+/// Two distinct values of one error type, to tell the words of a wide pointer apart.
+#[derive(Debug)]
+struct Probe(#[allow(dead_code)] u8);
+
+impl fmt::Display for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("probe")
+    }
+}
+
+impl StdError for Probe {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vtable_word_is_found() {
+        assert!(metadata_word().is_some());
+        let io = std::io::Error::other("x");
+        let other = std::io::Error::other("y");
+        assert_eq!(vtable(&io), vtable(&other));
+        assert_ne!(vtable(&io), vtable(&Probe(0)));
+    }
+
+    #[test]
+    fn answers_are_remembered_and_confirmed() {
+        let cache = VtableCache::new();
+        let link = Probe(3);
+        assert_eq!(
+            cache.recognise(&link, |_| Some(0), || Some((7, 1))),
+            Some(1)
+        );
+        // Remembered: the scan does not run, the confirmation does.
+        assert_eq!(
+            cache.recognise(&link, |i| Some(i + 100), || panic!("scanned")),
+            Some(107)
+        );
+        // A failed confirmation scans again.
+        assert_eq!(
+            cache.recognise(&link, |_| None::<usize>, || Some((7, 2))),
+            Some(2)
+        );
+        let io = std::io::Error::other("x");
+        assert_eq!(
+            cache.recognise(&io, |_| Some(0), || None::<(usize, usize)>),
+            None
+        );
+        assert_eq!(
+            cache.recognise(&io, |_| Some(0), || panic!("scanned")),
+            None
+        );
+    }
+}
