@@ -31,7 +31,9 @@ fn classify(e: &ReqwestError) -> Option<crate::Error> {
         ));
     }
     if let Some(status) = e.status() {
-        return Some(crate::Error::classification_of(&StatusError::new(status.as_u16())));
+        return Some(crate::Error::classification_of(&StatusError::new(
+            status.as_u16(),
+        )));
     }
     if e.is_builder() {
         return Some(crate::Error::new(
