@@ -1,11 +1,12 @@
-//! The retrier's own cost per attempt, with a zero delay, against a bare loop doing the
-//! same attempts. Run with `cargo bench --bench retry`.
+//! The retrier's own cost per attempt, with a zero delay, against a bare loop and against
+//! `backon`'s blocking retry doing the same attempts. Run with `cargo bench --bench retry`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use agent_error::retry::Retrier;
 use agent_error::{AgentError, RetryPolicy};
+use backon::{BlockingRetryable, ConstantBuilder};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// A retryable failure whose policy waits nothing, so only the bookkeeping is measured.
@@ -52,6 +53,27 @@ fn bench(c: &mut Criterion) {
                     black_box(d);
                 })
                 .result
+        })
+    });
+    // The same 11 attempts with backon: a constant zero delay, 10 retries, retried while the
+    // error says so, sleeping nothing.
+    group.bench_function("backon blocking retry", |b| {
+        b.iter(|| {
+            let mut attempt = 0;
+            (|| {
+                attempt += 1;
+                operation(attempt)
+            })
+            .retry(
+                ConstantBuilder::default()
+                    .with_delay(Duration::ZERO)
+                    .with_max_times(10),
+            )
+            .sleep(|d: Duration| {
+                black_box(d);
+            })
+            .when(|e: &Flaky| e.is_retryable())
+            .call()
         })
     });
     group.finish();
