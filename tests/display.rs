@@ -407,3 +407,24 @@ fn path_fields_display_through_display() {
         r#"cannot read [   a.txt] ("a.txt") under /srv"#
     );
 }
+
+/// A struct whose last field is unsized derives like any other; it cannot be downcast to,
+/// so it is not registered with the chain walk (thiserror's `tail: str` case).
+#[derive(Debug, AgentError)]
+#[agent(op = "text.read", code = "bad_text")]
+#[error("bad text: {tail}")]
+#[repr(transparent)]
+struct BadText {
+    tail: str,
+}
+
+#[test]
+fn a_struct_with_an_unsized_tail_derives() {
+    let boxed: Box<BadText> = {
+        let s: Box<str> = "oops".into();
+        // SAFETY: `BadText` is `repr(transparent)` over `str`: the same layout and metadata.
+        unsafe { Box::from_raw(Box::into_raw(s) as *mut BadText) }
+    };
+    assert_eq!(boxed.to_string(), "text.read [bad_text]: bad text: oops");
+    assert_eq!(AgentError::code(&*boxed), "bad_text");
+}

@@ -14,7 +14,7 @@ pub fn impls(input: &Input) -> TokenStream {
     let catalog_impl = catalog::expand(input);
     let from_impls = source::expand_from(input);
     let eq = eq(input);
-    let register = if input.generics.params.is_empty() {
+    let register = if input.generics.params.is_empty() && !may_be_unsized(input) {
         let (krate, ident) = (&input.krate, input.ident);
         quote!(#krate::__private::register_type!(#ident);)
     } else {
@@ -27,6 +27,32 @@ pub fn impls(input: &Input) -> TokenStream {
         #eq
         #register
     })
+}
+
+/// Whether the type may be unsized: a struct whose last field is `str`, a slice, a trait
+/// object or an unsized std path type. Such a type cannot be downcast to, so it is not
+/// registered with the chain walk (registering it would not compile).
+fn may_be_unsized(input: &Input) -> bool {
+    fn unsized_type(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Slice(_) | syn::Type::TraitObject(_) => true,
+            syn::Type::Paren(p) => unsized_type(&p.elem),
+            syn::Type::Group(g) => unsized_type(&g.elem),
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+                s.arguments.is_none()
+                    && ["str", "Path", "OsStr", "CStr"]
+                        .iter()
+                        .any(|n| s.ident == n)
+            }),
+            _ => false,
+        }
+    }
+    input.place == crate::model::Place::Struct
+        && input
+            .variants
+            .first()
+            .and_then(|v| v.fields.last())
+            .is_some_and(|f| unsized_type(f.ty))
 }
 
 /// The impls in one anonymous `const`, under `#[allow(deprecated)]`: a `#[deprecated]`
