@@ -138,14 +138,9 @@ impl Report {
         code: impl Into<String>,
         message: impl Into<String>,
     ) -> Report {
-        let code = code.into();
         Report::from(Inner {
             op: valid_op(Some(op.into())),
-            code: if crate::codes::is_valid_code(&code) {
-                code
-            } else {
-                UNCLASSIFIED.to_string()
-            },
+            code: valid_code(code.into()),
             message: message.into(),
             retryable: false,
             rate_limited: false,
@@ -280,6 +275,15 @@ fn valid_status(status: Option<u16>) -> Option<u16> {
     status.filter(|s| (100..=599).contains(s))
 }
 
+/// A code from the wire, when it follows the grammar of codes; else [`UNCLASSIFIED`].
+fn valid_code(code: String) -> String {
+    if crate::codes::is_valid_code(&code) {
+        code
+    } else {
+        UNCLASSIFIED.to_string()
+    }
+}
+
 /// An op from the wire, when it follows the grammar of ops; else none (`""`).
 fn valid_op(op: Option<String>) -> String {
     op.filter(|op| crate::codes::is_valid_op(op))
@@ -307,11 +311,7 @@ impl From<Remote> for Report {
     /// [`UNCLASSIFIED`], an op outside it `""`.
     fn from(r: Remote) -> Report {
         let retryable = r.retryable || r.rate_limited;
-        let code = if crate::codes::is_valid_code(&r.code) {
-            r.code
-        } else {
-            UNCLASSIFIED.to_string()
-        };
+        let code = valid_code(r.code);
         let recovery = r
             .recovery
             .or_else(|| crate::codes::default_recovery(&code))
@@ -481,11 +481,7 @@ impl From<WireReport> for Report {
     fn from(w: WireReport) -> Report {
         let rate_limited = w.rate_limited.unwrap_or(false);
         let retryable = w.retryable.unwrap_or(rate_limited);
-        let code = if crate::codes::is_valid_code(&w.code) {
-            w.code
-        } else {
-            UNCLASSIFIED.to_string()
-        };
+        let code = valid_code(w.code);
         Report::from(Inner {
             recovery: parse_recovery(w.recovery.as_deref(), retryable),
             op: valid_op(Some(w.op)),
