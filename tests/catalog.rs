@@ -218,8 +218,8 @@ fn the_prompt_block_is_one_line_per_code() {
     assert_eq!(
         catalog::prompt(&agent_error::catalog![LlmError]),
         "- llm.old_auth (do not retry; recovery: escalate): bad key\n\
-         - llm.rate_limit (retry later; rate-limited; recovery: retry): The provider is throttling this client. Hint: lower the rate to {rpm} rpm\n\
-         - llm.timeout (retry; recovery: retry): deadline exceeded after {tokens} tokens\n"
+         - llm.rate_limit (retry later; rate-limited; recovery: retry): The provider is throttling this client. Hint: lower the rate to <rpm> rpm\n\
+         - llm.timeout (retry; recovery: retry): deadline exceeded after <tokens> tokens\n"
     );
 }
 

@@ -38,8 +38,7 @@ use crate::{AgentError, Recovery, RetryPolicy};
 /// assert!(agent_error::is_retryable(&client_side));
 /// assert_eq!(client_side.retry_after(), Some(std::time::Duration::from_secs(2)));
 /// ```
-#[derive(Clone, Deserialize)]
-#[serde(from = "WireReport")]
+#[derive(Clone)]
 pub struct Report {
     // Boxed so that `Result<T, Report>` stays one pointer wide on the error side.
     inner: Box<Inner>,
@@ -60,8 +59,9 @@ struct Inner {
     cause: Option<Box<Report>>,
 }
 
-impl From<Inner> for Report {
-    fn from(inner: Inner) -> Report {
+impl Report {
+    /// A report of `inner` (a private constructor: rustdoc shows no `From` of a private type).
+    fn from_inner(inner: Inner) -> Report {
         Report {
             inner: Box::new(inner),
         }
@@ -115,7 +115,7 @@ impl Report {
 
     /// One classified link, with the report of its cause.
     fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
-        Report::from(Inner {
+        Report::from_inner(Inner {
             op: crate::codes::public_op(e.op()).to_string(),
             code: crate::codes::public_code(e.code()).to_string(),
             message: crate::display::public(e).to_string(),
@@ -138,7 +138,7 @@ impl Report {
         code: impl Into<String>,
         message: impl Into<String>,
     ) -> Report {
-        Report::from(Inner {
+        Report::from_inner(Inner {
             op: valid_op(Some(op.into())),
             code: valid_code(code.into()),
             message: message.into(),
@@ -254,7 +254,7 @@ impl Report {
         let retryable = problem
             .retryable
             .unwrap_or(rate_limited || class != crate::http::StatusClass::Permanent);
-        Report::from(Inner {
+        Report::from_inner(Inner {
             op,
             recovery: parse_recovery(problem.recovery.as_deref(), retryable),
             code,
@@ -306,17 +306,18 @@ pub(crate) struct Remote {
 }
 
 #[cfg(any(feature = "rmcp", feature = "tonic"))]
-impl From<Remote> for Report {
+impl Report {
+    /// A report read from an integration's own form (an MCP tool result, a gRPC status).
     /// Checked like a report read from the wire: a code outside the grammar becomes
     /// [`UNCLASSIFIED`], an op outside it `""`.
-    fn from(r: Remote) -> Report {
+    pub(crate) fn from_remote(r: Remote) -> Report {
         let retryable = r.retryable || r.rate_limited;
         let code = valid_code(r.code);
         let recovery = r
             .recovery
             .or_else(|| crate::codes::default_recovery(&code))
             .unwrap_or(Recovery::default_for(retryable));
-        Report::from(Inner {
+        Report::from_inner(Inner {
             op: valid_op(Some(r.op)),
             code,
             message: r.message,
@@ -473,16 +474,22 @@ struct WireReport {
     cause: Option<Box<Report>>,
 }
 
-impl From<WireReport> for Report {
+impl<'de> Deserialize<'de> for Report {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        WireReport::deserialize(deserializer).map(Report::from_wire)
+    }
+}
+
+impl Report {
     /// A report read from another service: a `code` outside the grammar of codes becomes
     /// [`UNCLASSIFIED`] and an `op` outside the grammar of ops is dropped, so that nothing
     /// forged (a `]` or a newline) reaches a tool result; a status outside 100–599 is
     /// dropped; `rate_limited` alone implies `retryable`, an explicit `retryable` wins.
-    fn from(w: WireReport) -> Report {
+    fn from_wire(w: WireReport) -> Report {
         let rate_limited = w.rate_limited.unwrap_or(false);
         let retryable = w.retryable.unwrap_or(rate_limited);
         let code = valid_code(w.code);
-        Report::from(Inner {
+        Report::from_inner(Inner {
             recovery: parse_recovery(w.recovery.as_deref(), retryable),
             op: valid_op(Some(w.op)),
             code,

@@ -200,7 +200,7 @@ pub fn read_error(error: &ErrorData) -> Report {
         ErrorCode::RESOURCE_NOT_FOUND => (codes::NOT_FOUND, Recovery::Abort),
         _ => (codes::UNCLASSIFIED, Recovery::Abort),
     };
-    Report::from(Remote {
+    Report::from_remote(Remote {
         op: OP.to_owned(),
         code: code.to_owned(),
         message: error.message.to_string(),
@@ -214,7 +214,7 @@ pub fn read_error(error: &ErrorData) -> Report {
 
 fn from_structured(value: &serde_json::Value) -> Option<Report> {
     let s: StructuredToolError = serde_json::from_value(value.clone()).ok()?;
-    Some(Report::from(Remote {
+    Some(Report::from_remote(Remote {
         op: OP.to_owned(),
         code: s.code,
         message: s.summary,
@@ -249,7 +249,7 @@ fn from_text(text: &str) -> Report {
             hints: Vec::new(),
         },
     };
-    Report::from(remote)
+    Report::from_remote(remote)
 }
 
 fn unclassified() -> Report {

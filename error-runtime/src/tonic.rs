@@ -157,7 +157,7 @@ pub fn read_status(status: &Status) -> Report {
     let mut remote = classify_code(status.code());
     remote.message = status.message().to_owned();
     read_details(status, &mut remote);
-    Report::from(remote)
+    Report::from_remote(remote)
 }
 
 /// The classification of a bare gRPC code, with its fixed description as the message.
@@ -235,7 +235,9 @@ fn classify_status(status: &Status) -> Option<crate::Error> {
     }
     let mut remote = classify_code(status.code());
     read_details(status, &mut remote);
-    Some(crate::Error::classification_of(&Report::from(remote)))
+    Some(crate::Error::classification_of(&Report::from_remote(
+        remote,
+    )))
 }
 
 crate::__private::register_classifier!(

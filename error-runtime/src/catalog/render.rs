@@ -71,6 +71,10 @@ fn anchor(code: &str) -> String {
 
 /// A compact block for an LLM's system prompt, one line per code:
 /// `- rate_limit (retry later; rate-limited): the provider is throttling this client. Hint: lower the request rate`.
+///
+/// Messages and hints are templates; a model reads a placeholder as a slot, not as format
+/// syntax, so `{tokens}` and `{0:>6}` are written `<tokens>` and `<0>` (`{}`, `<value>`), and `{{` `}}` as
+/// the braces they stand for.
 pub fn prompt(entries: &[&CodeDoc]) -> String {
     let mut out = String::new();
     for (code, docs) in by_code(entries) {
@@ -88,12 +92,70 @@ pub fn prompt(entries: &[&CodeDoc]) -> String {
             .filter(|l| !l.is_empty())
             .unwrap_or(d.message);
         if !about.is_empty() {
-            let _ = write!(out, ": {}", about.trim_end_matches('.'));
+            out.push_str(": ");
+            write_readable(&mut out, about.trim_end_matches('.'));
         }
         if let Some(hint) = d.hints.first() {
-            let _ = write!(out, ". Hint: {hint}");
+            out.push_str(". Hint: ");
+            write_readable(&mut out, hint);
         }
         out.push('\n');
     }
     out
+}
+
+/// A message or hint template as a model should read it: each placeholder `{name:spec}`
+/// as `<name>`, `{{` and `}}` as single braces. Text that is not a well-formed template (a
+/// lone brace) is written as it is.
+fn write_readable(out: &mut String, template: &str) {
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        let close = tail.find('}').filter(|_| tail.starts_with('{'));
+        match close {
+            Some(close) if !tail[1..close].contains('{') => {
+                let inner = &tail[1..close];
+                let name = inner.split(':').next().unwrap_or("").trim();
+                let name = if name.is_empty() { "value" } else { name };
+                out.push('<');
+                out.push_str(name);
+                out.push('>');
+                rest = &tail[close + 1..];
+            }
+            _ => {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_readable;
+
+    fn readable(template: &str) -> String {
+        let mut out = String::new();
+        write_readable(&mut out, template);
+        out
+    }
+
+    #[test]
+    fn placeholders_read_as_slots() {
+        assert_eq!(
+            readable("fall back to {fallback}"),
+            "fall back to <fallback>"
+        );
+        assert_eq!(readable("now {1:>6}, max {0}"), "now <1>, max <0>");
+        assert_eq!(readable("{{literal}} and {}"), "{literal} and <value>");
+        assert_eq!(readable("lone } and {open"), "lone } and {open");
+        assert_eq!(readable("plain"), "plain");
+    }
 }
