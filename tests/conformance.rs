@@ -8,7 +8,31 @@ use agent_error::AgentError;
 // (Declaring them through one `macro_rules!` would be shorter, but deriving inside a
 // declarative macro is a behaviour of its own, tested in `declarative_macro.rs`.)
 
+/// A tuple field's own tuple field, for `.0.0`.
+#[derive(Debug)]
+pub struct Inner(pub u32);
+
+/// A trait with an associated type, for a cast whose type has a comma inside `<...>`.
+pub trait Shown<T>: std::fmt::Display {
+    type A;
+}
+
+impl<T> Shown<T> for i32 {
+    type A = i32;
+}
+
+/// A message written by a function: `#[error(fmt = octal)]`.
+pub fn octal<T: std::fmt::Octal>(value: &T, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    write!(f, "0o{value:o}")
+}
+
+/// A message written by a function from two fields.
+pub fn pair(k: &i32, v: &i32, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    write!(f, "pair={k}:{v}")
+}
+
 mod theirs {
+    const MSG: &str = "a constant in scope";
     #[derive(Debug, thiserror::Error)]
     pub enum E {
         #[error("named field {name}")]
@@ -87,12 +111,40 @@ mod theirs {
             source: Option<std::io::Error>,
         },
 
+        #[error("{}", match .0 { Some(_) => "some", None => "none" })]
+        MemberAfterKeyword(Option<u8>),
+
+        #[error("nested {}", .0.0)]
+        NestedTupleField(crate::Inner),
+
+        #[error("{MSG}: {id}")]
+        ConstantInScope { id: u32 },
+
+        #[error("keyword argument {type}", type = 7)]
+        KeywordArgument,
+
+        #[error("debug of self {self:?}")]
+        SelfDebug,
+
+        #[error("cast {b} {0}", b = &3 as &dyn crate::Shown<i32, A = i32>)]
+        CastToGenericTrait(u8),
+
+        #[error("{source} to {destination}")]
+        RawSourceIsNoCause { r#source: char, destination: char },
+
+        #[error(fmt = crate::octal)]
+        FmtFunction(i16),
+
+        #[error(fmt = crate::pair)]
+        FmtFunctionNamed { k: i32, v: i32 },
+
         #[error("no placeholders at all")]
         Plain,
     }
 }
 
 mod ours {
+    const MSG: &str = "a constant in scope";
     #[derive(Debug, agent_error::AgentError)]
     #[agent(op = "conformance.check")]
     pub enum E {
@@ -171,6 +223,33 @@ mod ours {
             #[from]
             source: Option<std::io::Error>,
         },
+
+        #[error("{}", match .0 { Some(_) => "some", None => "none" })]
+        MemberAfterKeyword(Option<u8>),
+
+        #[error("nested {}", .0.0)]
+        NestedTupleField(crate::Inner),
+
+        #[error("{MSG}: {id}")]
+        ConstantInScope { id: u32 },
+
+        #[error("keyword argument {type}", type = 7)]
+        KeywordArgument,
+
+        #[error("debug of self {self:?}")]
+        SelfDebug,
+
+        #[error("cast {b} {0}", b = &3 as &dyn crate::Shown<i32, A = i32>)]
+        CastToGenericTrait(u8),
+
+        #[error("{source} to {destination}")]
+        RawSourceIsNoCause { r#source: char, destination: char },
+
+        #[error(fmt = crate::octal)]
+        FmtFunction(i16),
+
+        #[error(fmt = crate::pair)]
+        FmtFunctionNamed { k: i32, v: i32 },
 
         #[error("no placeholders at all")]
         Plain,
@@ -416,4 +495,120 @@ fn an_enum_message_is_the_default_of_its_variants() {
     let (ours, theirs) = (Ours::TimedOut { code: 2 }, Theirs::TimedOut { code: 2 });
     assert_eq!(ours.message(), theirs.to_string());
     assert_eq!(ours.message(), "the tool timed out");
+}
+
+#[test]
+fn a_member_after_a_keyword_is_the_field() {
+    assert_eq!(conforms!(E::MemberAfterKeyword(Some(1))), "some");
+    assert_eq!(conforms!(E::MemberAfterKeyword(None)), "none");
+}
+
+#[test]
+fn a_tuple_field_of_a_tuple_field() {
+    assert_eq!(conforms!(E::NestedTupleField(crate::Inner(4))), "nested 4");
+}
+
+#[test]
+fn uppercase_names_are_constants_in_scope() {
+    assert_eq!(
+        conforms!(E::ConstantInScope { id: 3 }),
+        "a constant in scope: 3"
+    );
+}
+
+#[test]
+fn keyword_named_arguments() {
+    assert_eq!(conforms!(E::KeywordArgument), "keyword argument 7");
+}
+
+#[test]
+fn self_in_debug_form() {
+    assert_eq!(conforms!(E::SelfDebug), "debug of self SelfDebug");
+}
+
+#[test]
+fn a_cast_to_a_type_with_commas_in_its_generics() {
+    assert_eq!(conforms!(E::CastToGenericTrait(5)), "cast 3 5");
+}
+
+#[test]
+fn a_raw_source_field_is_not_the_cause() {
+    use std::error::Error as _;
+    let made = conforms!(E::RawSourceIsNoCause {
+        source: 'S',
+        destination: 'D'
+    });
+    assert_eq!(made, "S to D");
+    let ours = ours::E::RawSourceIsNoCause {
+        source: 'S',
+        destination: 'D',
+    };
+    let theirs = theirs::E::RawSourceIsNoCause {
+        source: 'S',
+        destination: 'D',
+    };
+    assert!(ours.source().is_none() && theirs.source().is_none());
+}
+
+#[test]
+fn messages_written_by_a_function() {
+    assert_eq!(conforms!(E::FmtFunction(0o777)), "0o777");
+    assert_eq!(conforms!(E::FmtFunctionNamed { k: 10, v: 0 }), "pair=10:0");
+}
+
+#[test]
+fn a_pointer_spec_shows_the_pointer_held() {
+    #[derive(Debug, thiserror::Error)]
+    #[error("{field:p}")]
+    struct Theirs {
+        field: Box<i32>,
+    }
+
+    #[derive(Debug, agent_error::AgentError)]
+    #[agent(op = "conformance.check")]
+    #[error("{field:p}")]
+    struct Ours {
+        field: Box<i32>,
+    }
+
+    let theirs = Theirs {
+        field: Box::new(-1),
+    };
+    let ours = Ours {
+        field: Box::new(-1),
+    };
+    assert_eq!(theirs.to_string(), format!("{:p}", theirs.field));
+    assert_eq!(ours.message(), format!("{:p}", ours.field));
+}
+
+/// An enum's `#[error(fmt = ...)]` writes the variants without their own message.
+mod enum_function {
+    #[derive(Debug, thiserror::Error)]
+    #[error(fmt = crate::octal)]
+    pub enum Theirs {
+        Small(i16),
+        #[error("other {0}")]
+        Other(bool),
+    }
+
+    #[derive(Debug, agent_error::AgentError)]
+    #[agent(op = "conformance.check")]
+    #[error(fmt = crate::octal)]
+    pub enum Ours {
+        Small(i16),
+        #[error("other {0}")]
+        Other(bool),
+    }
+}
+
+#[test]
+fn an_enum_function_writes_the_variants_without_a_message() {
+    use enum_function::{Ours, Theirs};
+    assert_eq!(Ours::Small(8).message(), Theirs::Small(8).to_string());
+    assert_eq!(Ours::Small(8).message(), "0o10");
+    assert_eq!(Ours::Other(true).message(), Theirs::Other(true).to_string());
+    assert_eq!(
+        Ours::Small(8).to_string(),
+        "conformance.check [small]: 0o10"
+    );
 }

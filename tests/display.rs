@@ -428,3 +428,54 @@ fn a_struct_with_an_unsized_tail_derives() {
     assert_eq!(boxed.to_string(), "text.read [bad_text]: bad text: oops");
     assert_eq!(AgentError::code(&*boxed), "bad_text");
 }
+
+/// A message written by a function, which is given every field (the cause too) and the
+/// formatter, as with thiserror.
+fn pair(
+    k: &i32,
+    v: &i32,
+    _cause: &std::io::Error,
+    f: &mut std::fmt::Formatter<'_>,
+) -> std::fmt::Result {
+    write!(f, "pair={k}:{v}")
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "kv.put")]
+enum Store {
+    /// A message written by `pair`, with a cause after it as after any message.
+    #[error(fmt = pair)]
+    Rejected {
+        k: i32,
+        v: i32,
+        #[source]
+        cause: std::io::Error,
+    },
+    /// `{self:?}`: the value's Debug form, which public renderings do not show.
+    #[error("unexpected {self:?}")]
+    Unexpected,
+}
+
+#[test]
+fn a_message_written_by_a_function_is_followed_by_the_cause() {
+    let e = Store::Rejected {
+        k: 1,
+        v: 2,
+        cause: std::io::Error::other("disk full"),
+    };
+    assert_eq!(e.message(), "pair=1:2");
+    assert_eq!(e.to_string(), "kv.put [rejected]: pair=1:2: disk full");
+    assert_eq!(agent_error::display::public(&e).to_string(), "pair=1:2");
+}
+
+#[test]
+fn self_in_debug_form_is_redacted_in_public_renderings() {
+    assert_eq!(
+        Store::Unexpected.to_string(),
+        "kv.put [unexpected]: unexpected Unexpected"
+    );
+    assert_eq!(
+        agent_error::display::public(&Store::Unexpected).to_string(),
+        "unexpected [redacted]"
+    );
+}

@@ -11,8 +11,7 @@ use crate::bounds::Params;
 use crate::errors::Errors;
 use crate::message::{self, ErrorAttr};
 use crate::model::{
-    AgentAttrs, Body, Classified, Field, FieldAttrs, Format, Input, Place, Recovery, Transparent,
-    Variant,
+    AgentAttrs, Body, Classified, Field, FieldAttrs, Input, Place, Recovery, Transparent, Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};
@@ -178,11 +177,10 @@ pub fn container<'a>(
 
 /// An enum's `#[error("...")]`, the message of its variants without their own, as in
 /// thiserror; or where `#[error(transparent)]` was written on the enum.
-fn enum_message(attrs: &[Attribute], errors: &mut Errors) -> (Option<Format>, Option<Span>) {
+fn enum_message(attrs: &[Attribute], errors: &mut Errors) -> (Option<ErrorAttr>, Option<Span>) {
     match message::error_attr(attrs, errors) {
-        Some(ErrorAttr::Format(format)) => (Some(format), None),
         Some(ErrorAttr::Transparent(span)) => (None, Some(span)),
-        None => (None, None),
+        message => (message, None),
     }
 }
 
@@ -197,8 +195,7 @@ pub fn variant<'a>(input: &Input<'a>, raw: RawVariant<'a>, errors: &mut Errors) 
     let fields = fields(raw.fields, errors);
     let docs = doc_lines(raw.attrs);
     // The variant's own `#[error]`, else the enum's, else (in `message::of`) its doc comment.
-    let error = message::error_attr(raw.attrs, errors)
-        .or_else(|| input.default_message.clone().map(ErrorAttr::Format));
+    let error = message::error_attr(raw.attrs, errors).or_else(|| input.default_message.clone());
     let body = match error {
         Some(ErrorAttr::Transparent(span)) => {
             Body::Transparent(transparent(input, raw.ident, span, &attrs, &fields))

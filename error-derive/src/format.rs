@@ -142,28 +142,42 @@ pub fn from_text(text: &str, span: Span) -> Format {
     }
 }
 
+/// How a field named by a placeholder reaches `write!`.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    /// The field itself (its binding, a reference).
+    Itself,
+    /// A `Path` or `PathBuf` in `{}`, through `.display()`.
+    PathDisplay,
+    /// The pointer the field holds, for `{:p}` (not the address of the field).
+    Pointee,
+}
+
 /// What a format string's placeholders name, while it is rewritten.
 struct Names<'f, 'a> {
     format: &'f Format,
     fields: &'f [Field<'a>],
     owner: &'f str,
-    user_named: Vec<String>,
     /// Fields the placeholders name, with their trait.
     used: Vec<(usize, FmtTrait)>,
     /// Fields that set a width or precision (`{x:>w$}`): numbers, never errors, and never
     /// redacted (their value would show in the padding).
     widths: Vec<usize>,
-    /// The named arguments the rewritten string needs: a field, and whether it is a path
-    /// shown through `.display()`.
-    needed: Vec<(usize, bool)>,
+    /// The named arguments the rewritten string needs: a field, and how it is passed.
+    needed: Vec<(usize, Pass)>,
+    /// Whether `{self:?}` names the value itself.
+    names_self: bool,
     ok: bool,
 }
 
 impl<'f, 'a> Names<'f, 'a> {
     /// What `{name}` stands for in the rewritten string; reports a name that is no field.
     fn lookup(&mut self, name: &str, trait_: FmtTrait, width: bool, errors: &mut Errors) -> String {
-        if self.user_named.iter().any(|n| n == name) {
-            return name.to_string();
+        if let Some(named) = self.format.named.iter().find(|(n, _)| n == name) {
+            return argument_ident(&named.0).to_string();
+        }
+        if name == "self" {
+            return self.self_argument(trait_, errors);
         }
         let field = if name.bytes().all(|b| b.is_ascii_digit()) {
             if !self.format.positional.is_empty() && self.fields.iter().all(|f| f.name.is_some()) {
@@ -173,6 +187,10 @@ impl<'f, 'a> Names<'f, 'a> {
             self.positional(name, errors)
         } else {
             let found = self.fields.iter().find(|f| f.name.as_deref() == Some(name));
+            if found.is_none() && name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                // `{MSG}`: a constant in scope, captured by `format!` as it would be.
+                return name.to_string();
+            }
             if found.is_none() {
                 let message = format!(
                     "`{{{name}}}` names no field of `{}`; {}",
@@ -191,11 +209,29 @@ impl<'f, 'a> Names<'f, 'a> {
         if width {
             self.widths.push(field.index);
         }
-        let display = trait_ == FmtTrait::Display && !width && is_path(field.ty);
-        if !self.needed.contains(&(field.index, display)) {
-            self.needed.push((field.index, display));
+        let pass = match trait_ {
+            FmtTrait::Display if !width && is_path(field.ty) => Pass::PathDisplay,
+            FmtTrait::Pointer if !width => Pass::Pointee,
+            _ => Pass::Itself,
+        };
+        if !self.needed.contains(&(field.index, pass)) {
+            self.needed.push((field.index, pass));
         }
-        argument_name(field, display).to_string()
+        argument_name(field, pass).to_string()
+    }
+
+    /// `{self:?}`: the value itself, as `format!` would capture `self`. `{self}` would
+    /// write the message inside itself forever.
+    fn self_argument(&mut self, trait_: FmtTrait, errors: &mut Errors) -> String {
+        if trait_ == FmtTrait::Display {
+            errors.at(
+                self.format.lit.span(),
+                "`{self}` would write this message inside itself, forever; write `{self:?}` for the value's Debug form, or name a field",
+            );
+            self.ok = false;
+        }
+        self.names_self = true;
+        SELF_ARGUMENT.to_string()
     }
 
     fn positional(&self, name: &str, errors: &mut Errors) -> Option<&'f Field<'a>> {
@@ -233,10 +269,10 @@ pub fn resolve(
         format,
         fields,
         owner,
-        user_named: format.named.iter().map(|(n, _)| n.to_string()).collect(),
         used: Vec::new(),
         widths: Vec::new(),
         needed: Vec::new(),
+        names_self: false,
         ok: true,
     };
     let (out, placeholders) = rewrite_placeholders(&text, &mut names, errors);
@@ -353,6 +389,7 @@ fn user_arguments(
     // Name the user's named arguments again in front of their values.
     let positional = format.positional.len();
     for (i, (name, _)) in format.named.iter().enumerate() {
+        let name = argument_ident(name);
         let value = &args[positional + i];
         args[positional + i] = quote!(#name = #value);
         let value = &public_args[positional + i];
@@ -371,15 +408,24 @@ fn field_arguments(
 ) -> Option<()> {
     let mut ok = true;
     let mut seen: Vec<usize> = Vec::new();
-    for &(index, display) in &names.needed {
+    if names.names_self {
+        let this = Ident::new(SELF_ARGUMENT, names.format.lit.span());
+        args.push(quote!(#this = self));
+        public_args.push(quote!(#this = #krate::__private::Redacted));
+    }
+    for &(index, pass) in &names.needed {
         let field = &names.fields[index];
         let binding = &field.binding;
-        if display {
-            let name = argument_name(field, true);
-            args.push(quote!(#name = #binding.display()));
+        if pass != Pass::Itself {
+            let name = argument_name(field, pass);
+            let value = match pass {
+                Pass::PathDisplay => quote!(#binding.display()),
+                _ => quote!(*#binding),
+            };
+            args.push(quote!(#name = #value));
             public_args.push(match field.attrs.redact {
                 Some(_) => quote!(#name = #krate::__private::Redacted),
-                None => quote!(#name = #binding.display()),
+                None => quote!(#name = #value),
             });
             continue;
         }
@@ -410,17 +456,28 @@ fn field_arguments(
     ok.then_some(())
 }
 
-/// The named argument standing for `field` in the rewritten string: its binding, or for a
-/// path shown with `{}`, a second name bound to `.display()` (`{path:?}` still needs the
-/// path itself).
-fn argument_name(field: &Field, display: bool) -> Ident {
-    match display {
-        true => Ident::new(
-            &format!("__agent_display_{}", field.binding),
-            field.binding.span(),
-        ),
-        false => field.binding.clone(),
+/// The named argument standing for `field` in the rewritten string: its binding, or a
+/// second name for what `pass` makes of it (`{path:?}` still needs the path itself).
+fn argument_name(field: &Field, pass: Pass) -> Ident {
+    let prefix = match pass {
+        Pass::Itself => return field.binding.clone(),
+        Pass::PathDisplay => "__agent_display",
+        Pass::Pointee => "__agent_pointee",
+    };
+    Ident::new(&format!("{prefix}_{}", field.binding), field.binding.span())
+}
+
+/// The argument `{self:?}` is rewritten to.
+const SELF_ARGUMENT: &str = "__agent_self";
+
+/// The user's named argument `name` as passed to `write!`: a keyword (`type = 1`) cannot
+/// name a format argument, so it is passed under another name.
+fn argument_ident(name: &Ident) -> Ident {
+    let text = name.to_string();
+    if syn::parse_str::<Ident>(&text).is_ok() {
+        return name.clone();
     }
+    Ident::new(&format!("__agent_arg_{text}"), name.span())
 }
 
 /// `Path` or `PathBuf`, or a reference to one: not `Display`, shown as thiserror shows
@@ -523,27 +580,38 @@ fn unescape(text: &str) -> String {
 }
 
 /// The `field` or `0` of a `.field` shorthand whose `.` is `tokens[i]`: a `.` that starts
-/// an expression (not `a.b`, not `..`).
-fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Span)> {
+/// an expression (not `a.b`, not `..`), with the members after it: `.0.0` is lexed as `.`
+/// and the float `0.0`, which names field `0` and its own field `0`.
+fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Vec<String>, Span)> {
     let starts_expr = match i.checked_sub(1).map(|j| &tokens[j]) {
         None => true,
         Some(TokenTree::Punct(prev)) => prev.as_char() != '.' || prev.spacing() == Spacing::Alone,
+        // `match .0 {`, `if .ok`, `&mut .buf`: after a keyword an expression starts.
+        Some(TokenTree::Ident(prev)) => EXPR_KEYWORDS.contains(&prev.to_string().as_str()),
         Some(_) => false,
     };
     if !starts_expr {
         return None;
     }
     match tokens.get(i + 1)? {
-        TokenTree::Ident(ident) => Some((ident.to_string(), ident.span())),
+        TokenTree::Ident(ident) => Some((ident.to_string(), Vec::new(), ident.span())),
         TokenTree::Literal(lit) => {
             let text = lit.to_string();
-            text.bytes()
-                .all(|b| b.is_ascii_digit())
-                .then(|| (text, lit.span()))
+            let mut parts = text.split('.');
+            let first = parts.next()?.to_string();
+            let rest: Vec<String> = parts.map(str::to_string).collect();
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            (digits(&first) && rest.len() <= 1 && rest.iter().all(|r| digits(r)))
+                .then(|| (first, rest, lit.span()))
         }
         _ => None,
     }
 }
+
+/// Keywords after which an expression starts, so that a `.field` after them is the shorthand.
+const EXPR_KEYWORDS: [&str; 8] = [
+    "match", "if", "while", "in", "return", "break", "mut", "else",
+];
 
 /// Rewrites `.field` and `.0` in format arguments into the field's binding, and
 /// records which fields an argument mentions (for redaction).
@@ -560,7 +628,7 @@ fn rewrite_args(
         let tt = &tokens[i];
         match tt {
             TokenTree::Punct(p) if p.as_char() == '.' && p.spacing() == Spacing::Alone => {
-                if let Some((name, span)) = member_after_dot(&tokens, i) {
+                if let Some((name, more, span)) = member_after_dot(&tokens, i) {
                     let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
                     let field = fields.iter().find(|f| match &f.name {
                         Some(n) => *n == name,
@@ -576,7 +644,11 @@ fn rewrite_args(
                     let mut binding = field.binding.clone();
                     // Shown at `.field`, resolved as the pattern's binding (hygiene inside `macro_rules!`).
                     binding.set_span(binding.span().located_at(span));
-                    out.extend(quote!((#binding)));
+                    let more = more.iter().map(|m| syn::Index {
+                        index: m.parse().unwrap_or(u32::MAX),
+                        span,
+                    });
+                    out.extend(quote!((#binding) #(.#more)*));
                     i += 2;
                     continue;
                 }

@@ -5,22 +5,29 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::Ident;
+use syn::ext::IdentExt;
 use syn::parse::ParseStream;
 use syn::{Attribute, LitStr, Token};
 
 use crate::errors::Errors;
 use crate::format;
 use crate::model::{
-    Body, Classified, Field, Format, Input, Message, Op, Place, Variant, formatter,
+    Body, Classified, Field, Format, Input, Message, Op, Place, Template, Variant, formatter,
 };
 use crate::parse::Sp;
 use crate::source;
 use crate::transparent::{self, Ask};
 
 /// `#[error(...)]` as written.
+#[derive(Clone)]
 pub enum ErrorAttr {
     Transparent(Span),
     Format(Format),
+    /// `#[error(fmt = path::to::function)]`: the path, and the span of `fmt`.
+    Function(TokenStream, Span),
+    /// An `#[error(...)]` that could not be read (already reported): a message is there,
+    /// so none is asked for.
+    Unreadable,
 }
 
 /// The variant's message: its `#[error("...")]`, else the first line of its doc comment.
@@ -34,6 +41,13 @@ pub fn of(
 ) -> Message {
     let format = match error {
         Some(ErrorAttr::Format(format)) => format,
+        Some(ErrorAttr::Function(path, span)) => {
+            return match function_call(&path, span, fields, krate, errors) {
+                Some(template) => Message::Template(template),
+                None => Message::Invalid,
+            };
+        }
+        Some(ErrorAttr::Unreadable) => return Message::Invalid,
         _ => match docs.iter().find(|d| !d.value.trim().is_empty()) {
             Some(line) => format::from_text(line.value.trim(), line.span),
             None => return Message::Missing,
@@ -66,7 +80,10 @@ pub fn error_attr(attrs: &[Attribute], errors: &mut Errors) -> Option<ErrorAttr>
         }
         match attr.parse_args_with(parse_error_args) {
             Ok(parsed) => found = Some(parsed),
-            Err(e) => errors.push(e),
+            Err(e) => {
+                errors.push(e);
+                found = Some(ErrorAttr::Unreadable);
+            }
         }
     }
     found
@@ -75,6 +92,16 @@ pub fn error_attr(attrs: &[Attribute], errors: &mut Errors) -> Option<ErrorAttr>
 fn parse_error_args(input: ParseStream) -> syn::Result<ErrorAttr> {
     mod kw {
         syn::custom_keyword!(transparent);
+        syn::custom_keyword!(fmt);
+    }
+    if input.peek(kw::fmt) && input.peek2(Token![=]) {
+        let kw: kw::fmt = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let path = argument(input)?;
+        if !input.is_empty() {
+            return Err(input.error("#[error(fmt = path)] takes nothing else: the function is given every field, then the formatter"));
+        }
+        return Ok(ErrorAttr::Function(path, kw.span));
     }
     if input.peek(kw::transparent) {
         let kw: kw::transparent = input.parse()?;
@@ -99,8 +126,8 @@ fn parse_error_args(input: ParseStream) -> syn::Result<ErrorAttr> {
         if input.is_empty() {
             break;
         }
-        if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
-            let name: Ident = input.parse()?;
+        if input.peek(Ident::peek_any) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
+            let name = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
             format.named.push((name, argument(input)?));
         } else {
@@ -113,26 +140,73 @@ fn parse_error_args(input: ParseStream) -> syn::Result<ErrorAttr> {
     Ok(ErrorAttr::Format(format))
 }
 
-/// One format argument: the tokens up to the next top-level comma. Commas inside
-/// a turbofish (`parse::<A, B>`) do not end it.
+/// The message of `#[error(fmt = path)]`, as thiserror writes it: `path(&field, ...,
+/// formatter)` with every field in order. The function sees every field, so a `#[redact]`
+/// one is refused (its value could not be kept out of public renderings). Its output is
+/// the message everywhere, public renderings included; the cause follows it in Display as
+/// after any message.
+fn function_call(
+    path: &TokenStream,
+    span: Span,
+    fields: &[Field],
+    krate: &TokenStream,
+    errors: &mut Errors,
+) -> Option<Template> {
+    if let Some(redact) = fields.iter().find_map(|f| f.attrs.redact) {
+        errors.at(
+            redact,
+            "#[error(fmt = ...)] gives the function every field, so #[redact] cannot keep this one out of public renderings; write the message as a format string, like #[error(\"key rejected\")]",
+        );
+        return None;
+    }
+    let bindings = fields.iter().map(|f| &f.binding);
+    let f = Ident::new("__agent_formatter", Span::mixed_site());
+    let name = Ident::new("__agent_fmt", span);
+    let call = quote! {
+        #name = #krate::__private::DisplayFn(|#f: &mut ::core::fmt::Formatter<'_>| #path(#(#bindings,)* #f))
+    };
+    let lit = LitStr::new("{__agent_fmt}", span);
+    Some(Template {
+        written: String::new(),
+        joinable: true,
+        lit,
+        args: vec![call.clone()],
+        public_args: vec![call],
+        uses: Vec::new(),
+        shown: Vec::new(),
+        plain: None,
+    })
+}
+
+/// One format argument: the tokens up to the next top-level comma. Commas inside generic
+/// arguments do not end it: after `::` (`parse::<A, B>()`) or in the type after `as`
+/// (`&0 as &dyn Trait<i32, A = i32>`), where Rust too reads `<` as opening them.
 fn argument(input: ParseStream) -> syn::Result<TokenStream> {
     let mut tokens = TokenStream::new();
     let mut angle_depth = 0usize;
     let mut after_colons = false;
+    let mut in_type = false;
     while !input.is_empty() {
         if angle_depth == 0 && input.peek(Token![,]) {
             break;
         }
         let tt: TokenTree = input.parse()?;
-        if let TokenTree::Punct(p) = &tt {
-            match p.as_char() {
-                '<' if after_colons || angle_depth > 0 => angle_depth += 1,
-                '>' if angle_depth > 0 => angle_depth -= 1,
-                _ => {}
+        match &tt {
+            TokenTree::Punct(p) => {
+                match p.as_char() {
+                    '<' if after_colons || in_type || angle_depth > 0 => angle_depth += 1,
+                    '>' if angle_depth > 0 => angle_depth -= 1,
+                    // A type goes on through references, pointers, paths and lifetimes.
+                    '&' | '*' | ':' | '\'' | '<' | '>' => {}
+                    _ => in_type = false,
+                }
+                after_colons = p.as_char() == ':';
             }
-            after_colons = p.as_char() == ':';
-        } else {
-            after_colons = false;
+            TokenTree::Ident(ident) => {
+                in_type |= ident == "as";
+                after_colons = false;
+            }
+            _ => after_colons = false,
         }
         tokens.extend([tt]);
     }

@@ -37,8 +37,9 @@ pub struct Input<'a> {
     pub place: Place,
     /// The type's `#[agent(...)]`; on a struct, also its variant's.
     pub attrs: AgentAttrs,
-    /// An enum's `#[error("...")]`: the message of the variants without their own.
-    pub default_message: Option<Format>,
+    /// An enum's `#[error("...")]` or `#[error(fmt = ...)]`: the message of the variants
+    /// without their own (never `Transparent`).
+    pub default_message: Option<crate::message::ErrorAttr>,
     /// `#[error(transparent)]` written on an enum.
     pub transparent_enum: Option<Span>,
     /// Field attributes (`#[source]`, `#[from]`...) written on the enum.

@@ -29,13 +29,14 @@ pub fn marked<'f, 'a>(
     })
 }
 
-/// The cause field: the first one marked, else one named `source`.
+/// The cause field: the first one marked, else one named `source` (not `r#source`, as
+/// with thiserror: the raw name says the field is only called so).
 pub fn source_field(fields: &[Field]) -> Option<usize> {
     match marked(fields).next() {
         Some((first, _)) => Some(first.index),
         None => fields
             .iter()
-            .find(|f| f.name.as_deref() == Some("source"))
+            .find(|f| matches!(&f.member, syn::Member::Named(n) if n == "source"))
             .map(|f| f.index),
     }
 }

@@ -69,6 +69,16 @@ impl RetryAfterField for Option<Duration> {
     }
 }
 
+/// A message written by the user's function (`#[error(fmt = path)]`), as a format argument.
+pub struct DisplayFn<F>(pub F);
+
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for DisplayFn<F> {
+    #[inline]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// Stands in for a `#[redact]` field in public renderings.
 pub struct Redacted;
 
