@@ -9,9 +9,10 @@ use syn::{Attribute, Data, DeriveInput, Fields, Member};
 
 use crate::bounds::Params;
 use crate::errors::Errors;
-use crate::message::{self, ErrorAttr};
+use crate::message;
 use crate::model::{
-    AgentAttrs, Body, Classified, Field, FieldAttrs, Input, Place, Recovery, Transparent, Variant,
+    AgentAttrs, Body, Classified, ErrorAttr, Field, FieldAttrs, Input, Place, Recovery,
+    Transparent, Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};

@@ -12,23 +12,12 @@ use syn::{Attribute, LitStr, Token};
 use crate::errors::Errors;
 use crate::format;
 use crate::model::{
-    Body, Classified, Field, Format, Input, Message, Op, Place, Template, Variant, formatter,
+    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant,
+    formatter,
 };
 use crate::parse::Sp;
 use crate::source;
 use crate::transparent::{self, Ask};
-
-/// `#[error(...)]` as written.
-#[derive(Clone)]
-pub enum ErrorAttr {
-    Transparent(Span),
-    Format(Format),
-    /// `#[error(fmt = path::to::function)]`: the path, and the span of `fmt`.
-    Function(TokenStream, Span),
-    /// An `#[error(...)]` that could not be read (already reported): a message is there,
-    /// so none is asked for.
-    Unreadable,
-}
 
 /// The variant's message: its `#[error("...")]`, else the first line of its doc comment.
 pub fn of(

@@ -39,7 +39,7 @@ pub struct Input<'a> {
     pub attrs: AgentAttrs,
     /// An enum's `#[error("...")]` or `#[error(fmt = ...)]`: the message of the variants
     /// without their own (never `Transparent`).
-    pub default_message: Option<crate::message::ErrorAttr>,
+    pub default_message: Option<ErrorAttr>,
     /// `#[error(transparent)]` written on an enum.
     pub transparent_enum: Option<Span>,
     /// Field attributes (`#[source]`, `#[from]`...) written on the enum.
@@ -198,6 +198,18 @@ pub struct Policy {
     pub factor: f64,
     pub jitter: Jitter,
     pub max_wait: Nanos,
+}
+
+/// `#[error(...)]` as written.
+#[derive(Clone)]
+pub enum ErrorAttr {
+    Transparent(Span),
+    Format(Format),
+    /// `#[error(fmt = path::to::function)]`: the path, and the span of `fmt`.
+    Function(TokenStream, Span),
+    /// An `#[error(...)]` that could not be read (already reported): a message is there,
+    /// so none is asked for.
+    Unreadable,
 }
 
 /// A format string with its extra arguments, as in `#[error("{} of {max}", .count, max = 3)]`.
