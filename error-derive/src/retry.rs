@@ -439,3 +439,43 @@ fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{JITTERS, RECOVERIES};
+    use agent_error_runtime::{Jitter, Recovery};
+
+    /// The derive mirrors the runtime's vocabularies: the same names, and variants of the
+    /// same name (the generated code names them).
+    #[test]
+    fn names_and_variants_match_the_runtime() {
+        let recoveries = [
+            Recovery::Retry,
+            Recovery::Replan,
+            Recovery::Fallback,
+            Recovery::Compact,
+            Recovery::Abort,
+            Recovery::Escalate,
+        ];
+        assert_eq!(RECOVERIES.len(), recoveries.len());
+        for ((name, _, variant), runtime) in RECOVERIES.iter().zip(recoveries) {
+            assert_eq!(
+                (*name, *variant),
+                (runtime.as_str(), &*format!("{runtime:?}"))
+            );
+        }
+        let jitters = [
+            Jitter::None,
+            Jitter::Full,
+            Jitter::Equal,
+            Jitter::Decorrelated,
+        ];
+        assert_eq!(JITTERS.len(), jitters.len());
+        for ((name, _, variant), runtime) in JITTERS.iter().zip(jitters) {
+            assert_eq!(
+                (*name, *variant),
+                (runtime.as_str(), &*format!("{runtime:?}"))
+            );
+        }
+    }
+}

@@ -67,21 +67,23 @@ impl CodeDoc {
         policy: RetryPolicy,
         recovery: Recovery,
     ) -> Self {
-        crate::__private::code_doc(
+        CodeDoc {
             code,
-            None,
+            op: None,
             type_name,
             variant,
-            "",
-            "",
-            &[],
+            message: "",
+            docs: "",
+            hints: &[],
+            retryable: policy.is_retryable(),
+            rate_limited: policy.is_rate_limited(),
             recovery,
             policy,
-            None,
-            None,
-            None,
-            None,
-        )
+            status: None,
+            url: None,
+            since: None,
+            deprecated: None,
+        }
     }
 
     /// With the op.

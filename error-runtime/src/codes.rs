@@ -77,21 +77,9 @@ const fn entry(
     recovery: Recovery,
     policy: RetryPolicy,
 ) -> CodeDoc {
-    crate::__private::code_doc(
-        code,
-        None,
-        "agent_error::codes",
-        variant,
-        "",
-        docs,
-        hint,
-        recovery,
-        policy,
-        None,
-        None,
-        None,
-        None,
-    )
+    CodeDoc::new(code, "agent_error::codes", variant, policy, recovery)
+        .with_docs(docs)
+        .with_hints(hint)
 }
 
 impl Catalog for Vocabulary {

@@ -577,44 +577,10 @@ pub const fn entry(
     recovery: crate::Recovery,
     policy: crate::RetryPolicy,
 ) -> crate::code_doc::CodeDoc {
-    code_doc(
-        code, op, type_name, variant, message, docs, hints, recovery, policy, None, None, None,
-        None,
-    )
-}
-
-/// A catalog entry, built at compile time by derived code.
-#[allow(clippy::too_many_arguments)]
-pub const fn code_doc(
-    code: &'static str,
-    op: Option<&'static str>,
-    type_name: &'static str,
-    variant: &'static str,
-    message: &'static str,
-    docs: &'static str,
-    hints: &'static [&'static str],
-    recovery: crate::Recovery,
-    policy: crate::RetryPolicy,
-    status: Option<u16>,
-    url: Option<&'static str>,
-    since: Option<&'static str>,
-    deprecated: Option<&'static str>,
-) -> crate::code_doc::CodeDoc {
-    crate::code_doc::CodeDoc {
-        code,
-        op,
-        type_name,
-        variant,
-        message,
-        docs,
-        hints,
-        retryable: policy.is_retryable(),
-        rate_limited: policy.is_rate_limited(),
-        recovery,
-        policy,
-        status,
-        url,
-        since,
-        deprecated,
-    }
+    let mut doc = crate::code_doc::CodeDoc::new(code, type_name, variant, policy, recovery)
+        .with_message(message)
+        .with_docs(docs)
+        .with_hints(hints);
+    doc.op = op;
+    doc
 }

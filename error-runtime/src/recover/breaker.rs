@@ -608,21 +608,16 @@ impl AgentError for CircuitOpen {
 }
 
 impl Catalog for CircuitOpen {
-    const CODES: &'static [CodeDoc] = &[crate::__private::code_doc(
+    const CODES: &'static [CodeDoc] = &[CodeDoc::new(
         TOOL_DISABLED,
-        None,
         "agent_error::recover::CircuitOpen",
         "CircuitOpen",
-        MESSAGE,
-        "A circuit breaker disabled the tool after consecutive failures; it fails fast until a cooldown passes and a trial call succeeds.",
-        &[HINT],
-        Recovery::Replan,
         RetryPolicy::NEVER,
-        None,
-        None,
-        None,
-        None,
-    )];
+        Recovery::Replan,
+    )
+    .with_message(MESSAGE)
+    .with_docs("A circuit breaker disabled the tool after consecutive failures; it fails fast until a cooldown passes and a trial call succeeds.")
+    .with_hints(&[HINT])];
 }
 
 inventory::submit! { crate::registry::Registration::of::<CircuitOpen>() }
