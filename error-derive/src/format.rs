@@ -609,9 +609,7 @@ fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Vec<Strin
 }
 
 /// Keywords after which an expression starts, so that a `.field` after them is the shorthand.
-const EXPR_KEYWORDS: [&str; 8] = [
-    "match", "if", "while", "in", "return", "break", "mut", "else",
-];
+const EXPR_KEYWORDS: [&str; 7] = ["match", "if", "while", "in", "return", "break", "mut"];
 
 /// Rewrites `.field` and `.0` in format arguments into the field's binding, and
 /// records which fields an argument mentions (for redaction).
