@@ -276,8 +276,10 @@ mod v2 {
     }
 }
 
+/// A file in cargo's scratch directory for integration tests (under `target/`, so that
+/// runs leave nothing in the system's temporary directory).
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("agent-error-catalog-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("catalog");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
