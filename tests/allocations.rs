@@ -1,5 +1,6 @@
 //! The calls an agent loop makes on every failure allocate nothing: `code()`, `op()`,
-//! `is_retryable()`, `retry_policy()`, `find` and `Display` into a `String` with room.
+//! `is_retryable()`, `retry_policy()`, `find`, `classify`, `Display` into a `String` with
+//! room, and a retried run of the `Retrier`.
 //!
 //! A counting global allocator counts only on the thread that is measuring (a thread-local
 //! flag), so the test harness's other threads cannot disturb the exact counts.
@@ -236,6 +237,41 @@ fn find_allocates_nothing() {
     // No typed link: every foreign classifier is asked, and none allocates to say no.
     let (n, found) = allocations(|| agent_error::classify(&unclassified).is_none());
     assert_eq!((n, found), (0, true));
+}
+
+/// A retried run of a typed error allocates nothing: the classification, the decision, the
+/// nested-retry scope and the outcome all live on the stack.
+#[cfg(feature = "registry")]
+#[test]
+fn a_retried_run_allocates_nothing() {
+    use agent_error::retry::{Retrier, Stop};
+    agent_error::classify(&io::Error::other("warm up"));
+    let retrier = Retrier::new().seed(1);
+    // The server asks for no wait at all: the run sleeps zero twice, then succeeds.
+    let op = |attempt: u32| {
+        if attempt < 3 {
+            Err(LlmError::RateLimited {
+                retry_after: Some(Duration::ZERO),
+            })
+        } else {
+            Ok(attempt)
+        }
+    };
+    let (n, outcome) = allocations(|| retrier.run_detailed(op));
+    assert_eq!(n, 0, "a retried run");
+    assert_eq!((outcome.attempts, outcome.stop), (3, Stop::Succeeded));
+    assert_eq!(outcome.waited, Duration::ZERO);
+    // Given up on after the policy's attempts, through a chain of the operation's own type.
+    let (n, outcome) = allocations(|| {
+        retrier.run_detailed_with_sleep(
+            |_| Err::<(), _>(LlmError::Stream(1)),
+            |delay| {
+                std::hint::black_box(delay);
+            },
+        )
+    });
+    assert_eq!(n, 0, "a run that gives up");
+    assert_eq!(outcome.stop, Stop::AttemptsExhausted);
 }
 
 #[test]

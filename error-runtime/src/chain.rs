@@ -29,6 +29,7 @@ use crate::AgentError;
 pub fn links<'a>(err: &'a (dyn StdError + 'static)) -> Links<'a> {
     Links {
         next: Some(err),
+        given: None,
         left: MAX_LINKS,
     }
 }
@@ -43,20 +44,27 @@ pub const MAX_LINKS: usize = 1024;
 #[derive(Clone, Debug)]
 pub struct Links<'a> {
     next: Option<&'a (dyn StdError + 'static)>,
+    /// The link given last, whose cause is looked up only when the walk goes on: a walk
+    /// that stops at the link it wanted does not pay for the next one.
+    given: Option<&'a (dyn StdError + 'static)>,
     left: usize,
 }
 
 impl<'a> Iterator for Links<'a> {
     type Item = &'a (dyn StdError + 'static);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(given) = self.given.take() {
+            self.next = if self.left == 0 {
+                None
+            } else {
+                wrapped(given).or_else(|| given.source())
+            };
+        }
         let current = self.next?;
         self.left -= 1;
-        self.next = if self.left == 0 {
-            None
-        } else {
-            wrapped(current).or_else(|| current.source())
-        };
+        self.given = Some(current);
         Some(current)
     }
 }
@@ -67,8 +75,16 @@ impl<'a> Iterator for Links<'a> {
 pub(crate) fn wrapped<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn StdError + 'static)> {
-    if let Some(io) = link.downcast_ref::<io::Error>() {
+    // A link's size comes from its vtable without a call, and a downcast costs a virtual
+    // `type_id` call: try only the wrappers the link can be.
+    let size = std::mem::size_of_val(link);
+    if size == std::mem::size_of::<io::Error>()
+        && let Some(io) = link.downcast_ref::<io::Error>()
+    {
         return io.get_ref().map(|inner| inner as &(dyn StdError + 'static));
+    }
+    if size != std::mem::size_of::<Arc<dyn StdError>>() {
+        return None;
     }
     if let Some(arc) = link.downcast_ref::<Arc<dyn StdError + Send + Sync>>() {
         return Some(&**arc);

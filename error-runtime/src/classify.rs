@@ -128,12 +128,33 @@ impl fmt::Debug for Classified<'_> {
 /// assert_eq!(classify(&typed).unwrap().code(), "budget_exhausted");
 /// ```
 pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    for link in links(err) {
-        if let Some(e) = registry::typed(link) {
-            return Some(Classified {
-                link,
-                how: How::Typed(e),
-            });
+    classify_again(err, &mut None)
+}
+
+/// [`classify`] for a caller that classifies chains of one shape again and again (the
+/// retrier: each attempt fails with the operation's error type): `last` is the cast that
+/// recognised the outermost link of the previous chain, tried first, and kept up to date.
+/// A typed outermost link then costs one checked downcast; the answer is [`classify`]'s
+/// (see [`registry::typed_with_cast`]).
+#[inline]
+pub(crate) fn classify_again<'a>(
+    err: &'a (dyn StdError + 'static),
+    last: &mut Option<registry::Cast>,
+) -> Option<Classified<'a>> {
+    let typed =
+        |link: &'a (dyn StdError + 'static), e: &'a (dyn AgentError + 'static)| Classified {
+            link,
+            how: How::Typed(e),
+        };
+    if let Some(e) = last.and_then(|cast| cast(err)) {
+        return Some(typed(err, e));
+    }
+    for (i, link) in links(err).enumerate() {
+        if let Some((e, cast)) = registry::typed_with_cast(link) {
+            if i == 0 {
+                *last = Some(cast);
+            }
+            return Some(typed(link, e));
         }
     }
     links(err).find_map(classify_foreign)

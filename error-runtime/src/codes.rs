@@ -181,25 +181,49 @@ impl Catalog for Vocabulary {
 /// assert!(!is_valid_code(""));
 /// ```
 pub fn is_valid_code(code: &str) -> bool {
-    code.len() <= 64 && !code.is_empty() && code.split('.').all(is_valid_segment)
+    if code.len() > 64 {
+        return false;
+    }
+    // One pass over the bytes, keeping the class of the current segment's first letter
+    // (`0` at the start of a segment): a later byte must share a bit with it.
+    let mut segment = 0;
+    for &b in code.as_bytes() {
+        let class = CODE_BYTES[usize::from(b)];
+        if segment == 0 {
+            if class != LOWER && class != UPPER {
+                return false;
+            }
+            segment = class;
+        } else if class == DOT {
+            segment = 0;
+        } else if class & segment == 0 {
+            return false;
+        }
+    }
+    // Neither empty nor ending in an empty segment.
+    segment != 0
 }
 
-fn is_valid_segment(segment: &str) -> bool {
-    let bytes = segment.as_bytes();
-    let Some(first) = bytes.first() else {
-        return false;
-    };
-    let rest = &bytes[1..];
-    if first.is_ascii_lowercase() {
-        rest.iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
-    } else if first.is_ascii_uppercase() {
-        rest.iter()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
-    } else {
-        false
+/// Classes of the bytes of a code: a lowercase letter, an uppercase one, a digit or `_`
+/// (both, as they go in either case of segment), the separator, or none (`0`).
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DOT: u8 = 4;
+const CODE_BYTES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        classes[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' | b'_' => LOWER | UPPER,
+            b'.' => DOT,
+            _ => 0,
+        };
+        b += 1;
     }
-}
+    classes
+};
 
 /// `code` where it crosses a trust boundary (tool results, the wire, logs): itself when it
 /// follows the grammar of codes, else [`UNCLASSIFIED`]. A code is only ever checked at

@@ -16,31 +16,92 @@ struct OneLine<'a> {
 impl fmt::Write for OneLine<'_> {
     fn write_str(&mut self, mut text: &str) -> fmt::Result {
         if self.skipping {
-            text = text.trim_start();
+            text = trim_start(text);
             if text.is_empty() {
                 return Ok(());
             }
             self.skipping = false;
         }
-        // The folded characters are ASCII, so splitting at them keeps every char whole.
-        let mut pieces = text.split(['\n', '\r', '\t']);
-        if let Some(first) = pieces.next() {
-            self.out.push_str(first);
-        }
-        for piece in pieces {
+        // The folded characters are ASCII, so cutting at them keeps every char whole.
+        while let Some(i) = find_folded(text.as_bytes()) {
+            self.out.push_str(&text[..i]);
             self.out.push(' ');
-            self.out.push_str(piece);
+            text = &text[i + 1..];
         }
+        self.out.push_str(text);
         Ok(())
     }
 }
 
+/// Whether `byte` is one of the characters that [`OneLine`] folds into a space.
+fn is_folded(byte: &u8) -> bool {
+    matches!(byte, b'\n' | b'\r' | b'\t')
+}
+
+/// The index of the first newline, carriage return or tab in `bytes`. Messages rarely hold
+/// one, so eight bytes are looked at together, and one by one only when a byte of the eight
+/// is below 14 (the three are 9, 10 and 13).
+fn find_folded(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH_BITS: u64 = ONES * 0x80;
+    let mut words = bytes.chunks_exact(8);
+    let mut start = 0;
+    for chunk in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_ne_bytes(word);
+        // A byte below 14 borrows through its high bit, which it did not have set.
+        if word.wrapping_sub(ONES * 14) & !word & HIGH_BITS != 0
+            && let Some(i) = chunk.iter().position(is_folded)
+        {
+            return Some(start + i);
+        }
+        start += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(is_folded)
+        .map(|i| start + i)
+}
+
 /// Drops the trailing white space and periods of what was written after `start`.
 fn trim_end_from(out: &mut String, start: usize) {
+    if out.len() > start
+        && out
+            .as_bytes()
+            .last()
+            .is_some_and(|&b| solid(b) && b != b'.')
+    {
+        return;
+    }
     let kept = out[start..]
         .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
         .len();
     out.truncate(start + kept);
+}
+
+/// Whether `byte` is an ASCII character other than white space: text that starts or ends
+/// with one has nothing to trim there. A byte of a multi-byte char is not one, and sends
+/// the text to `str`'s own trimming (which knows Unicode's white space).
+fn solid(byte: u8) -> bool {
+    byte.is_ascii() && !char::from(byte).is_whitespace()
+}
+
+/// `text.trim_start()`, without decoding a char when the first is plain ASCII.
+fn trim_start(text: &str) -> &str {
+    match text.as_bytes().first() {
+        Some(&b) if solid(b) => text,
+        _ => text.trim_start(),
+    }
+}
+
+/// `text.trim_end()`, without decoding a char when the last is plain ASCII.
+fn trim_end(text: &str) -> &str {
+    match text.as_bytes().last() {
+        Some(&b) if solid(b) => text,
+        _ => text.trim_end(),
+    }
 }
 
 /// Writes `text` on one line: newlines, carriage returns and tabs become spaces, and
@@ -80,7 +141,7 @@ pub(crate) fn push_hint(out: &mut String, prefix: &str, hint: &str) {
     let start = out.len();
     out.push_str(prefix);
     let before = out.len();
-    push_one_line(out, hint.trim());
+    push_one_line(out, trim_start(trim_end(hint)));
     if out.len() == before {
         out.truncate(start);
     }

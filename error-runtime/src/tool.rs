@@ -34,8 +34,8 @@ use crate::{AgentError, Recovery};
 /// assert_eq!(parsed.hints, ["read the file again before writing"]);
 /// ```
 pub fn render(e: &dyn AgentError) -> String {
-    // Room for a typical result (a code, a sentence, a hint) in one allocation.
-    let mut out = String::with_capacity(128);
+    // Room for a typical result (a code, a sentence or two, a hint) in one allocation.
+    let mut out = String::with_capacity(256);
     out.push_str("[error:");
     out.push_str(crate::codes::public_code(e.code()));
     out.push_str("] ");

@@ -12,10 +12,14 @@ use crate::AgentError;
 use crate::code_doc::{Catalog, CodeDoc};
 use cache::VtableCache;
 
+/// A registration's checked downcast of a link to its classified type.
+pub(crate) type Cast =
+    for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>;
+
 /// How the registry recognises one classified type: a checked downcast to it.
 #[doc(hidden)]
 pub struct Registration {
-    cast: for<'a> fn(&'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)>,
+    cast: Cast,
     codes: &'static [CodeDoc],
 }
 
@@ -160,16 +164,28 @@ static FOREIGN: VtableCache = VtableCache::new();
 pub(crate) fn typed<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
+    typed_with_cast(link).map(|(e, _)| e)
+}
+
+/// [`typed`], with the cast that recognised the link: a caller that meets links of the
+/// same type again and again (the retrier, whose operation fails with one error type) may
+/// try that cast first. A cast succeeds only on links of its own type (or that type in a
+/// `Box` or an `Arc`), and the registration the scan picks depends only on the link's
+/// type, so a remembered cast that succeeds gives what [`typed`] would.
+pub(crate) fn typed_with_cast<'a>(
+    link: &'a (dyn StdError + 'static),
+) -> Option<(&'a (dyn AgentError + 'static), Cast)> {
     let lists = lists();
+    let with_cast = |r: &Registration| (r.cast)(link).map(|e| (e, r.cast));
     TYPED.recognise(
         link,
-        |i| (lists.typed[i].cast)(link),
+        |i| with_cast(lists.typed[i]),
         || {
             lists
                 .typed
                 .iter()
                 .enumerate()
-                .find_map(|(i, r)| (r.cast)(link).map(|e| (i, e)))
+                .find_map(|(i, r)| with_cast(r).map(|found| (i, found)))
         },
     )
 }

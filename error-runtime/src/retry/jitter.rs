@@ -61,6 +61,7 @@ impl JitterSource {
 
 /// The jittered delay before retry number `retry` (0-based). `previous` is the delay
 /// before the last retry, used by decorrelated jitter. Never above `max_delay`.
+#[inline]
 pub fn delay(
     policy: &RetryPolicy,
     retry: u32,

@@ -198,12 +198,23 @@ impl RetryPolicy {
     ///
     /// Defined for every `retry`: it saturates at [`max_delay`](Self::max_delay)
     /// and never overflows or panics. It is zero for [`RetryPolicy::NEVER`].
+    #[inline]
     pub fn backoff(&self, retry: u32) -> Duration {
         if retry == 0 || self.factor == 1.0 {
             return self.base_delay.min(self.max_delay);
         }
-        let base = self.base_delay.as_nanos() as f64;
-        let cap = self.max_delay.as_nanos() as f64;
+        // Whatever the factor (NaN included), the result is then clamped to the cap.
+        if self.base_delay >= self.max_delay {
+            return self.max_delay;
+        }
+        self.grown(retry)
+    }
+
+    /// [`backoff`](Self::backoff) past its shortcuts: `base_delay` below `max_delay`, grown
+    /// by a factor other than 1 at least once.
+    fn grown(&self, retry: u32) -> Duration {
+        let base = nanos_f64(self.base_delay);
+        let cap = nanos_f64(self.max_delay);
         let delay = base * self.factor.powf(f64::from(retry));
         // Not below the cap covers NaN and infinity too.
         if delay.partial_cmp(&cap) != Some(core::cmp::Ordering::Less) {
@@ -243,6 +254,16 @@ impl RetryPolicy {
             max_wait,
             retry_after: None,
         }
+    }
+}
+
+/// A duration in nanoseconds as the nearest `f64`: the same value as `as_nanos() as f64`,
+/// without the slow conversion from `u128` when the nanoseconds fit in a `u64` (584 years).
+fn nanos_f64(d: Duration) -> f64 {
+    let nanos = d.as_nanos();
+    match u64::try_from(nanos) {
+        Ok(n) => n as f64,
+        Err(_) => nanos as f64,
     }
 }
 

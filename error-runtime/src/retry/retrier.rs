@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use super::budget::RetryBudget;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope};
+use crate::classify::classify_again;
+use crate::registry::Cast;
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -248,6 +250,9 @@ pub struct RetryState<R: Borrow<Retrier>> {
     streak: u32,
     /// A hash of the last retryable failure's code: what a give-up marks.
     last_code: u64,
+    /// The cast that recognised the last failure's outermost link, tried first on the next
+    /// (an operation fails with one error type, attempt after attempt).
+    cast: Option<Cast>,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -260,12 +265,51 @@ impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
     }
 }
 
-/// A hash of a code, to notice a change of code without keeping a copy of it.
+/// A hash of a code, to notice a change of code without keeping a copy of it. Eight bytes
+/// at a time, the length included: a code of eight bytes or less costs one multiplication.
+#[inline]
 fn code_hash(code: &str) -> u64 {
-    // FNV-1a: short strings, no allocation.
-    code.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    let mut rest = code.as_bytes();
+    let mut hash = mix(0xcbf2_9ce4_8422_2325 ^ rest.len() as u64);
+    while let Some((word, after)) = rest.split_first_chunk::<8>()
+        && !after.is_empty()
+    {
+        hash = mix(hash ^ u64::from_le_bytes(*word));
+        rest = after;
+    }
+    mix(hash ^ last_word(rest))
+}
+
+/// Up to eight bytes as a little-endian word, zero-padded, read without a loop.
+#[inline]
+fn last_word(bytes: &[u8]) -> u64 {
+    let byte = |i: usize| u64::from(bytes[i]);
+    let n = bytes.len();
+    match n {
+        8.. => {
+            let mut word = [0; 8];
+            word.copy_from_slice(&bytes[..8]);
+            u64::from_le_bytes(word)
+        }
+        // Two reads that overlap put the same bytes at the same places.
+        4..=7 => {
+            let four = |i: usize| {
+                let mut word = [0; 4];
+                word.copy_from_slice(&bytes[i..i + 4]);
+                u64::from(u32::from_le_bytes(word))
+            };
+            four(0) | four(n - 4) << (8 * (n - 4))
+        }
+        1..=3 => byte(0) | byte(n / 2) << (8 * (n / 2)) | byte(n - 1) << (8 * (n - 1)),
+        0 => 0,
+    }
+}
+
+/// A bijection of 64 bits that spreads every input bit over the high ones.
+#[inline]
+fn mix(word: u64) -> u64 {
+    let word = word.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    word ^ (word >> 29)
 }
 
 impl<R: Borrow<Retrier>> RetryState<R> {
@@ -283,6 +327,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             streak_code: 0,
             streak: 0,
             last_code: 0,
+            cast: None,
         }
     }
 
@@ -326,7 +371,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// [`next_delay`](Self::next_delay) for an error chain, classified with
     /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        match crate::classify(err) {
+        match classify_again(err, &mut self.cast) {
             Some(classified) => self.next_delay(&*classified),
             None => Err(Stop::Permanent),
         }
@@ -348,22 +393,31 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             }
             Err(e) => e.error_chain(),
         };
-        let Some(classified) = crate::classify(err) else {
-            return Err(Stop::Permanent);
+        // The operation's own typed error, recognised as last time: no `Classified` to build.
+        let classified;
+        let failure: &dyn AgentError = match self.cast.and_then(|cast| cast(err)) {
+            Some(typed) => typed,
+            None => match classify_again(err, &mut self.cast) {
+                Some(c) => {
+                    classified = c;
+                    &*classified
+                }
+                None => return Err(Stop::Permanent),
+            },
         };
-        if hand_back.is_some_and(|hand_back| hand_back(&*classified)) {
+        if hand_back.is_some_and(|hand_back| hand_back(failure)) {
             return Err(Stop::FellBack);
         }
         if let Some(mark) = mark
-            && classified.is_retryable()
+            && failure.is_retryable()
         {
-            let code = code_hash(classified.code());
+            let code = code_hash(failure.code());
             if mark == code || chain_has_code(err, mark) {
                 self.last_code = code;
                 return Err(Stop::AlreadyRetried);
             }
         }
-        self.next_delay(&*classified)
+        self.next_delay(failure)
     }
 
     /// How the run ended; a give-up marks the enclosing attempt, if any.

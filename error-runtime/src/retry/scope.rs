@@ -18,6 +18,7 @@ pub(crate) struct AttemptScope {
 }
 
 impl AttemptScope {
+    #[inline]
     pub(crate) fn enter() -> Self {
         DEPTH.with(|d| d.set(d.get() + 1));
         AttemptScope {
@@ -26,12 +27,14 @@ impl AttemptScope {
     }
 
     /// The code a nested run gave up on during this scope, if one did.
+    #[inline]
     pub(crate) fn mark(&self) -> Option<u64> {
         GAVE_UP.with(Cell::get)
     }
 }
 
 impl Drop for AttemptScope {
+    #[inline]
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         GAVE_UP.with(|g| g.set(self.saved));
