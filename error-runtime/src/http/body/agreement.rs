@@ -7,7 +7,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use super::super::json::tests::provider;
+use super::super::json::documents::provider;
 use super::shows_overflow;
 use super::{ANTHROPIC, BodyHints, GOOGLE, Kind, OPENAI, duration, lookup, phrases, read};
 
