@@ -84,7 +84,6 @@ pub(super) fn keep(bytes: &[u8]) -> String {
     truncate(String::from_utf8_lossy(kept).into_owned())
 }
 
-/// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
 /// The first [`MAX_BODY`] bytes of `value`'s Display, without formatting the rest: a link
 /// whose Display includes its causes costs at most that much to read.
 pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
@@ -106,6 +105,7 @@ pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
     out.0
 }
 
+/// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
 pub(super) fn truncate(mut text: String) -> String {
     if text.len() > MAX_BODY {
         text.truncate(text.floor_char_boundary(MAX_BODY));
@@ -148,6 +148,8 @@ pub(super) fn read(body: &str) -> BodyHints {
     }
 }
 
+/// What a JSON body says: the provider's name for the failure, else its message's phrases,
+/// and Google's `RetryInfo` delay.
 fn read_json(json: &ErrorBody<'_>) -> BodyHints {
     let error = &json.error;
     let named = if json.kind.as_deref() == Some("error") {
@@ -180,6 +182,7 @@ fn read_json(json: &ErrorBody<'_>) -> BodyHints {
     }
 }
 
+/// The kind that a provider's `table` gives `id`.
 fn lookup(table: &[(&str, Kind)], id: &str) -> Option<Kind> {
     table
         .iter()
@@ -223,6 +226,7 @@ fn contains_any(haystack: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| haystack.contains(n))
 }
 
+/// The reading against the `serde_json` reading it replaced.
 #[cfg(test)]
 mod agreement;
 

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use syntax::{Parsed, Reader};
 
+/// JSON's grammar: checking values and stepping over them.
 mod syntax;
 
 /// The `@type` suffix of Google's `RetryInfo` error detail.
@@ -165,7 +166,9 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Generated documents, for the tests here and in `body.rs`.
 #[cfg(test)]
 pub(super) mod documents;
+/// The reader against `serde_json`.
 #[cfg(test)]
 mod tests;

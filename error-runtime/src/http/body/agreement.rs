@@ -22,6 +22,7 @@ fn serde_json_read(body: &str) -> BodyHints {
     }
 }
 
+/// A JSON body's hints, read from its `Value`.
 fn read_value(json: &Value) -> BodyHints {
     let json = match json.as_array().map(Vec::as_slice) {
         Some([only]) => only,
@@ -61,10 +62,12 @@ fn read_value(json: &Value) -> BodyHints {
     }
 }
 
+/// `json[field]` when it is a string.
 fn text<'a>(json: &'a Value, field: &str) -> Option<&'a str> {
     json.get(field).and_then(Value::as_str)
 }
 
+/// The first `RetryInfo` detail's delay that reads as a duration.
 fn retry_info(error: &Value) -> Option<Duration> {
     error
         .get("details")?

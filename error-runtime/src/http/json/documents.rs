@@ -6,23 +6,33 @@ use proptest::prelude::*;
 /// A JSON document as written: keys may repeat, numbers are text.
 #[derive(Clone, Debug)]
 pub(in crate::http) enum Doc {
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// A number as written, within `f64`'s range or not.
     Number(String),
+    /// A string, escaped as it is written out.
     Text(String),
+    /// An array.
     Array(Vec<Doc>),
+    /// An object, its members in order, a key possibly more than once.
     Object(Vec<(String, Doc)>),
 }
 
+/// Writing a document out.
 impl Doc {
     /// The document written out: `seed` picks, character by character, which characters of
     /// strings are escaped and how, and whether there is whitespace between tokens.
     pub(in crate::http) fn write(&self, seed: u64) -> String {
-        let mut out = String::new();
-        self.write_into(&mut Writer { seed, at: 0 }, &mut out);
+        let (mut out, mut writer) = (String::new(), Writer { seed, at: 0 });
+        writer.space(&mut out);
+        self.write_into(&mut writer, &mut out);
+        writer.space(&mut out);
         out
     }
 
+    /// Writes the document to `out`, taking choices from `w`.
     fn write_into(&self, w: &mut Writer, out: &mut String) {
         match self {
             Doc::Null => out.push_str("null"),
@@ -45,6 +55,7 @@ impl Doc {
                     w.string(key, out);
                     w.space(out);
                     out.push(':');
+                    w.space(out);
                     value.write_into(w, out);
                 }
                 w.space(out);
@@ -56,10 +67,13 @@ impl Doc {
 
 /// The choices of [`Doc::write`].
 struct Writer {
+    /// Two bits a choice, taken in turn.
     seed: u64,
+    /// Where the next choice's bits are in `seed`.
     at: u32,
 }
 
+/// The choices, taken in turn.
 impl Writer {
     /// The next two bits of choice.
     fn choice(&mut self) -> u64 {
@@ -67,10 +81,13 @@ impl Writer {
         (self.seed >> self.at) & 3
     }
 
+    /// Whitespace between tokens, or none.
     fn space(&mut self, out: &mut String) {
         out.push_str(["", " ", "\n\t", "\r\n  "][self.choice() as usize]);
     }
 
+    /// `text` as a JSON string: each character raw where it may be, or as a short escape
+    /// (`\n`, `\/`, …), or as `\uXXXX` (a surrogate pair outside the BMP), in either case.
     fn string(&mut self, text: &str, out: &mut String) {
         out.push('"');
         for c in text.chars() {

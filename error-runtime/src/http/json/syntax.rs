@@ -24,6 +24,7 @@ pub(super) struct Reader<'a> {
     depth: usize,
 }
 
+/// The grammar, a value at a time.
 impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`.
     pub(super) fn new(bytes: &'a [u8]) -> Self {
