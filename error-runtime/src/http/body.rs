@@ -3,9 +3,8 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::duration;
+use super::json::{self, ErrorBody};
 use super::kind::Kind;
 
 /// The most of a body that is kept and read, in bytes.
@@ -85,7 +84,6 @@ pub(super) fn keep(bytes: &[u8]) -> String {
     truncate(String::from_utf8_lossy(kept).into_owned())
 }
 
-/// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
 /// The first [`MAX_BODY`] bytes of `value`'s Display, without formatting the rest: a link
 /// whose Display includes its causes costs at most that much to read.
 pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
@@ -107,6 +105,7 @@ pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
     out.0
 }
 
+/// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
 pub(super) fn truncate(mut text: String) -> String {
     if text.len() > MAX_BODY {
         text.truncate(text.floor_char_boundary(MAX_BODY));
@@ -140,35 +139,28 @@ fn without_split_char(bytes: &[u8]) -> &[u8] {
 
 /// Reads a body: JSON in a provider's error shape, else the providers' phrases.
 pub(super) fn read(body: &str) -> BodyHints {
-    match serde_json::from_str::<Value>(body) {
-        Ok(json) => read_json(&json),
-        Err(_) => BodyHints {
+    match json::read(body.as_bytes()) {
+        Some(json) => read_json(&json),
+        None => BodyHints {
             kind: phrases(body),
             retry_delay: None,
         },
     }
 }
 
-fn read_json(json: &Value) -> BodyHints {
-    // Google's REST endpoints may wrap the error in a one-element array.
-    let json = match json.as_array().map(Vec::as_slice) {
-        Some([only]) => only,
-        _ => json,
-    };
-    let error = json.get("error");
-    let named = if text(json, "type") == Some("error") {
-        error
-            .and_then(|e| text(e, "type"))
-            .and_then(|t| lookup(ANTHROPIC, t))
-    } else if let Some(status) = error.and_then(|e| text(e, "status")) {
+/// What a JSON body says: the provider's name for the failure, else its message's phrases,
+/// and Google's `RetryInfo` delay.
+fn read_json(json: &ErrorBody<'_>) -> BodyHints {
+    let error = &json.error;
+    let named = if json.kind.as_deref() == Some("error") {
+        error.kind.as_deref().and_then(|t| lookup(ANTHROPIC, t))
+    } else if let Some(status) = error.status.as_deref() {
         lookup(GOOGLE, status)
     } else {
-        error.and_then(|e| {
-            [text(e, "code"), text(e, "type")]
-                .into_iter()
-                .flatten()
-                .find_map(|id| lookup(OPENAI, id))
-        })
+        [error.code.as_deref(), error.kind.as_deref()]
+            .into_iter()
+            .flatten()
+            .find_map(|id| lookup(OPENAI, id))
     };
     let message = message(json);
     let kind = match named {
@@ -181,10 +173,16 @@ fn read_json(json: &Value) -> BodyHints {
     };
     BodyHints {
         kind,
-        retry_delay: error.and_then(retry_info),
+        // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
+        // "retryDelay": "30s"}`.
+        retry_delay: error
+            .retry_delays
+            .iter()
+            .find_map(|delay| duration::protobuf(delay)),
     }
 }
 
+/// The kind that a provider's `table` gives `id`.
 fn lookup(table: &[(&str, Kind)], id: &str) -> Option<Kind> {
     table
         .iter()
@@ -192,33 +190,19 @@ fn lookup(table: &[(&str, Kind)], id: &str) -> Option<Kind> {
         .map(|(_, kind)| *kind)
 }
 
-fn text<'a>(json: &'a Value, field: &str) -> Option<&'a str> {
-    json.get(field).and_then(Value::as_str)
-}
-
 /// The human-readable message of a JSON error: `error.message`, a string `error`
 /// (Ollama), a top-level `message` (vLLM) or `detail` (FastAPI), or the body itself
 /// when it is a JSON string.
-fn message(json: &Value) -> Option<&str> {
-    if let Some(message) = json.as_str() {
-        return Some(message);
-    }
-    let error = json.get("error");
-    error
-        .and_then(|e| e.as_str().or_else(|| text(e, "message")))
-        .or_else(|| text(json, "message"))
-        .or_else(|| text(json, "detail"))
-}
-
-/// Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-/// "retryDelay": "30s"}`.
-fn retry_info(error: &Value) -> Option<Duration> {
-    error
-        .get("details")?
-        .as_array()?
-        .iter()
-        .filter(|detail| text(detail, "@type").is_some_and(|t| t.ends_with("google.rpc.RetryInfo")))
-        .find_map(|detail| text(detail, "retryDelay").and_then(duration::protobuf))
+fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
+    [
+        &json.text,
+        &json.error.text,
+        &json.error.message,
+        &json.message,
+        &json.detail,
+    ]
+    .into_iter()
+    .find_map(|text| text.as_deref())
 }
 
 /// What the providers' phrases in free text say: an overflow, a spent quota, or nothing.
@@ -241,6 +225,10 @@ fn contains_any(haystack: &str, needles: &[&str]) -> bool {
     let haystack = haystack.to_ascii_lowercase();
     needles.iter().any(|n| haystack.contains(n))
 }
+
+/// The reading against the `serde_json` reading it replaced.
+#[cfg(test)]
+mod agreement;
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ use crate::codes;
 mod body;
 mod duration;
 mod headers;
+mod json;
 mod kind;
 mod status_error;
 

@@ -1,0 +1,174 @@
+//! A small JSON reader for provider error bodies: it checks a whole document as strictly as
+//! `serde_json` does and keeps only the few fields that `body.rs` classifies by.
+//!
+//! It exists for build time: `serde_json` (and `serde_core`) under the default `http`
+//! feature were most of a clean build's critical path, for a dozen fields of an error body.
+//! One pass over the bytes, nesting bounded as `serde_json` bounds it, no panics, and the
+//! values it does not need are checked and skipped, never kept.
+
+use std::borrow::Cow;
+
+use syntax::{Parsed, Reader};
+
+/// JSON's grammar: checking values and stepping over them.
+mod syntax;
+
+/// The `@type` suffix of Google's `RetryInfo` error detail.
+const RETRY_INFO: &str = "google.rpc.RetryInfo";
+
+/// What a provider's error body holds, as far as the classification reads it: each field is
+/// the string at its place in the document (the last one where a key repeats, as in
+/// `serde_json`'s maps), `None` when it is absent or not a string.
+///
+/// The document is the body itself or, when the body is an array of exactly one element,
+/// that element (Google's REST endpoints may wrap the error so).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct ErrorBody<'a> {
+    /// The document, when it is a JSON string.
+    pub(super) text: Option<Cow<'a, str>>,
+    /// The document's `type` (Anthropic's `"error"`).
+    pub(super) kind: Option<Cow<'a, str>>,
+    /// The document's `message` (vLLM).
+    pub(super) message: Option<Cow<'a, str>>,
+    /// The document's `detail` (FastAPI).
+    pub(super) detail: Option<Cow<'a, str>>,
+    /// The document's `error`.
+    pub(super) error: ErrorField<'a>,
+}
+
+/// The `error` member of a provider's error body.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct ErrorField<'a> {
+    /// `error` itself, when it is a string (Ollama).
+    pub(super) text: Option<Cow<'a, str>>,
+    /// `error.type` (OpenAI, Anthropic).
+    pub(super) kind: Option<Cow<'a, str>>,
+    /// `error.status` (Google).
+    pub(super) status: Option<Cow<'a, str>>,
+    /// `error.code` (OpenAI).
+    pub(super) code: Option<Cow<'a, str>>,
+    /// `error.message`.
+    pub(super) message: Option<Cow<'a, str>>,
+    /// The `retryDelay` strings of the `error.details` whose `@type` is Google's `RetryInfo`,
+    /// in order.
+    pub(super) retry_delays: Vec<Cow<'a, str>>,
+}
+
+/// Reads `bytes` as a provider error body: `None` when they are not one JSON document (what
+/// `serde_json::from_slice::<Value>` refuses, nesting too deep included).
+pub(super) fn read(bytes: &[u8]) -> Option<ErrorBody<'_>> {
+    let mut reader = Reader::new(bytes);
+    let body = reader.document().ok()?;
+    reader.at_end().then_some(body)
+}
+
+/// The fields kept, read from the places of a provider's error body.
+impl<'a> Reader<'a> {
+    /// The document: an array of one element is read as that element.
+    fn document(&mut self) -> Parsed<ErrorBody<'a>> {
+        if self.peek() != Some(b'[') {
+            return self.top();
+        }
+        let mut only = ErrorBody::default();
+        let mut count = 0usize;
+        self.array(|reader| {
+            count += 1;
+            if count == 1 {
+                only = reader.top()?;
+                Ok(())
+            } else {
+                reader.skip_value()
+            }
+        })?;
+        Ok(if count == 1 {
+            only
+        } else {
+            ErrorBody::default()
+        })
+    }
+
+    /// The document proper: a string, an object whose fields are kept, or anything else.
+    fn top(&mut self) -> Parsed<ErrorBody<'a>> {
+        let mut body = ErrorBody::default();
+        match self.peek() {
+            Some(b'"') => body.text = Some(self.string()?),
+            Some(b'{') => self.object(|reader, key| {
+                match key.as_ref() {
+                    "type" => body.kind = reader.text_value()?,
+                    "message" => body.message = reader.text_value()?,
+                    "detail" => body.detail = reader.text_value()?,
+                    "error" => body.error = reader.error_value()?,
+                    _ => reader.skip_value()?,
+                }
+                Ok(())
+            })?,
+            _ => self.skip_value()?,
+        }
+        Ok(body)
+    }
+
+    /// The `error` member: a string, an object whose fields are kept, or anything else.
+    fn error_value(&mut self) -> Parsed<ErrorField<'a>> {
+        let mut error = ErrorField::default();
+        match self.peek() {
+            Some(b'"') => error.text = Some(self.string()?),
+            Some(b'{') => self.object(|reader, key| {
+                match key.as_ref() {
+                    "type" => error.kind = reader.text_value()?,
+                    "status" => error.status = reader.text_value()?,
+                    "code" => error.code = reader.text_value()?,
+                    "message" => error.message = reader.text_value()?,
+                    "details" => error.retry_delays = reader.retry_delays()?,
+                    _ => reader.skip_value()?,
+                }
+                Ok(())
+            })?,
+            _ => self.skip_value()?,
+        }
+        Ok(error)
+    }
+
+    /// `error.details`: the `retryDelay` of each `RetryInfo` detail that has a string one.
+    fn retry_delays(&mut self) -> Parsed<Vec<Cow<'a, str>>> {
+        let mut delays = Vec::new();
+        if self.peek() != Some(b'[') {
+            self.skip_value()?;
+            return Ok(delays);
+        }
+        self.array(|reader| {
+            if reader.peek() != Some(b'{') {
+                return reader.skip_value();
+            }
+            let (mut kind, mut delay) = (None, None);
+            reader.object(|reader, key| {
+                match key.as_ref() {
+                    "@type" => kind = reader.text_value()?,
+                    "retryDelay" => delay = reader.text_value()?,
+                    _ => reader.skip_value()?,
+                }
+                Ok(())
+            })?;
+            if kind.is_some_and(|kind| kind.ends_with(RETRY_INFO)) {
+                delays.extend(delay);
+            }
+            Ok(())
+        })?;
+        Ok(delays)
+    }
+
+    /// A value kept only if it is a string.
+    fn text_value(&mut self) -> Parsed<Option<Cow<'a, str>>> {
+        if self.peek() == Some(b'"') {
+            self.string().map(Some)
+        } else {
+            self.skip_value().map(|()| None)
+        }
+    }
+}
+
+/// Generated documents, for the tests here and in `body.rs`.
+#[cfg(test)]
+pub(super) mod documents;
+/// The reader against `serde_json`.
+#[cfg(test)]
+mod tests;
