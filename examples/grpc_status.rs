@@ -6,12 +6,15 @@
 //! a hand-written service (no protoc).
 //!
 //! `cargo run --example grpc_status --features tonic,tokio`
+//!
+//! `tests/grpc.rs` runs its server and client too.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -54,8 +57,16 @@ type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// Answers each call with the next scripted failure, then with a completion.
 #[derive(Clone, Default)]
-struct Model {
+pub struct Model {
+    calls: Arc<AtomicU32>,
     script: Arc<Mutex<VecDeque<Status>>>,
+}
+
+impl Model {
+    /// The calls received so far.
+    pub fn calls(&self) -> u32 {
+        self.calls.load(Ordering::SeqCst)
+    }
 }
 
 impl UnaryService<Prompt> for Model {
@@ -63,6 +74,7 @@ impl UnaryService<Prompt> for Model {
     type Future = BoxFuture<Result<Response<Completion>, Status>>;
 
     fn call(&mut self, request: Request<Prompt>) -> Self::Future {
+        self.calls.fetch_add(1, Ordering::SeqCst);
         let next = self.script.lock().unwrap().pop_front();
         let prompt = request.into_inner().text;
         Box::pin(async move {
@@ -101,9 +113,29 @@ impl NamedService for Model {
     const NAME: &'static str = "demo.Model";
 }
 
-async fn generate(addr: SocketAddr, prompt: &str) -> Result<String, Status> {
+type Server = tokio::task::JoinHandle<Result<(), tonic::transport::Error>>;
+
+/// Serves the model on 127.0.0.1: it answers with `script`, then with completions.
+pub async fn serve(
+    script: impl IntoIterator<Item = Status>,
+) -> Result<(SocketAddr, Model, Server), Box<dyn std::error::Error>> {
+    let model = Model::default();
+    model.script.lock().unwrap().extend(script);
+    let incoming = TcpIncoming::bind("127.0.0.1:0".parse()?)?;
+    let addr = incoming.local_addr()?;
+    let server = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(model.clone())
+            .serve_with_incoming(incoming),
+    );
+    Ok((addr, model, server))
+}
+
+/// One call through a tonic client; a connection that fails is `UNAVAILABLE`.
+pub async fn generate(addr: SocketAddr, prompt: &str) -> Result<String, Status> {
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
         .map_err(|e| Status::invalid_argument(e.to_string()))?
+        .connect_timeout(Duration::from_secs(2))
         .timeout(Duration::from_secs(5))
         .connect()
         .await
@@ -127,20 +159,13 @@ async fn generate(addr: SocketAddr, prompt: &str) -> Result<String, Status> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let model = Model::default();
-    model.script.lock().unwrap().extend([
+    let (addr, model, server) = serve([
         agent_error::tonic::to_status(&StatusError::new(503).with_op("llm.generate")),
         agent_error::tonic::to_status(&LlmError::RateLimited {
             retry_after: Duration::from_millis(200),
         }),
-    ]);
-    let incoming = TcpIncoming::bind("127.0.0.1:0".parse()?)?;
-    let addr = incoming.local_addr()?;
-    let server = tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(model)
-            .serve_with_incoming(incoming),
-    );
+    ])
+    .await?;
 
     let retrier = Retrier::new()
         .max_attempts(4)
@@ -158,7 +183,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let answer = retrier
         .run_async(|_| generate(addr, "hello"), tokio_sleep)
         .await?;
-    println!("answer: {answer}");
+    println!("answer: {answer} (the server took {} calls)", model.calls());
 
     let status = retrier
         .run_async(|_| generate(addr, ""), tokio_sleep)

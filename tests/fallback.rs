@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use agent_error::recover::{Decision, Fallback, FallbackError, ManualClock, decide};
+use agent_error::recover::{Answer, Decision, Fallback, FallbackError, ManualClock, decide};
 use agent_error::retry::{Retrier, Stop};
 use agent_error::{AgentError, Error, Recovery, classify, codes, display};
 
@@ -28,31 +28,58 @@ fn models(clock: &ManualClock) -> Fallback<&'static str, ManualClock> {
         .clock(clock.clone())
 }
 
-/// Records every call as `name#attempt`.
-struct Log(RefCell<Vec<String>>);
+/// The two models on a controllable clock, with every call logged as `name#attempt`.
+struct Models {
+    clock: ManualClock,
+    fallback: Fallback<&'static str, ManualClock>,
+    log: RefCell<Vec<String>>,
+}
 
-impl Log {
+impl Models {
     fn new() -> Self {
-        Log(RefCell::new(Vec::new()))
+        let clock = ManualClock::new();
+        Models {
+            fallback: models(&clock),
+            clock,
+            log: RefCell::new(Vec::new()),
+        }
     }
-    fn push(&self, model: &str, attempt: u32) {
-        self.0.borrow_mut().push(format!("{model}#{attempt}"));
+
+    /// Runs the fallback with `answer(model)` as each call, logged; no sleep is waited.
+    fn run<T>(
+        &self,
+        answer: impl Fn(&'static str) -> Result<T, Error>,
+    ) -> Result<Answer<T>, FallbackError> {
+        self.run_with_sleep(answer, |_| {})
     }
-    fn take(&self) -> Vec<String> {
-        self.0.take()
+
+    fn run_with_sleep<T>(
+        &self,
+        answer: impl Fn(&'static str) -> Result<T, Error>,
+        sleep: impl FnMut(Duration),
+    ) -> Result<Answer<T>, FallbackError> {
+        self.fallback.run_with_sleep(
+            |m: &&'static str, attempt| {
+                self.log.borrow_mut().push(format!("{m}#{attempt}"));
+                answer(m)
+            },
+            sleep,
+        )
+    }
+
+    /// The calls logged since the last look.
+    fn calls(&self) -> Vec<String> {
+        self.log.take()
     }
 }
 
 #[test]
 fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let log = Log::new();
-    let answer = fallback
+    let models = Models::new();
+    let answer = models
         .run_with_sleep(
-            |m: &&str, attempt| {
-                log.push(m, attempt);
-                if *m == "primary" {
+            |m| {
+                if m == "primary" {
                     Err(rate_limited())
                 } else {
                     Ok("hi")
@@ -61,7 +88,7 @@ fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
             |_| panic!("nothing is retried"),
         )
         .unwrap();
-    assert_eq!(log.take(), ["primary#1", "secondary#1"]);
+    assert_eq!(models.calls(), ["primary#1", "secondary#1"]);
     assert_eq!(
         (answer.value, answer.candidate, answer.name()),
         ("hi", 1, "secondary")
@@ -75,42 +102,36 @@ fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
         failure.error.downcast_ref::<Error>().unwrap().code(),
         codes::RATE_LIMIT
     );
-    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
-    assert_eq!(fallback.cooling_for(1), None);
+    assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
+    assert_eq!(models.fallback.cooling_for(1), None);
 }
 
 #[test]
 fn a_cooling_candidate_is_skipped_until_its_cooldown_ends_then_readmitted() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let log = Log::new();
+    let models = Models::new();
     let primary_fails = Cell::new(true);
     let call = || {
-        fallback.run_with_sleep(
-            |m: &&str, attempt| {
-                log.push(m, attempt);
-                if *m == "primary" && primary_fails.get() {
-                    Err(rate_limited())
-                } else {
-                    Ok(*m)
-                }
-            },
-            |_| {},
-        )
+        models.run(|m| {
+            if m == "primary" && primary_fails.get() {
+                Err(rate_limited())
+            } else {
+                Ok(m)
+            }
+        })
     };
     call().unwrap();
-    assert_eq!(log.take(), ["primary#1", "secondary#1"]);
+    assert_eq!(models.calls(), ["primary#1", "secondary#1"]);
 
-    clock.advance(59 * SEC + Duration::from_millis(999));
+    models.clock.advance(59 * SEC + Duration::from_millis(999));
     let answer = call().unwrap();
-    assert_eq!(log.take(), ["secondary#1"]);
+    assert_eq!(models.calls(), ["secondary#1"]);
     assert_eq!(answer.skipped, [0]);
     assert!(answer.failures.is_empty());
 
     primary_fails.set(false);
-    clock.advance(Duration::from_millis(1));
+    models.clock.advance(Duration::from_millis(1));
     let answer = call().unwrap();
-    assert_eq!(log.take(), ["primary#1"]);
+    assert_eq!(models.calls(), ["primary#1"]);
     assert_eq!((answer.value, answer.candidate), ("primary", 0));
     assert!(answer.skipped.is_empty());
 }
@@ -142,50 +163,40 @@ fn the_cooldown_is_configurable_per_candidate_and_a_longer_retry_after_wins() {
 
 #[test]
 fn a_recovery_of_fallback_moves_on_even_when_not_retryable() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let answer = fallback
-        .run_with_sleep(
-            |m: &&str, _| {
-                if *m == "primary" {
-                    Err(Error::new("llm.generate", "model_retired", "model retired")
-                        .with_recovery(Recovery::Fallback))
-                } else {
-                    Ok(1)
-                }
-            },
-            |_| {},
-        )
+    let models = Models::new();
+    let answer = models
+        .run(|m| {
+            if m == "primary" {
+                Err(Error::new("llm.generate", "model_retired", "model retired")
+                    .with_recovery(Recovery::Fallback))
+            } else {
+                Ok(1)
+            }
+        })
         .unwrap();
     assert_eq!(answer.candidate, 1);
     assert_eq!(answer.failures[0].stop, Stop::FellBack);
-    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+    assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
 }
 
 #[test]
 fn a_permanent_error_stops_without_trying_the_next_candidate() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let log = Log::new();
-    let err = fallback
-        .run_with_sleep(
-            |m: &&str, attempt| {
-                log.push(m, attempt);
-                Err::<(), _>(Error::new(
-                    "llm.generate",
-                    codes::INVALID_INPUT,
-                    "bad request",
-                ))
-            },
-            |_| {},
-        )
+    let models = Models::new();
+    let err = models
+        .run(|_| {
+            Err::<(), _>(Error::new(
+                "llm.generate",
+                codes::INVALID_INPUT,
+                "bad request",
+            ))
+        })
         .unwrap_err();
-    assert_eq!(log.take(), ["primary#1"]);
+    assert_eq!(models.calls(), ["primary#1"]);
     assert_eq!(err.failures().len(), 1);
     assert_eq!(err.failures()[0].stop, Stop::Permanent);
     assert_eq!(err.code(), codes::INVALID_INPUT);
     assert_eq!(err.recovery(), Recovery::Replan);
-    assert_eq!(fallback.cooling_for(0), None);
+    assert_eq!(models.fallback.cooling_for(0), None);
 }
 
 #[test]
@@ -205,48 +216,35 @@ fn an_unclassified_error_stops_and_the_error_is_unclassified() {
 
 #[test]
 fn a_retryable_error_is_retried_on_its_candidate_then_moves_on_without_cooldown() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let log = Log::new();
-    let answer = fallback
-        .run_with_sleep(
-            |m: &&str, attempt| {
-                log.push(m, attempt);
-                if *m == "primary" { Err(down()) } else { Ok(()) }
-            },
-            |_| {},
-        )
+    let models = Models::new();
+    let answer = models
+        .run(|m| if m == "primary" { Err(down()) } else { Ok(()) })
         .unwrap();
     assert_eq!(
-        log.take(),
+        models.calls(),
         ["primary#1", "primary#2", "primary#3", "secondary#1"]
     );
     assert_eq!(answer.failures[0].stop, Stop::AttemptsExhausted);
     assert_eq!(answer.failures[0].attempts, 3);
-    assert_eq!(fallback.cooling_for(0), None);
+    assert_eq!(models.fallback.cooling_for(0), None);
 }
 
 #[test]
 fn the_last_healthy_candidate_is_retried_as_its_policy_says_then_cools_down() {
-    let clock = ManualClock::new();
-    let fallback = models(&clock);
-    let log = Log::new();
-    let err = fallback
+    let models = Models::new();
+    let err = models
         .run_with_sleep(
-            |m: &&str, attempt| {
-                log.push(m, attempt);
-                Err::<(), _>(rate_limited())
-            },
-            |d| clock.advance(d),
+            |_| Err::<(), _>(rate_limited()),
+            |d| models.clock.advance(d),
         )
         .unwrap_err();
     assert_eq!(
-        log.take(),
+        models.calls(),
         ["primary#1", "secondary#1", "secondary#2", "secondary#3"]
     );
     assert_eq!(err.failures()[1].stop, Stop::AttemptsExhausted);
     assert_eq!(err.code(), codes::RATE_LIMIT);
-    assert!(fallback.cooling_for(0).is_some() && fallback.cooling_for(1).is_some());
+    assert!(models.fallback.cooling_for(0).is_some() && models.fallback.cooling_for(1).is_some());
 }
 
 #[test]

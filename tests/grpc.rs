@@ -1,129 +1,27 @@
-//! gRPC statuses end to end: a real tonic server and client on 127.0.0.1, a hand-written
-//! service (no protoc), and the `Retrier` obeying the status each failed call read back into.
+//! gRPC statuses end to end: the `grpc_status` example's real tonic server and client on
+//! 127.0.0.1 (a hand-written service, no protoc), and the `Retrier` obeying the status each
+//! failed call read back into.
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
-use std::future::Future;
-use std::net::SocketAddr;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use agent_error::retry::{Retrier, tokio_sleep};
 use agent_error::{AgentError, Recovery, Report, codes};
-use tonic::server::{NamedService, UnaryService};
-use tonic::transport::server::TcpIncoming;
-use tonic::{Code, Request, Response, Status};
-use tonic_prost::ProstCodec;
+use grpc_status::{generate, serve};
+use tonic::{Code, Status};
 use tonic_types::StatusExt;
 
-#[derive(Clone, PartialEq, prost::Message)]
-struct AskRequest {
-    #[prost(string, tag = "1")]
-    question: String,
-}
+/// The example's service and client: a model that answers with a script of statuses, then
+/// `echo: {prompt}`, and counts its calls.
+#[path = "../examples/grpc_status.rs"]
+#[allow(dead_code)]
+mod grpc_status;
 
-#[derive(Clone, PartialEq, prost::Message)]
-struct AskReply {
-    #[prost(string, tag = "1")]
-    answer: String,
-}
-
-/// What the server answers, hit after hit; `Ok` once the script is spent.
-#[derive(Clone, Default)]
-struct Oracle {
-    hits: Arc<AtomicU32>,
-    script: Arc<Mutex<VecDeque<Status>>>,
-}
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-impl UnaryService<AskRequest> for Oracle {
-    type Response = AskReply;
-    type Future = BoxFuture<Result<Response<AskReply>, Status>>;
-
-    fn call(&mut self, request: Request<AskRequest>) -> Self::Future {
-        self.hits.fetch_add(1, Ordering::SeqCst);
-        let next = self.script.lock().unwrap().pop_front();
-        let question = request.into_inner().question;
-        Box::pin(async move {
-            match next {
-                Some(status) => Err(status),
-                None => Ok(Response::new(AskReply {
-                    answer: format!("42 ({question})"),
-                })),
-            }
-        })
-    }
-}
-
-impl tower_service::Service<http::Request<tonic::body::Body>> for Oracle {
-    type Response = http::Response<tonic::body::Body>;
-    type Error = Infallible;
-    type Future = BoxFuture<Result<Self::Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
-        let oracle = self.clone();
-        Box::pin(async move {
-            let mut grpc = tonic::server::Grpc::new(ProstCodec::<AskReply, AskRequest>::default());
-            Ok(grpc.unary(oracle, request).await)
-        })
-    }
-}
-
-impl NamedService for Oracle {
-    const NAME: &'static str = "test.Oracle";
-}
-
-/// Starts a server on 127.0.0.1 that answers with `script`, then with success.
-async fn serve(script: Vec<Status>) -> (SocketAddr, Oracle, tokio::task::JoinHandle<()>) {
-    let oracle = Oracle::default();
-    oracle.script.lock().unwrap().extend(script);
-    let incoming = TcpIncoming::bind("127.0.0.1:0".parse().unwrap()).unwrap();
-    let addr = incoming.local_addr().unwrap();
-    let service = oracle.clone();
-    let server = tokio::spawn(async move {
-        tonic::transport::Server::builder()
-            .add_service(service)
-            .serve_with_incoming(incoming)
-            .await
-            .unwrap();
-    });
-    (addr, oracle, server)
-}
-
-/// One call through a real tonic client; a failed call reads back into a `Report`.
-async fn ask(addr: SocketAddr) -> Result<String, Report> {
-    let status = |e: tonic::transport::Error| Status::unavailable(e.to_string());
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-        .unwrap()
-        .connect_timeout(Duration::from_secs(2))
-        .timeout(Duration::from_secs(5))
-        .connect()
+/// One call through the example's client; a failed call reads back into a `Report`.
+async fn ask(addr: std::net::SocketAddr) -> Result<String, Report> {
+    generate(addr, "meaning")
         .await
-        .map_err(|e| agent_error::tonic::read_status(&status(e)))?;
-    let mut client = tonic::client::Grpc::new(channel);
-    client
-        .ready()
-        .await
-        .map_err(|e| agent_error::tonic::read_status(&status(e)))?;
-    let reply = client
-        .unary(
-            Request::new(AskRequest {
-                question: "meaning".into(),
-            }),
-            http::uri::PathAndQuery::from_static("/test.Oracle/Ask"),
-            ProstCodec::<AskRequest, AskReply>::default(),
-        )
-        .await
-        .map_err(|s| agent_error::tonic::read_status(&s))?;
-    Ok(reply.into_inner().answer)
+        .map_err(|s| agent_error::tonic::read_status(&s))
 }
 
 fn retrier(delays: Arc<Mutex<Vec<Duration>>>) -> Retrier {
@@ -155,17 +53,18 @@ enum LlmError {
 
 #[tokio::test]
 async fn unavailable_from_a_server_that_knows_nothing_of_this_crate_is_retried() {
-    let (addr, oracle, server) = serve(vec![
+    let (addr, model, server) = serve(vec![
         Status::unavailable("backend restarting"),
         Status::unavailable("backend restarting"),
     ])
-    .await;
+    .await
+    .unwrap();
     let delays = Arc::new(Mutex::new(Vec::new()));
     let answer = retrier(delays.clone())
         .run_async(|_| ask(addr), tokio_sleep)
         .await;
-    assert_eq!(answer.unwrap(), "42 (meaning)");
-    assert_eq!(oracle.hits.load(Ordering::SeqCst), 3);
+    assert_eq!(answer.unwrap(), "echo: meaning");
+    assert_eq!(model.calls(), 3);
     assert_eq!(delays.lock().unwrap().len(), 2);
     server.abort();
 }
@@ -176,7 +75,13 @@ async fn resource_exhausted_with_retry_info_waits_the_servers_delay() {
         key: "sk-CANARY-1234".into(),
         retry_after: Duration::from_millis(300),
     };
-    let (addr, oracle, server) = serve(vec![agent_error::tonic::to_status(&sent)]).await;
+    // Twice: once for the look at the wire, once for the retrier.
+    let (addr, model, server) = serve([
+        agent_error::tonic::to_status(&sent),
+        agent_error::tonic::to_status(&sent),
+    ])
+    .await
+    .unwrap();
 
     // What crossed the wire: code, public message, AIP-193 details.
     let report = ask(addr).await.unwrap_err();
@@ -187,20 +92,15 @@ async fn resource_exhausted_with_retry_info_waits_the_servers_delay() {
     assert_eq!(report.retry_after(), Some(Duration::from_millis(300)));
     assert_eq!(report.recovery(), Recovery::Retry);
     assert_eq!(report.hints(), ["lower the request rate"]);
-    assert_eq!(oracle.hits.load(Ordering::SeqCst), 1);
+    assert_eq!(model.calls(), 1);
 
-    oracle
-        .script
-        .lock()
-        .unwrap()
-        .push_back(agent_error::tonic::to_status(&sent));
     let delays = Arc::new(Mutex::new(Vec::new()));
     let started = Instant::now();
     let answer = retrier(delays.clone())
         .run_async(|_| ask(addr), tokio_sleep)
         .await;
-    assert_eq!(answer.unwrap(), "42 (meaning)");
-    assert_eq!(oracle.hits.load(Ordering::SeqCst), 3);
+    assert_eq!(answer.unwrap(), "echo: meaning");
+    assert_eq!(model.calls(), 3);
     assert_eq!(*delays.lock().unwrap(), [Duration::from_millis(300)]);
     assert!(started.elapsed() >= Duration::from_millis(300));
     server.abort();
@@ -228,7 +128,7 @@ async fn permanent_statuses_are_not_retried() {
         assert_eq!(info.domain, agent_error::tonic::DOMAIN);
         assert_eq!(info.metadata["retryable"], "false");
 
-        let (addr, oracle, server) = serve(vec![status]).await;
+        let (addr, model, server) = serve([status]).await.unwrap();
         let delays = Arc::new(Mutex::new(Vec::new()));
         let report = retrier(delays.clone())
             .run_async(|_| ask(addr), tokio_sleep)
@@ -236,7 +136,7 @@ async fn permanent_statuses_are_not_retried() {
             .unwrap_err();
         assert_eq!(report.code(), code);
         assert_eq!(report.recovery(), sent.recovery());
-        assert_eq!(oracle.hits.load(Ordering::SeqCst), 1, "{code} was retried");
+        assert_eq!(model.calls(), 1, "{code} was retried");
         assert!(delays.lock().unwrap().is_empty());
         server.abort();
     }

@@ -6,7 +6,6 @@
 #[path = "support/scripted.rs"]
 mod scripted;
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,55 +13,25 @@ use agent_error::classify;
 use agent_error::reqwest::RetryMiddleware;
 use agent_error::retry::{Retrier, RetryBudget};
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
-use scripted::{Reply, refused_url, serve};
-
-/// Fails the test instead of hanging it.
-async fn bounded<T>(run: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(10), run)
-        .await
-        .expect("the run ends within 10 s")
-}
-
-/// The delays the middleware asked to wait, and the hook's calls; nothing is really waited.
-#[derive(Clone, Default)]
-struct Recorder {
-    slept: Arc<Mutex<Vec<Duration>>>,
-    retries: Arc<Mutex<Vec<(String, u32, Duration)>>>,
-}
-
-impl Recorder {
-    fn retrier(&self) -> Retrier {
-        let retries = self.retries.clone();
-        Retrier::new().seed(7).on_retry(move |e, retry, delay| {
-            retries
-                .lock()
-                .unwrap()
-                .push((e.code().to_string(), retry, delay));
-        })
-    }
-
-    fn client(&self, retrier: Retrier) -> ClientWithMiddleware {
-        let slept = self.slept.clone();
-        let middleware = RetryMiddleware::new(retrier).with_sleep(move |delay| {
-            slept.lock().unwrap().push(delay);
-            async {}
-        });
-        client(middleware)
-    }
-
-    fn slept(&self) -> Vec<Duration> {
-        self.slept.lock().unwrap().clone()
-    }
-
-    fn codes(&self) -> Vec<String> {
-        let retries = self.retries.lock().unwrap();
-        retries.iter().map(|(code, _, _)| code.clone()).collect()
-    }
-}
+use scripted::{Recorder, Reply, Server, bounded, refused_url, serve};
 
 fn client(middleware: RetryMiddleware) -> ClientWithMiddleware {
     let inner = reqwest::Client::builder().no_proxy().build().unwrap();
     ClientBuilder::new(inner).with(middleware).build()
+}
+
+/// A client whose retries `recorder` records, with `retrier`.
+fn recorded(recorder: &Recorder, retrier: Retrier) -> ClientWithMiddleware {
+    client(RetryMiddleware::new(retrier).with_sleep(recorder.sleep()))
+}
+
+/// GETs a server that answers `replies`, through a client with the recorder's retrier.
+async fn get(replies: Vec<Reply>) -> (Server, Recorder, reqwest::Response) {
+    let server = serve(replies).await;
+    let recorder = Recorder::default();
+    let client = recorded(&recorder, recorder.retrier());
+    let response = bounded(client.get(&server.url).send()).await.unwrap();
+    (server, recorder, response)
 }
 
 #[tokio::test]
@@ -94,15 +63,12 @@ async fn a_429_with_retry_after_ms_is_waited_for_real_then_retried() {
 
 #[tokio::test]
 async fn two_503s_then_a_200_make_three_attempts() {
-    let server = serve(vec![
+    let (server, recorder, response) = get(vec![
         Reply::new(503),
         Reply::new(503),
         Reply::new(200).body("ok"),
     ])
     .await;
-    let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
-    let response = bounded(client.get(&server.url).send()).await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "ok");
     assert_eq!(server.hits(), 3);
@@ -116,14 +82,11 @@ async fn two_503s_then_a_200_make_three_attempts() {
 #[tokio::test]
 async fn a_400_is_sent_once_and_returned_whole() {
     let body = r#"{"error":{"message":"bad field","type":"invalid_request_error"}}"#;
-    let server = serve(vec![
+    let (server, recorder, response) = get(vec![
         Reply::new(400).header("x-request-id", "r1").body(body),
         Reply::new(200),
     ])
     .await;
-    let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
-    let response = bounded(client.get(&server.url).send()).await.unwrap();
     assert_eq!(server.hits(), 1);
     assert_eq!(response.status(), 400);
     assert_eq!(response.headers()["x-request-id"], "r1");
@@ -136,14 +99,11 @@ async fn a_400_is_sent_once_and_returned_whole() {
 #[tokio::test]
 async fn a_429_whose_body_says_insufficient_quota_is_not_retried() {
     let body = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
-    let server = serve(vec![
+    let (server, recorder, response) = get(vec![
         Reply::new(429).header("retry-after", "1").body(body),
         Reply::new(200),
     ])
     .await;
-    let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
-    let response = bounded(client.get(&server.url).send()).await.unwrap();
     assert_eq!(server.hits(), 1);
     assert_eq!(response.status(), 429);
     assert_eq!(response.text().await.unwrap(), body);
@@ -153,10 +113,7 @@ async fn a_429_whose_body_says_insufficient_quota_is_not_retried() {
 #[tokio::test]
 async fn an_error_body_longer_than_the_classified_part_is_given_back_whole() {
     let body = "x".repeat(200 * 1024);
-    let server = serve(vec![Reply::new(400).body(body.clone())]).await;
-    let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
-    let response = bounded(client.get(&server.url).send()).await.unwrap();
+    let (server, _, response) = get(vec![Reply::new(400).body(body.clone())]).await;
     assert_eq!(server.hits(), 1);
     assert_eq!(response.content_length(), Some(body.len() as u64));
     assert_eq!(response.text().await.unwrap(), body);
@@ -166,7 +123,7 @@ async fn an_error_body_longer_than_the_classified_part_is_given_back_whole() {
 async fn a_request_with_a_streaming_body_is_sent_once() {
     let server = serve(vec![Reply::new(503), Reply::new(503), Reply::new(200)]).await;
     let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
+    let client = recorded(&recorder, recorder.retrier());
     let streaming = reqwest::Body::wrap(http_body_util::Full::new(bytes::Bytes::from("prompt")));
     let response = bounded(client.post(&server.url).body(streaming).send())
         .await
@@ -188,7 +145,7 @@ async fn an_empty_budget_stops_the_retries() {
     let server = serve(vec![Reply::new(503), Reply::new(200)]).await;
     let recorder = Recorder::default();
     let budget = RetryBudget::with_capacity(0);
-    let client = recorder.client(recorder.retrier().budget(budget.clone()));
+    let client = recorded(&recorder, recorder.retrier().budget(budget.clone()));
     let response = bounded(client.get(&server.url).send()).await.unwrap();
     assert_eq!(server.hits(), 1);
     assert_eq!(response.status(), 503);
@@ -206,7 +163,7 @@ async fn retries_spend_the_shared_budget_and_a_success_gives_it_back() {
     let retrier = Retrier::new()
         .budget(budget.clone())
         .on_retry(move |_, _, _| *seen.lock().unwrap() = Some(watched.available()));
-    let client = recorder.client(retrier);
+    let client = recorded(&recorder, retrier);
     let response = bounded(client.get(&server.url).send()).await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(server.hits(), 2);
@@ -219,7 +176,7 @@ async fn retries_spend_the_shared_budget_and_a_success_gives_it_back() {
 async fn a_refused_connection_is_retried_as_provider_unavailable() {
     let url = refused_url().await;
     let recorder = Recorder::default();
-    let client = recorder.client(recorder.retrier());
+    let client = recorded(&recorder, recorder.retrier());
     let started = Instant::now();
     let err = bounded(client.get(&url).send()).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));

@@ -7,9 +7,8 @@
 #[path = "support/scripted.rs"]
 mod scripted;
 
-use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_error::retry::{Retrier, RetryBudget};
@@ -19,15 +18,8 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use scripted::{Reply, Server, refused_url, serve};
+use scripted::{Recorder, Reply, Server, bounded, refused_url, serve};
 use tower::{BoxError, Service, ServiceBuilder, ServiceExt};
-
-/// Fails the test instead of hanging it.
-async fn bounded<T>(run: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(10), run)
-        .await
-        .expect("the run ends within 10 s")
-}
 
 type Http = Client<HttpConnector, Full<Bytes>>;
 
@@ -35,36 +27,9 @@ fn http_client() -> Http {
     Client::builder(TokioExecutor::new()).build_http()
 }
 
-/// The delays asked for and the hook's codes; nothing is really waited.
-#[derive(Clone, Default)]
-struct Recorder {
-    slept: Arc<Mutex<Vec<Duration>>>,
-    codes: Arc<Mutex<Vec<String>>>,
-}
-
-impl Recorder {
-    fn retrier(&self) -> Retrier {
-        let codes = self.codes.clone();
-        Retrier::new()
-            .seed(3)
-            .on_retry(move |e, _, _| codes.lock().unwrap().push(e.code().to_string()))
-    }
-
-    fn layer<M>(&self, retrier: Retrier) -> RetryLayer<M> {
-        let slept = self.slept.clone();
-        RetryLayer::new(retrier).with_sleep(move |delay| {
-            slept.lock().unwrap().push(delay);
-            async {}
-        })
-    }
-
-    fn slept(&self) -> Vec<Duration> {
-        self.slept.lock().unwrap().clone()
-    }
-
-    fn codes(&self) -> Vec<String> {
-        self.codes.lock().unwrap().clone()
-    }
+/// A layer whose retries `recorder` records, with `retrier`.
+fn recorded<M>(recorder: &Recorder, retrier: Retrier) -> RetryLayer<M> {
+    RetryLayer::new(retrier).with_sleep(recorder.sleep())
 }
 
 /// GET `server`, through `layer` over hyper-util's client: the status and the body.
@@ -90,7 +55,7 @@ async fn two_503s_then_a_200_make_three_attempts() {
     ])
     .await;
     let recorder = Recorder::default();
-    let answer = get_ok(recorder.layer(recorder.retrier()), &server).await;
+    let answer = get_ok(recorded(&recorder, recorder.retrier()), &server).await;
     assert_eq!(answer, (200, "ok".to_string()));
     assert_eq!(server.hits(), 3);
     assert_eq!(recorder.codes(), ["provider_unavailable"; 2]);
@@ -116,7 +81,7 @@ async fn a_429_with_retry_after_ms_is_waited_for_real_then_retried() {
 async fn a_400_is_returned_at_once_with_its_body() {
     let server = serve(vec![Reply::new(400).body("bad field"), Reply::new(200)]).await;
     let recorder = Recorder::default();
-    let answer = get_ok(recorder.layer(recorder.retrier()), &server).await;
+    let answer = get_ok(recorded(&recorder, recorder.retrier()), &server).await;
     assert_eq!(answer, (400, "bad field".to_string()));
     assert_eq!(server.hits(), 1);
     assert!(recorder.slept().is_empty());
@@ -130,7 +95,7 @@ async fn a_503_the_server_says_not_to_retry_is_returned_at_once() {
     ])
     .await;
     let recorder = Recorder::default();
-    let answer = get_ok(recorder.layer(recorder.retrier()), &server).await;
+    let answer = get_ok(recorded(&recorder, recorder.retrier()), &server).await;
     assert_eq!(answer.0, 503);
     assert_eq!(server.hits(), 1);
 }
@@ -140,7 +105,7 @@ async fn an_empty_budget_stops_the_retries() {
     let server = serve(vec![Reply::new(503), Reply::new(200)]).await;
     let recorder = Recorder::default();
     let retrier = recorder.retrier().budget(RetryBudget::with_capacity(0));
-    let answer = get_ok(recorder.layer(retrier), &server).await;
+    let answer = get_ok(recorded(&recorder, retrier), &server).await;
     assert_eq!(answer.0, 503);
     assert_eq!(server.hits(), 1);
     assert!(recorder.slept().is_empty());
@@ -152,7 +117,7 @@ async fn calls_do_not_share_their_attempts() {
     let server = serve(vec![Reply::new(503)]).await;
     let recorder = Recorder::default();
     let mut client = ServiceBuilder::new()
-        .layer(recorder.layer(recorder.retrier()))
+        .layer(recorded(&recorder, recorder.retrier()))
         .service(http_client());
     for _ in 0..2 {
         let request = http::Request::get(&server.url)
@@ -170,7 +135,7 @@ async fn calls_do_not_share_their_attempts() {
 async fn a_refused_connection_is_retried_as_provider_unavailable() {
     let url = refused_url().await;
     let recorder = Recorder::default();
-    let err = get(recorder.layer(recorder.retrier()), &url)
+    let err = get(recorded(&recorder, recorder.retrier()), &url)
         .await
         .unwrap_err();
     // The default policy: 3 attempts in all, so 2 retries.
@@ -198,7 +163,7 @@ async fn any_service_s_classified_errors_are_retried_and_others_are_not() {
     });
     let recorder = Recorder::default();
     let mut service = ServiceBuilder::new()
-        .layer(recorder.layer(recorder.retrier()))
+        .layer(recorded(&recorder, recorder.retrier()))
         .service(flaky);
     let answer = bounded(service.ready().await.unwrap().call("hi".into())).await;
     assert_eq!(answer.unwrap(), "answer to hi");

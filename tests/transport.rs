@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_error::retry::{Retrier, Stop, tokio_sleep};
+use agent_error::retry::{Outcome, Retrier, Stop, tokio_sleep};
 use agent_error::{AgentError, classify};
 
 #[path = "../examples/openai_client.rs"]
@@ -33,6 +33,18 @@ fn client(timeout: Duration) -> reqwest::Client {
 /// The retrier's sleeps are skipped: the tests check decisions, not waiting.
 async fn no_sleep(_: Duration) {}
 
+/// GETs `url` with the default retrier, each attempt cut off after `timeout`, the whole
+/// bounded in time.
+async fn get_retried(url: &str, timeout: Duration) -> Outcome<reqwest::Response, reqwest::Error> {
+    let client = client(timeout);
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        Retrier::new().run_async_detailed(|_| client.get(url).send(), no_sleep),
+    )
+    .await
+    .expect("bounded in time")
+}
+
 #[test]
 fn a_reqwest_timeout_is_retried_as_a_timeout() {
     runtime().block_on(async {
@@ -48,13 +60,7 @@ fn a_reqwest_timeout_is_retried_as_a_timeout() {
                 open.push(socket);
             }
         });
-        let client = client(Duration::from_millis(100));
-        let outcome = tokio::time::timeout(
-            Duration::from_secs(10),
-            Retrier::new().run_async_detailed(|_| client.get(&url).send(), no_sleep),
-        )
-        .await
-        .expect("bounded in time");
+        let outcome = get_retried(&url, Duration::from_millis(100)).await;
         let err = outcome.result.unwrap_err();
         assert!(err.is_timeout());
         let c = classify(&err).unwrap();
@@ -81,13 +87,7 @@ fn a_refused_connection_is_retried_as_provider_unavailable() {
             listener.local_addr().unwrap().port()
         };
         let url = format!("http://127.0.0.1:{port}/");
-        let client = client(Duration::from_secs(5));
-        let outcome = tokio::time::timeout(
-            Duration::from_secs(10),
-            Retrier::new().run_async_detailed(|_| client.get(&url).send(), no_sleep),
-        )
-        .await
-        .expect("bounded in time");
+        let outcome = get_retried(&url, Duration::from_secs(5)).await;
         let err = outcome.result.unwrap_err();
         assert!(err.is_connect());
         let c = classify(&err).unwrap();

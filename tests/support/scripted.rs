@@ -1,10 +1,13 @@
 //! A real axum server on 127.0.0.1 that answers from a script, one reply per request (the
 //! last one repeated), and counts the requests it receives: the far side of the retry tests.
+//! On the near side, a [`Recorder`] of what the retries asked for, and a bound on every run.
 
+use std::future::{Future, Ready, ready};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use agent_error::retry::Retrier;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::Response;
@@ -97,4 +100,46 @@ pub async fn refused_url() -> String {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     drop(listener);
     url
+}
+
+/// Fails the test instead of hanging it.
+pub async fn bounded<T>(run: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), run)
+        .await
+        .expect("the run ends within 10 s")
+}
+
+/// The delays a retry middleware asked to wait, and the codes its `on_retry` hook saw;
+/// nothing is really waited.
+#[derive(Clone, Default)]
+pub struct Recorder {
+    slept: Arc<Mutex<Vec<Duration>>>,
+    codes: Arc<Mutex<Vec<String>>>,
+}
+
+impl Recorder {
+    /// A default retrier whose hook records each failure's code.
+    pub fn retrier(&self) -> Retrier {
+        let codes = self.codes.clone();
+        Retrier::new()
+            .seed(7)
+            .on_retry(move |e, _, _| codes.lock().unwrap().push(e.code().to_string()))
+    }
+
+    /// A sleep for the middleware's `with_sleep`: records the delay and returns at once.
+    pub fn sleep(&self) -> impl Fn(Duration) -> Ready<()> + Send + Sync + 'static {
+        let slept = self.slept.clone();
+        move |delay| {
+            slept.lock().unwrap().push(delay);
+            ready(())
+        }
+    }
+
+    pub fn slept(&self) -> Vec<Duration> {
+        self.slept.lock().unwrap().clone()
+    }
+
+    pub fn codes(&self) -> Vec<String> {
+        self.codes.lock().unwrap().clone()
+    }
 }
