@@ -449,14 +449,7 @@ mod tests {
     /// same name (the generated code names them).
     #[test]
     fn names_and_variants_match_the_runtime() {
-        let recoveries = [
-            Recovery::Retry,
-            Recovery::Replan,
-            Recovery::Fallback,
-            Recovery::Compact,
-            Recovery::Abort,
-            Recovery::Escalate,
-        ];
+        let recoveries = Recovery::ALL;
         assert_eq!(RECOVERIES.len(), recoveries.len());
         for ((name, _, variant), runtime) in RECOVERIES.iter().zip(recoveries) {
             assert_eq!(

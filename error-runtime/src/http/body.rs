@@ -163,16 +163,8 @@ fn read_json(json: &ErrorBody<'_>) -> BodyHints {
             .find_map(|id| lookup(OPENAI, id))
     };
     let message = message(json);
-    let kind = match named {
-        // An invalid request whose message is about the prompt's length is an overflow.
-        Some(Kind::InvalidInput) if message.is_some_and(shows_overflow) => {
-            Some(Kind::ContextOverflow)
-        }
-        Some(kind) => Some(kind),
-        None => message.and_then(phrases),
-    };
     BodyHints {
-        kind,
+        kind: kind(named, message),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`.
         retry_delay: error
@@ -206,6 +198,18 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
 }
 
 /// What the providers' phrases in free text say: an overflow, a spent quota, or nothing.
+/// The kind of a body: the one its provider code or type names, else what its message
+/// says; an invalid request whose message is about the prompt's length is an overflow.
+pub(super) fn kind(named: Option<Kind>, message: Option<&str>) -> Option<Kind> {
+    match named {
+        Some(Kind::InvalidInput) if message.is_some_and(shows_overflow) => {
+            Some(Kind::ContextOverflow)
+        }
+        Some(kind) => Some(kind),
+        None => message.and_then(phrases),
+    }
+}
+
 fn phrases(text: &str) -> Option<Kind> {
     if shows_overflow(text) {
         Some(Kind::ContextOverflow)

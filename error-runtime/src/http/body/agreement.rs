@@ -8,8 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::super::json::documents::provider;
-use super::shows_overflow;
-use super::{ANTHROPIC, BodyHints, GOOGLE, Kind, OPENAI, duration, lookup, phrases, read};
+use super::{ANTHROPIC, BodyHints, GOOGLE, OPENAI, duration, lookup, phrases, read};
 
 /// The reading of a body through `serde_json::Value`, as it was before `json.rs`.
 fn serde_json_read(body: &str) -> BodyHints {
@@ -49,15 +48,8 @@ fn read_value(json: &Value) -> BodyHints {
             .or_else(|| text(json, "message"))
             .or_else(|| text(json, "detail"))
     });
-    let kind = match named {
-        Some(Kind::InvalidInput) if message.is_some_and(shows_overflow) => {
-            Some(Kind::ContextOverflow)
-        }
-        Some(kind) => Some(kind),
-        None => message.and_then(phrases),
-    };
     BodyHints {
-        kind,
+        kind: super::kind(named, message),
         retry_delay: error.and_then(retry_info),
     }
 }
