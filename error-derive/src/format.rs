@@ -293,6 +293,7 @@ pub fn resolve(
         uses: names.used,
         shown,
         plain,
+        by_function: false,
     })
 }
 

@@ -31,10 +31,7 @@ pub fn of(
     let format = match error {
         Some(ErrorAttr::Format(format)) => format,
         Some(ErrorAttr::Function(path, span)) => {
-            return match function_call(&path, span, fields, krate, errors) {
-                Some(template) => Message::Template(template),
-                None => Message::Invalid,
-            };
+            return Message::Template(function_call(&path, span, fields, krate));
         }
         Some(ErrorAttr::Unreadable) => return Message::Invalid,
         _ => match docs.iter().find(|d| !d.value.trim().is_empty()) {
@@ -130,24 +127,15 @@ fn parse_error_args(input: ParseStream) -> syn::Result<ErrorAttr> {
 }
 
 /// The message of `#[error(fmt = path)]`, as thiserror writes it: `path(&field, ...,
-/// formatter)` with every field in order. The function sees every field, so a `#[redact]`
-/// one is refused (its value could not be kept out of public renderings). Its output is
-/// the message everywhere, public renderings included; the cause follows it in Display as
-/// after any message.
+/// formatter)` with every field in order. Its output is the message everywhere, public
+/// renderings included (so `validate` refuses a `#[redact]` field beside it); the cause
+/// follows it in Display as after any message.
 fn function_call(
     path: &TokenStream,
     span: Span,
     fields: &[Field],
     krate: &TokenStream,
-    errors: &mut Errors,
-) -> Option<Template> {
-    if let Some(redact) = fields.iter().find_map(|f| f.attrs.redact) {
-        errors.at(
-            redact,
-            "#[error(fmt = ...)] gives the function every field, so #[redact] cannot keep this one out of public renderings; write the message as a format string, like #[error(\"key rejected\")]",
-        );
-        return None;
-    }
+) -> Template {
     let bindings = fields.iter().map(|f| &f.binding);
     let f = Ident::new("__agent_formatter", Span::mixed_site());
     let name = Ident::new("__agent_fmt", span);
@@ -155,16 +143,17 @@ fn function_call(
         #name = #krate::__private::DisplayFn(|#f: &mut ::core::fmt::Formatter<'_>| #path(#(#bindings,)* #f))
     };
     let lit = LitStr::new("{__agent_fmt}", span);
-    Some(Template {
+    Template {
         written: String::new(),
         joinable: true,
+        by_function: true,
         lit,
         args: vec![call.clone()],
         public_args: vec![call],
         uses: Vec::new(),
         shown: Vec::new(),
         plain: None,
-    })
+    }
 }
 
 /// One format argument: the tokens up to the next top-level comma. Commas inside generic

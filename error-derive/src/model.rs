@@ -253,6 +253,8 @@ pub struct Template {
     pub plain: Option<String>,
     /// Whether Display may join the message with its prefix into one literal (`joinable.rs`).
     pub joinable: bool,
+    /// Whether a function writes the message (`#[error(fmt = path)]`), given every field.
+    pub by_function: bool,
 }
 
 /// Field attributes, each with the span of the attribute.

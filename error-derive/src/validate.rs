@@ -28,6 +28,7 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     error_not_on_a_field,
     from_is_the_only_field,
     message_is_given,
+    fmt_function_sees_no_redacted_field,
     code_in_grammar,
     default_code_in_grammar,
     code_fits_with_namespace,
@@ -287,6 +288,28 @@ fn message_is_given(input: &Input, v: &Variant, c: &Classified, errors: &mut Err
         errors.at(
             v.ident.span(),
             message::missing(input.place, &v.ident.to_string()),
+        );
+    }
+}
+
+/// A function that writes the message (`#[error(fmt = path)]`) is given every field, so
+/// `#[redact]` could not keep one out of public renderings.
+fn fmt_function_sees_no_redacted_field(
+    _: &Input,
+    v: &Variant,
+    c: &Classified,
+    errors: &mut Errors,
+) {
+    let Message::Template(template) = &c.message else {
+        return;
+    };
+    if let (true, Some(redact)) = (
+        template.by_function,
+        v.fields.iter().find_map(|f| f.attrs.redact),
+    ) {
+        errors.at(
+            redact,
+            "#[error(fmt = ...)] gives the function every field, so #[redact] cannot keep this one out of public renderings; write the message as a format string, like #[error(\"key rejected\")]",
         );
     }
 }
