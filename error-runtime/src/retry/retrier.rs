@@ -397,13 +397,17 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         let classified;
         let failure: &dyn AgentError = match self.cast.and_then(|cast| cast(err)) {
             Some(typed) => typed,
-            None => match classify_again(err, &mut self.cast) {
-                Some(c) => {
-                    classified = c;
-                    &*classified
+            None => {
+                // The remembered cast has just missed: `classify_again` need not try it again.
+                self.cast = None;
+                match classify_again(err, &mut self.cast) {
+                    Some(c) => {
+                        classified = c;
+                        &*classified
+                    }
+                    None => return Err(Stop::Permanent),
                 }
-                None => return Err(Stop::Permanent),
-            },
+            }
         };
         if hand_back.is_some_and(|hand_back| hand_back(failure)) {
             return Err(Stop::FellBack);
