@@ -62,28 +62,6 @@ impl Sleeper {
     }
 }
 
-/// Writes the `with_sleep` builder of an integration that keeps a [`Sleeper`] in its `sleep`
-/// field, so that the middleware and the layer take a sleep the same way.
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
-macro_rules! with_sleep {
-    () => {
-        /// Waits with `sleep(delay)` instead of tokio's sleep: another runtime's, or a fake
-        /// one in tests.
-        #[must_use]
-        pub fn with_sleep<F, Fut>(mut self, sleep: F) -> Self
-        where
-            F: Fn(::std::time::Duration) -> Fut + Send + Sync + 'static,
-            Fut: ::std::future::Future<Output = ()> + Send + 'static,
-        {
-            self.sleep = $crate::tokio::Sleeper::new(sleep);
-            self
-        }
-    };
-}
-
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
-pub(crate) use with_sleep;
-
 #[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 impl std::fmt::Debug for Sleeper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -9,6 +9,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ::tower::Layer;
 use ::tower::retry::{Policy, Retry};
@@ -78,7 +79,17 @@ impl<M> RetryLayer<M> {
         }
     }
 
-    crate::tokio::with_sleep!();
+    /// Waits with `sleep(delay)` instead of tokio's sleep: another runtime's, or a fake one
+    /// in tests.
+    #[must_use]
+    pub fn with_sleep<F, Fut>(mut self, sleep: F) -> Self
+    where
+        F: Fn(Duration) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.sleep = Sleeper::new(sleep);
+        self
+    }
 }
 
 impl<M> Clone for RetryLayer<M> {

@@ -4,9 +4,11 @@
 use std::collections::VecDeque;
 use std::error::Error as StdError;
 use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use ::reqwest::{Body, Request, Response, ResponseBuilderExt, StatusCode};
 use ::reqwest_middleware::{Error as MiddlewareError, Middleware, Next};
@@ -70,7 +72,17 @@ impl RetryMiddleware {
         }
     }
 
-    crate::tokio::with_sleep!();
+    /// Waits with `sleep(delay)` instead of tokio's sleep: another runtime's, or a fake one
+    /// in tests.
+    #[must_use]
+    pub fn with_sleep<F, Fut>(mut self, sleep: F) -> Self
+    where
+        F: Fn(Duration) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.sleep = Sleeper::new(sleep);
+        self
+    }
 }
 
 impl fmt::Debug for RetryMiddleware {
