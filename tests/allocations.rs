@@ -274,6 +274,35 @@ fn a_retried_run_allocates_nothing() {
     assert_eq!(outcome.stop, Stop::AttemptsExhausted);
 }
 
+/// A tool result is one `String`: the summary is written into it and the hints are read
+/// without a `Vec` (a transparent variant still reads its field's `hints`).
+#[test]
+fn a_tool_result_is_one_allocation() {
+    let errors: Vec<Box<dyn AgentError + Send + Sync>> = vec![
+        Box::new(LlmError::Auth { console: "c" }),
+        Box::new(ToolError::NotUnique {
+            tool: "fs.edit".into(),
+            matches: 3,
+        }),
+        Box::new(ToolError::Timeout {
+            tool: "shell".into(),
+            after: Duration::from_secs(30),
+        }),
+        Box::new(StepFailed {
+            step: 3,
+            source: LlmError::Stream(9),
+        }),
+        Box::new(
+            agent_error::Error::new("db.query", "timeout", "took too long")
+                .with_hint("add an index"),
+        ),
+    ];
+    for e in errors {
+        let (n, text) = allocations(|| agent_error::tool::render(&*e));
+        assert_eq!(n, 1, "{text}");
+    }
+}
+
 #[test]
 fn the_counter_sees_allocations() {
     let (n, _) = allocations(|| String::with_capacity(1));

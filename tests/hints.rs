@@ -128,3 +128,67 @@ fn hints_through_a_trait_object() {
     let e: &dyn AgentError = &LlmError::RateLimited;
     assert_eq!(e.hints(), ["lower the request rate or raise the quota"]);
 }
+
+/// The renderings read hints through the hidden `__each_hint`, which the derive writes
+/// beside `hints` without a `Vec`: both must give the same hints, in the same order.
+fn each_hint(e: &dyn AgentError) -> Vec<String> {
+    let mut hints = Vec::new();
+    e.__each_hint(&mut |hint| hints.push(hint.to_string()));
+    hints
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "tool.run")]
+enum Shadowing {
+    /// Fields named like the generated code's own names.
+    #[agent(hint = "each {each}, hint {hint}, redacted {secret}")]
+    Named {
+        each: u8,
+        hint: u8,
+        #[redact]
+        secret: String,
+    },
+    #[error(transparent)]
+    Inner(LlmError),
+    #[error(transparent)]
+    Foreign(std::io::Error),
+}
+
+#[test]
+fn each_hint_gives_what_hints_gives() {
+    let errors: Vec<Box<dyn AgentError>> = vec![
+        Box::new(LlmError::RateLimited),
+        Box::new(LlmError::Auth {
+            console: "https://platform.openai.com".into(),
+        }),
+        Box::new(LlmError::ContextOverflow(8000, 12000)),
+        Box::new(LlmError::BadArguments),
+        Box::new(LlmError::BadField {
+            name: "limit".into(),
+        }),
+        Box::new(LlmError::NoHints),
+        Box::new(PermissionDenied {
+            path: "/x".into(),
+            user: "root".into(),
+        }),
+        Box::new(Shadowing::Named {
+            each: 1,
+            hint: 2,
+            secret: "sk-live-123".into(),
+        }),
+        Box::new(Shadowing::Inner(LlmError::Auth {
+            console: "c".into(),
+        })),
+        Box::new(Shadowing::Foreign(std::io::ErrorKind::TimedOut.into())),
+        Box::new(agent_error::Error::new("db.query", "timeout", "slow").with_hint("add an index")),
+    ];
+    for e in &errors {
+        let hints: Vec<String> = e.hints().into_iter().map(String::from).collect();
+        assert_eq!(each_hint(&**e), hints, "{e:?}");
+    }
+    assert_eq!(
+        each_hint(&*errors[7]),
+        ["each 1, hint 2, redacted [redacted]"]
+    );
+    assert_eq!(each_hint(&*errors[8]).len(), 3);
+}

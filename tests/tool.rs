@@ -324,6 +324,9 @@ proptest! {
         prop_assert!(!parsed.summary.is_empty());
         prop_assert!(!parsed.summary.contains(['\n', '\r', '\t']));
         prop_assert!(!parsed.summary.ends_with('.'));
+        let summary = e.message().trim_start().replace(['\n', '\r', '\t'], " ");
+        let summary = summary.trim_end_matches(|c: char| c == '.' || c.is_whitespace());
+        prop_assert_eq!(&parsed.summary, if summary.is_empty() { e.code() } else { summary });
         let hints: Vec<String> = e.hints().iter().map(|h| h.trim().replace(['\n', '\r', '\t'], " ")).map(|h| h.trim_end_matches(|c: char| c == '.' || c.is_whitespace()).to_string()).filter(|h| !h.is_empty()).collect();
         prop_assert_eq!(parsed.hints, hints);
         prop_assert_eq!(parsed.body, None);

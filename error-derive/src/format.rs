@@ -122,6 +122,19 @@ impl Template {
         Some(quote!(::core::write!(#formatter, #lit #(, #args)*)))
     }
 
+    /// `format_args!` of the text (for hints, written straight where they go): the
+    /// arguments of a plain text are a `&'static str` that the writer copies at once.
+    pub fn to_arguments(&self, public: bool) -> TokenStream {
+        match &self.plain {
+            Some(plain) if !self.joinable => quote!(::core::format_args!("{}", #plain)),
+            _ => {
+                let lit = &self.lit;
+                let args = self.args(public);
+                quote!(::core::format_args!(#lit #(, #args)*))
+            }
+        }
+    }
+
     /// The message as a `String` (for hints): borrowed when plain.
     pub fn to_cow(&self, public: bool) -> TokenStream {
         if let Some(plain) = &self.plain {

@@ -2,7 +2,7 @@
 //! fields like `#[error]`. Hints are shown in public renderings, so a `#[redact]` field in
 //! a hint reads `[redacted]`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use crate::errors::Errors;
@@ -50,7 +50,9 @@ pub fn of(
         .collect()
 }
 
-/// `fn hints(&self)`.
+/// `fn hints(&self)`, and beside it, when a variant has hints, the hidden `__each_hint`
+/// that hands each one to the renderings as format arguments, with no `Vec` and no
+/// `String` (a transparent variant's come from its field's `hints`).
 pub fn expand(input: &Input) -> TokenStream {
     let arms = input.variants.iter().map(|v| match &v.body {
         Body::Classified(c) if c.hints.is_empty() => None,
@@ -62,10 +64,52 @@ pub fn expand(input: &Input) -> TokenStream {
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Hints)),
     });
     let body = input.match_or(arms, quote!(::std::vec::Vec::new()));
+    let each = each_hint(input);
     quote! {
         #[allow(unused_variables)]
         fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> {
             #body
         }
+        #each
     }
+}
+
+/// `fn __each_hint(&self, each)`, or nothing when no variant has a hint of its own.
+fn each_hint(input: &Input) -> Option<TokenStream> {
+    let any = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => !c.hints.is_empty(),
+        Body::Transparent(_) => false,
+    });
+    if !any {
+        return None;
+    }
+    let krate = &input.krate;
+    // Hygienic, so that a field named `each` cannot shadow it.
+    let each = Ident::new("__agent_each", Span::mixed_site());
+    let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Classified(c) if c.hints.is_empty() => None,
+        Body::Classified(c) => {
+            let pattern = v.bind_all();
+            let hints = c.hints.iter().map(|h| h.to_arguments(true));
+            Some(quote!(#pattern => { #(#each(#hints);)* }))
+        }
+        Body::Transparent(_) => {
+            let path = &v.path;
+            let hint = Ident::new("__agent_hint", Span::mixed_site());
+            Some(quote! {
+                #path { .. } => {
+                    for #hint in #krate::AgentError::hints(self) {
+                        #each(::core::format_args!("{}", #hint));
+                    }
+                }
+            })
+        }
+    });
+    let body = input.match_or(arms, quote!({}));
+    Some(quote! {
+        #[allow(unused_variables)]
+        fn __each_hint(&self, #each: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)) {
+            #body
+        }
+    })
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+use crate::retry::{Retrier, Stop, Tally};
 use crate::{Recovery, RetryPolicy};
 
 /// An error that knows what kind of failure it is.
@@ -19,6 +20,12 @@ use crate::{Recovery, RetryPolicy};
 ///
 /// Derived types display as `{op} [{code}]: {message}` followed by `: {cause}` when
 /// there is a cause. [`fmt_message`](AgentError::fmt_message) writes the message alone.
+///
+/// The trait also has two hidden methods, which are not part of the contract and which a
+/// hand-written impl leaves alone: one hands each hint to the renderings without building
+/// a `Vec` (the derive writes it beside `hints`), and one makes the retrier's decision in
+/// the implementing type, so that its policy and code cost what a `match` costs (it
+/// cannot be overridden).
 ///
 /// ```
 /// use agent_error::AgentError;
@@ -97,6 +104,29 @@ pub trait AgentError: std::error::Error {
     /// The documentation URL of this code (`#[agent(docs_url = "https://…/{code}")]`), if any.
     fn docs_url(&self) -> Option<&str> {
         None
+    }
+
+    /// Calls `each` with every hint of [`hints`](AgentError::hints), in order, as format
+    /// arguments: how the renderings read hints without building a `Vec` or a `String`.
+    /// Hidden, not part of the contract: the derive writes it beside `hints`, from the same
+    /// text; a hand-written impl keeps this default, which reads `hints`.
+    #[doc(hidden)]
+    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        for hint in self.hints() {
+            each(format_args!("{hint}"));
+        }
+    }
+
+    /// The retrier's decision after a failure, made in the implementing type. Hidden and
+    /// sealed (`Tally` cannot be named outside this crate): not part of the contract.
+    #[doc(hidden)]
+    fn __retry_decision(
+        &self,
+        this: &dyn AgentError,
+        tally: &mut Tally,
+        retrier: &Retrier,
+    ) -> Result<Duration, Stop> {
+        crate::retry::decide(self, this, tally, retrier)
     }
 }
 

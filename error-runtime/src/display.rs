@@ -23,9 +23,7 @@ pub use crate::public::{Public, public};
 pub fn for_user(e: &dyn AgentError) -> String {
     let mut out = String::new();
     push_summary(&mut out, e);
-    for hint in e.hints() {
-        crate::public::push_hint(&mut out, "\n  - ", &hint);
-    }
+    crate::public::push_hints(&mut out, "\n  - ", e);
     out
 }
 

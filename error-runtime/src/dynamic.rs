@@ -248,6 +248,12 @@ impl AgentError for Error {
         self.inner.hints.clone()
     }
 
+    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        for hint in &self.inner.hints {
+            each(format_args!("{hint}"));
+        }
+    }
+
     /// The recovery set with [`with_recovery`](Error::with_recovery); else `retry` when
     /// retryable, else the vocabulary's for the code (`escalate` for `auth_error`, `replan`
     /// for `invalid_input`, …) and `abort` for other codes.

@@ -411,6 +411,12 @@ impl AgentError for Report {
         self.inner.hints.iter().cloned().map(Cow::Owned).collect()
     }
 
+    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        for hint in &self.inner.hints {
+            each(format_args!("{hint}"));
+        }
+    }
+
     fn recovery(&self) -> Recovery {
         self.inner.recovery
     }

@@ -3,7 +3,7 @@
 
 use std::error::Error as StdError;
 
-use crate::public::{push_hint, push_summary};
+use crate::public::{push_hint, push_hints, push_summary};
 use crate::{AgentError, Recovery};
 
 /// Renders an error for the model, exactly:
@@ -40,9 +40,7 @@ pub fn render(e: &dyn AgentError) -> String {
     out.push_str(crate::codes::public_code(e.code()));
     out.push_str("] ");
     push_summary(&mut out, e);
-    for hint in e.hints() {
-        push_hint(&mut out, "\nhint: ", &hint);
-    }
+    push_hints(&mut out, "\nhint: ", e);
     out
 }
 
@@ -160,15 +158,14 @@ impl StructuredToolError {
     pub fn from_error(e: &dyn AgentError) -> Self {
         let mut summary = String::new();
         push_summary(&mut summary, e);
-        let hints = e
-            .hints()
-            .iter()
-            .filter_map(|h| {
-                let mut line = String::new();
-                push_hint(&mut line, "", h);
-                (!line.is_empty()).then_some(line)
-            })
-            .collect();
+        let mut hints = Vec::new();
+        e.__each_hint(&mut |hint| {
+            let mut line = String::new();
+            push_hint(&mut line, "", hint);
+            if !line.is_empty() {
+                hints.push(line);
+            }
+        });
         StructuredToolError {
             code: crate::codes::public_code(e.code()).to_string(),
             summary,

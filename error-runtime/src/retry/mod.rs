@@ -12,5 +12,5 @@ pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
 pub use policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
-pub(crate) use retrier::HandBack;
+pub(crate) use retrier::{HandBack, Tally, decide};
 pub use retrier::{Outcome, Retrier, RetryState, Stop};

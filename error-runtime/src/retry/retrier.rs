@@ -238,6 +238,18 @@ pub(crate) type HandBack<'h> = &'h dyn Fn(&dyn AgentError) -> bool;
 /// ```
 pub struct RetryState<R: Borrow<Retrier>> {
     retrier: R,
+    tally: Tally,
+    /// The cast that recognised the last failure's outermost link, tried first on the next
+    /// (an operation fails with one error type, attempt after attempt).
+    cast: Option<Cast>,
+}
+
+/// What a run has counted so far: read and updated by each decision.
+///
+/// Public only to appear in the hidden method of [`AgentError`] that makes the decision;
+/// it cannot be named outside this crate, so that method cannot be overridden.
+#[derive(Debug)]
+pub struct Tally {
     /// The attempt being made, 1 for the first.
     attempt: u32,
     /// When the run started; read only when there is a `max_elapsed` to enforce.
@@ -250,17 +262,14 @@ pub struct RetryState<R: Borrow<Retrier>> {
     streak: u32,
     /// A hash of the last retryable failure's code: what a give-up marks.
     last_code: u64,
-    /// The cast that recognised the last failure's outermost link, tried first on the next
-    /// (an operation fails with one error type, attempt after attempt).
-    cast: Option<Cast>,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RetryState")
-            .field("attempt", &self.attempt)
-            .field("waited", &self.waited)
-            .field("spent", &self.spent)
+            .field("attempt", &self.tally.attempt)
+            .field("waited", &self.tally.waited)
+            .field("spent", &self.tally.spent)
             .finish_non_exhaustive()
     }
 }
@@ -319,14 +328,16 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         let started = retrier.borrow().max_elapsed.map(|_| Instant::now());
         RetryState {
             retrier,
-            attempt: 1,
-            started,
-            waited: Duration::ZERO,
-            previous: None,
-            spent: 0,
-            streak_code: 0,
-            streak: 0,
-            last_code: 0,
+            tally: Tally {
+                attempt: 1,
+                started,
+                waited: Duration::ZERO,
+                previous: None,
+                spent: 0,
+                streak_code: 0,
+                streak: 0,
+                last_code: 0,
+            },
             cast: None,
         }
     }
@@ -338,22 +349,22 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 
     /// The attempt being made (or just made): 1 for the first.
     pub fn attempt(&self) -> u32 {
-        self.attempt
+        self.tally.attempt
     }
 
     /// The delays decided so far, in all.
     pub fn waited(&self) -> Duration {
-        self.waited
+        self.tally.waited
     }
 
     /// Tells the run that the current attempt succeeded: a shared [`RetryBudget`] gets back
     /// what this run spent, or its success refill when no retry was needed.
     pub fn succeeded(&mut self) {
         if let Some(budget) = &self.retrier.borrow().budget {
-            budget.refill(if self.attempt == 1 {
+            budget.refill(if self.tally.attempt == 1 {
                 budget.success_refill()
             } else {
-                self.spent
+                self.tally.spent
             });
         }
     }
@@ -364,7 +375,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// the budget has paid, the `on_retry` hook has been called), or `Err(stop)` to give up.
     pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
         let delay = self.decide(failure)?;
-        self.attempt += 1;
+        self.tally.attempt += 1;
         Ok(delay)
     }
 
@@ -417,7 +428,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         {
             let code = code_hash(failure.code());
             if mark == code || chain_has_code(err, mark) {
-                self.last_code = code;
+                self.tally.last_code = code;
                 return Err(Stop::AlreadyRetried);
             }
         }
@@ -427,63 +438,76 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
         if stop.gave_up() {
-            scope::gave_up(self.last_code);
+            scope::gave_up(self.tally.last_code);
         }
         Outcome {
             result,
-            attempts: self.attempt,
+            attempts: self.tally.attempt,
             stop,
-            waited: self.waited,
+            waited: self.tally.waited,
         }
     }
 
     /// The one decision: whether and how long to wait after the current attempt failed
-    /// with `failure`.
+    /// with `failure`. It runs in the failure's own type ([`decide`]), where its policy
+    /// and code are plain calls.
     fn decide(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
-        let r = self.retrier.borrow();
-        let attempt = self.attempt;
-        let policy = failure.retry_policy();
-        if !policy.is_retryable() {
-            return Err(Stop::Permanent);
-        }
-        let code = code_hash(failure.code());
-        self.last_code = code;
-        if code == self.streak_code && self.streak > 0 {
-            self.streak += 1;
-        } else {
-            (self.streak_code, self.streak) = (code, 1);
-        }
-        if self.streak >= policy.max_attempts() || attempt >= r.max_attempts {
-            return Err(Stop::AttemptsExhausted);
-        }
-        let delay = match policy.retry_after() {
-            Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
-                return Err(Stop::WaitTooLong);
-            }
-            Some(asked) => asked,
-            None => jitter::delay(&policy, self.streak - 1, self.previous, &r.jitter),
-        };
-        if let (Some(limit), Some(started)) = (r.max_elapsed, self.started) {
-            // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
-            let elapsed = started.elapsed().max(self.waited);
-            if elapsed.saturating_add(delay) > limit {
-                return Err(Stop::Deadline);
-            }
-        }
-        if let Some(budget) = &r.budget {
-            let cost = budget.cost_of(failure.code());
-            if !budget.try_spend(cost) {
-                return Err(Stop::BudgetEmpty);
-            }
-            self.spent = self.spent.saturating_add(cost);
-        }
-        if let Some(hook) = &r.on_retry {
-            hook(failure, attempt, delay);
-        }
-        self.waited = self.waited.saturating_add(delay);
-        self.previous = Some(delay);
-        Ok(delay)
+        failure.__retry_decision(failure, &mut self.tally, self.retrier.borrow())
     }
+}
+
+/// The one decision, made for the failure's concrete type `A` (one copy per type, called
+/// through [`AgentError`]'s hidden method, so `retry_policy` and `code` are inlined):
+/// whether and how long to wait after attempt `t.attempt` failed with `failure`, which is
+/// also `this` as a trait object, for the `on_retry` hook.
+#[inline]
+pub(crate) fn decide<A: AgentError + ?Sized>(
+    failure: &A,
+    this: &dyn AgentError,
+    t: &mut Tally,
+    r: &Retrier,
+) -> Result<Duration, Stop> {
+    let policy = failure.retry_policy();
+    if !policy.is_retryable() {
+        return Err(Stop::Permanent);
+    }
+    let code = code_hash(failure.code());
+    t.last_code = code;
+    if code == t.streak_code && t.streak > 0 {
+        t.streak += 1;
+    } else {
+        (t.streak_code, t.streak) = (code, 1);
+    }
+    if t.streak >= policy.max_attempts() || t.attempt >= r.max_attempts {
+        return Err(Stop::AttemptsExhausted);
+    }
+    let delay = match policy.retry_after() {
+        Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
+            return Err(Stop::WaitTooLong);
+        }
+        Some(asked) => asked,
+        None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),
+    };
+    if let (Some(limit), Some(started)) = (r.max_elapsed, t.started) {
+        // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
+        let elapsed = started.elapsed().max(t.waited);
+        if elapsed.saturating_add(delay) > limit {
+            return Err(Stop::Deadline);
+        }
+    }
+    if let Some(budget) = &r.budget {
+        let cost = budget.cost_of(failure.code());
+        if !budget.try_spend(cost) {
+            return Err(Stop::BudgetEmpty);
+        }
+        t.spent = t.spent.saturating_add(cost);
+    }
+    if let Some(hook) = &r.on_retry {
+        hook(this, t.attempt, delay);
+    }
+    t.waited = t.waited.saturating_add(delay);
+    t.previous = Some(delay);
+    Ok(delay)
 }
 
 /// Whether a link of `err`'s chain is classified with the code whose hash is `code`.
@@ -596,7 +620,7 @@ impl Retrier {
         let mut run = self.start();
         loop {
             let scope = AttemptScope::enter();
-            let result = op(run.attempt);
+            let result = op(run.attempt());
             let mark = scope.mark();
             drop(scope);
             match run.after(&result, mark, hand_back) {
@@ -652,7 +676,7 @@ impl Retrier {
     {
         let mut run = self.start();
         loop {
-            let mut attempt = pin!(op(run.attempt));
+            let mut attempt = pin!(op(run.attempt()));
             let mut mark = None;
             // Each poll is a scope: a nested run that ends during it marks this attempt.
             let result = poll_fn(|cx| {
