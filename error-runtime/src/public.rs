@@ -13,24 +13,32 @@ fn is_folded(byte: &u8) -> bool {
 /// The index of the first newline, carriage return or tab in `bytes`. Messages rarely hold
 /// one, so 16 bytes are looked at together (a loop the compiler turns into vector
 /// instructions), and one by one only when a byte of the 16 is below 14 (the three are 9,
-/// 10 and 13).
+/// 10 and 13). The last bytes are looked at in a block that overlaps the one before.
 fn find_folded(bytes: &[u8]) -> Option<usize> {
     const LANES: usize = 16;
-    let mut blocks = bytes.chunks_exact(LANES);
-    let mut start = 0;
-    for block in &mut blocks {
-        if block.iter().fold(false, |low, &b| low | (b < 14))
-            && let Some(i) = block.iter().position(is_folded)
-        {
-            return Some(start + i);
+    let has_low = |block: &[u8; LANES]| block.iter().fold(false, |low, &b| low | (b < 14));
+    let in_block = |block: &[u8; LANES], at: usize| {
+        if has_low(block) {
+            block.iter().position(is_folded).map(|i| at + i)
+        } else {
+            None
         }
-        start += LANES;
+    };
+    let Some(last) = bytes.last_chunk::<LANES>() else {
+        return bytes.iter().position(is_folded);
+    };
+    let (blocks, rest) = bytes.as_chunks::<LANES>();
+    for (n, block) in blocks.iter().enumerate() {
+        if let Some(i) = in_block(block, n * LANES) {
+            return Some(i);
+        }
     }
-    blocks
-        .remainder()
-        .iter()
-        .position(is_folded)
-        .map(|i| start + i)
+    // No byte before this block is folded: the first folded byte in it is the first of all.
+    if rest.is_empty() {
+        None
+    } else {
+        in_block(last, bytes.len() - LANES)
+    }
 }
 
 /// Drops the trailing white space and periods of what was written after `start`.
@@ -56,36 +64,42 @@ fn solid(byte: u8) -> bool {
     byte.is_ascii() && !char::from(byte).is_whitespace()
 }
 
-/// `text.trim_start()`, without decoding a char when the first is plain ASCII.
-fn trim_start(text: &str) -> &str {
-    match text.as_bytes().first() {
-        Some(&b) if solid(b) => text,
-        _ => text.trim_start(),
-    }
-}
-
 /// Puts what was written after `start` on one line: leading and trailing white space goes,
 /// and trailing periods; newlines, carriage returns and tabs become spaces.
 ///
-/// The text is written first and looked at once, eight bytes at a time: most messages need
-/// no change at all, and then nothing is copied twice.
+/// The text is written first and looked at once, 16 bytes at a time: most messages need no
+/// change, and then nothing is copied twice.
+#[inline]
 fn fold_from(out: &mut String, start: usize) {
-    let written = &out[start..];
-    let lead = written.len() - trim_start(written).len();
-    if lead > 0 {
-        out.replace_range(start..start + lead, "");
+    if out.as_bytes().get(start).is_some_and(|&b| !solid(b)) {
+        trim_start_from(out, start);
     }
     if let Some(first) = find_folded(&out.as_bytes()[start..]) {
-        // The folded characters are ASCII, so cutting at them keeps every char whole.
-        let tail = out.split_off(start + first);
-        let mut pieces = tail.split(['\n', '\r', '\t']);
-        out.push_str(pieces.next().unwrap_or_default());
-        for piece in pieces {
-            out.push(' ');
-            out.push_str(piece);
-        }
+        fold_at(out, start + first);
     }
     trim_end_from(out, start);
+}
+
+/// Drops the leading white space of what was written after `start`.
+#[cold]
+fn trim_start_from(out: &mut String, start: usize) {
+    let written = &out[start..];
+    let lead = written.len() - written.trim_start().len();
+    out.replace_range(start..start + lead, "");
+}
+
+/// Turns every newline, carriage return and tab from `first` on (the first of them) into a
+/// space.
+#[cold]
+fn fold_at(out: &mut String, first: usize) {
+    // The folded characters are ASCII, so cutting at them keeps every char whole.
+    let tail = out.split_off(first);
+    let mut pieces = tail.split(['\n', '\r', '\t']);
+    out.push_str(pieces.next().unwrap_or_default());
+    for piece in pieces {
+        out.push(' ');
+        out.push_str(piece);
+    }
 }
 
 /// The summary: the public message on one line, or the code when that is empty. The message
