@@ -339,3 +339,32 @@ fn the_dynamic_error_is_one_pointer_wide() {
         std::mem::size_of::<usize>()
     );
 }
+
+/// The grammar of codes as the SPEC writes it: 1 to 64 ASCII characters, `.`-separated
+/// segments, each all-lowercase `[a-z][a-z0-9_]*` or all-uppercase `[A-Z][A-Z0-9_]*`.
+fn code_by_the_grammar(code: &str) -> bool {
+    let segment = |s: &str| {
+        let mut chars = s.chars();
+        match chars.next() {
+            Some(c) if c.is_ascii_lowercase() => {
+                chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            }
+            Some(c) if c.is_ascii_uppercase() => {
+                chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }
+            _ => false,
+        }
+    };
+    (1..=64).contains(&code.len()) && code.split('.').all(segment)
+}
+
+proptest::proptest! {
+    #[test]
+    fn is_valid_code_follows_the_grammar(
+        shaped in "[a-cA-C0-9_.é -]{0,70}",
+        any in "\\PC{0,70}",
+    ) {
+        proptest::prop_assert_eq!(is_valid_code(&shaped), code_by_the_grammar(&shaped), "{:?}", shaped);
+        proptest::prop_assert_eq!(is_valid_code(&any), code_by_the_grammar(&any), "{:?}", any);
+    }
+}

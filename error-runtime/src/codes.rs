@@ -184,10 +184,22 @@ pub fn is_valid_code(code: &str) -> bool {
     if code.len() > 64 {
         return false;
     }
+    let bytes = code.as_bytes();
+    // The common case, one segment: every byte shares a case with the first, a letter. No
+    // branch a byte; anything else (dots, a mix of cases, no letter first) is looked at below.
+    let shared = bytes.iter().fold(LOWER | UPPER, |shared, &b| {
+        shared & CODE_BYTES[usize::from(b)]
+    });
+    if let Some(&first) = bytes.first()
+        && matches!(CODE_BYTES[usize::from(first)], LOWER | UPPER)
+        && shared & CODE_BYTES[usize::from(first)] != 0
+    {
+        return true;
+    }
     // One pass over the bytes, keeping the class of the current segment's first letter
     // (`0` at the start of a segment): a later byte must share a bit with it.
     let mut segment = 0;
-    for &b in code.as_bytes() {
+    for &b in bytes {
         let class = CODE_BYTES[usize::from(b)];
         if segment == 0 {
             if class != LOWER && class != UPPER {

@@ -15,29 +15,33 @@ fn is_folded(byte: &u8) -> bool {
 /// instructions), and one by one only when a byte of the 16 is below 14 (the three are 9,
 /// 10 and 13). The last bytes are looked at in a block that overlaps the one before.
 fn find_folded(bytes: &[u8]) -> Option<usize> {
-    const LANES: usize = 16;
-    let has_low = |block: &[u8; LANES]| block.iter().fold(false, |low, &b| low | (b < 14));
-    let in_block = |block: &[u8; LANES], at: usize| {
-        if has_low(block) {
-            block.iter().position(is_folded).map(|i| at + i)
-        } else {
-            None
-        }
-    };
     let Some(last) = bytes.last_chunk::<LANES>() else {
         return bytes.iter().position(is_folded);
     };
     let (blocks, rest) = bytes.as_chunks::<LANES>();
     for (n, block) in blocks.iter().enumerate() {
-        if let Some(i) = in_block(block, n * LANES) {
-            return Some(i);
+        if let Some(i) = folded_in(block) {
+            return Some(n * LANES + i);
         }
     }
     // No byte before this block is folded: the first folded byte in it is the first of all.
     if rest.is_empty() {
         None
     } else {
-        in_block(last, bytes.len() - LANES)
+        folded_in(last).map(|i| bytes.len() - LANES + i)
+    }
+}
+
+/// The bytes [`find_folded`] looks at together.
+const LANES: usize = 16;
+
+/// The index of the first newline, carriage return or tab in `block`.
+#[inline(always)]
+fn folded_in(block: &[u8; LANES]) -> Option<usize> {
+    if block.iter().fold(false, |low, &b| low | (b < 14)) {
+        block.iter().position(is_folded)
+    } else {
+        None
     }
 }
 
