@@ -370,7 +370,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     }
 
     /// Decides after the current attempt failed with `failure` (a classified error, or a
-    /// classified response such as an [`http::StatusError`](crate::http::StatusError)):
+    /// classified response such as an `http::StatusError`):
     /// `Ok(delay)` to wait that long and make the next attempt (the attempt number moves on,
     /// the budget has paid, the `on_retry` hook has been called), or `Err(stop)` to give up.
     pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
