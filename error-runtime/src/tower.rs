@@ -2,8 +2,8 @@
 //! classification of its errors and, for HTTP services, of its error responses (SPEC §8).
 //!
 //! It is built on tower's own retry middleware: [`ClassifiedRetry`] is a
-//! [`tower::retry::Policy`](::tower::retry::Policy) whose decisions are a [`Retrier`]'s, so
-//! the service is tower's [`Retry`](::tower::retry::Retry) and composes with
+//! [`tower::retry::Policy`] whose decisions are a [`Retrier`]'s, so
+//! the service is tower's [`Retry`] and composes with
 //! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer.
 
 use std::fmt;
@@ -122,7 +122,7 @@ impl<S, M> Layer<S> for RetryLayer<M> {
     }
 }
 
-/// The [`tower::retry::Policy`](::tower::retry::Policy) behind [`RetryLayer`]: one
+/// The [`tower::retry::Policy`] behind [`RetryLayer`]: one
 /// [`RetryState`] per call, deciding as [`Retrier::run`] does.
 ///
 /// tower clones the policy for each call; a clone starts a new run (fresh attempt count,
