@@ -112,9 +112,7 @@ pub trait AgentError: std::error::Error {
     /// text; a hand-written impl keeps this default, which reads `hints`.
     #[doc(hidden)]
     fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        for hint in self.hints() {
-            each(format_args!("{hint}"));
-        }
+        each_hint_of(&self.hints(), each);
     }
 
     /// The retrier's decision after a failure, made in the implementing type. Hidden and
@@ -127,6 +125,14 @@ pub trait AgentError: std::error::Error {
         retrier: &Retrier,
     ) -> Result<Duration, Stop> {
         crate::retry::decide(self, this, tally, retrier)
+    }
+}
+
+/// Hands each of `hints`, held as text, to `each`: the body of `__each_hint` for a type
+/// that keeps its hints in a list (and of the default, over what `hints` returns).
+pub(crate) fn each_hint_of<H: fmt::Display>(hints: &[H], each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+    for hint in hints {
+        each(format_args!("{hint}"));
     }
 }
 

@@ -249,9 +249,7 @@ impl AgentError for Error {
     }
 
     fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        for hint in &self.inner.hints {
-            each(format_args!("{hint}"));
-        }
+        crate::agent::each_hint_of(&self.inner.hints, each);
     }
 
     /// The recovery set with [`with_recovery`](Error::with_recovery); else `retry` when

@@ -412,9 +412,7 @@ impl AgentError for Report {
     }
 
     fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        for hint in &self.inner.hints {
-            each(format_args!("{hint}"));
-        }
+        crate::agent::each_hint_of(&self.inner.hints, each);
     }
 
     fn recovery(&self) -> Recovery {
