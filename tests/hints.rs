@@ -129,11 +129,11 @@ fn hints_through_a_trait_object() {
     assert_eq!(e.hints(), ["lower the request rate or raise the quota"]);
 }
 
-/// The renderings read hints through the hidden `__each_hint`, which the derive writes
+/// The renderings read hints through `each_hint`, which the derive writes
 /// beside `hints` without a `Vec`: both must give the same hints, in the same order.
 fn each_hint(e: &dyn AgentError) -> Vec<String> {
     let mut hints = Vec::new();
-    e.__each_hint(&mut |hint| hints.push(hint.to_string()));
+    e.each_hint(&mut |hint| hints.push(hint.to_string()));
     hints
 }
 

@@ -50,7 +50,7 @@ pub fn of(
         .collect()
 }
 
-/// `fn hints(&self)`, and beside it, when a variant has hints, the hidden `__each_hint`
+/// `fn hints(&self)`, and beside it, when a variant has hints, `each_hint`
 /// that hands each one to the renderings as format arguments, with no `Vec` and no
 /// `String` (a transparent variant's come from its field's `hints`).
 pub fn expand(input: &Input) -> TokenStream {
@@ -74,7 +74,7 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
-/// `fn __each_hint(&self, each)`, or nothing when no variant has a hint of its own.
+/// `fn each_hint(&self, each)`, or nothing when no variant has a hint of its own.
 fn each_hint(input: &Input) -> Option<TokenStream> {
     let any = input.variants.iter().any(|v| match &v.body {
         Body::Classified(c) => !c.hints.is_empty(),
@@ -108,7 +108,7 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
     let body = input.match_or(arms, quote!({}));
     Some(quote! {
         #[allow(unused_variables)]
-        fn __each_hint(&self, #each: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)) {
+        fn each_hint(&self, #each: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)) {
             #body
         }
     })

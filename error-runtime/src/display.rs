@@ -5,9 +5,9 @@ use std::error::Error as StdError;
 use std::fmt;
 
 use crate::AgentError;
-use crate::codes::{public_code, public_op};
-use crate::public::push_summary;
-pub use crate::public::{Public, public};
+use crate::core::codes::{public_code, public_op};
+use crate::core::summary::push_summary;
+pub use crate::core::summary::{Public, public};
 
 /// The message for the person using the product: the summary (the public message on one
 /// line), then `  - HINT` per hint, one a line. Redacted fields and foreign causes stay out.
@@ -23,7 +23,7 @@ pub use crate::public::{Public, public};
 pub fn for_user(e: &dyn AgentError) -> String {
     let mut out = String::new();
     push_summary(&mut out, e);
-    crate::public::push_hints(&mut out, "\n  - ", e);
+    crate::core::summary::push_hints(&mut out, "\n  - ", e);
     out
 }
 
@@ -110,7 +110,7 @@ impl fmt::Display for Chain<'_> {
         let mut first = true;
         let mut links = crate::links(self.err);
         while let Some(link) = links.next() {
-            let classified = crate::classify::classify_link(link);
+            let classified = crate::core::classify::classify_link(link);
             // An io::Error that wraps another error displays as it, and that error is the
             // next link: print the pair once, classified by the io::Error's kind when the
             // inner error has no classification of its own.
@@ -118,7 +118,7 @@ impl fmt::Display for Chain<'_> {
                 && let Some(inner) = io.get_ref()
             {
                 let inner: &(dyn StdError + 'static) = inner;
-                if classified.is_none() || crate::classify::classify_link(inner).is_some() {
+                if classified.is_none() || crate::core::classify::classify_link(inner).is_some() {
                     continue;
                 }
                 links.next();
@@ -134,9 +134,9 @@ impl fmt::Display for Chain<'_> {
                 Some(e) => {
                     if self.public {
                         let (op, code) = (e.op(), e.code());
-                        crate::agent::write_head(f, public_op(op), public_code(code))?;
+                        crate::core::agent::write_head(f, public_op(op), public_code(code))?;
                     } else {
-                        crate::agent::write_head(f, e.op(), e.code())?;
+                        crate::core::agent::write_head(f, e.op(), e.code())?;
                     }
                     if self.public {
                         e.fmt_public_message(f)?;

@@ -38,25 +38,19 @@
 
 #![warn(missing_docs)]
 
-mod agent;
+// The core layer: no feature, no import from the layers below in this list.
+mod core;
+
+// Capabilities, built on the core.
 #[cfg(feature = "axum")]
 pub mod axum;
 pub mod catalog;
-mod chain;
-mod classify;
-mod code_doc;
-pub mod codes;
 pub mod display;
-mod dynamic;
 #[cfg(feature = "http")]
 pub mod http;
-mod io;
 #[cfg(feature = "async-openai")]
 pub mod openai;
-mod public;
 pub mod recover;
-mod recovery;
-mod registry;
 #[cfg(feature = "serde")]
 pub mod report;
 #[cfg(feature = "reqwest")]
@@ -75,15 +69,15 @@ pub mod tower;
 pub mod trace;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
-pub use agent::AgentError;
-pub use chain::{ErrorChain, Links, MAX_LINKS, find, links, markers};
-pub use classify::{Classified, classify, has_code, is_retryable};
-pub use dynamic::Error;
-pub use recovery::{Recovery, UnknownRecovery};
-pub use registry::register_classifier;
+pub use crate::core::agent::AgentError;
+pub use crate::core::chain::{ErrorChain, Links, MAX_LINKS, find, links, markers};
+pub use crate::core::classify::{Classified, classify, has_code, is_retryable};
+pub use crate::core::codes;
+pub use crate::core::dynamic::Error;
+pub use crate::core::recovery::{Recovery, UnknownRecovery};
+pub use crate::core::registry::register_classifier;
 #[cfg(feature = "serde")]
 pub use report::Report;
-pub use retry::{Jitter, RetryPolicy};
+pub use crate::core::policy::{Jitter, RetryPolicy};

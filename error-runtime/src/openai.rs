@@ -29,7 +29,7 @@
 
 use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
 
-use crate::codes::INVALID_INPUT;
+use crate::core::codes::INVALID_INPUT;
 use crate::http::StatusError;
 
 /// The op of every `OpenAIError` classification.

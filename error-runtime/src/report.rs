@@ -68,7 +68,7 @@ impl Report {
     }
 }
 
-inventory::submit! { crate::registry::Registration::uncatalogued::<Report>() }
+inventory::submit! { crate::core::registry::Registration::uncatalogued::<Report>() }
 
 impl fmt::Debug for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,7 +77,7 @@ impl fmt::Debug for Report {
 }
 
 /// The code of a [`Report`] captured from an error with no classification.
-pub const UNCLASSIFIED: &str = crate::codes::UNCLASSIFIED;
+pub const UNCLASSIFIED: &str = crate::core::codes::UNCLASSIFIED;
 
 impl Report {
     /// The most links a captured report keeps: JSON readers bound nesting (serde_json at
@@ -98,12 +98,12 @@ impl Report {
     /// captured always serializes into JSON that `Report` reads back.
     pub fn capture(err: &(dyn StdError + 'static)) -> Report {
         let Some(top) = crate::classify(err) else {
-            return Report::new("", UNCLASSIFIED, crate::classify::UNCLASSIFIED_MESSAGE);
+            return Report::new("", UNCLASSIFIED, crate::core::classify::UNCLASSIFIED_MESSAGE);
         };
         let mut below: Vec<crate::Classified<'_>> = crate::links(err)
             .skip_while(|link| !std::ptr::addr_eq(*link, top.link()))
             .skip(1)
-            .filter_map(crate::classify::classify_link)
+            .filter_map(crate::core::classify::classify_link)
             .take(Report::MAX_DEPTH - 1)
             .collect();
         let mut cause = None;
@@ -116,8 +116,8 @@ impl Report {
     /// One classified link, with the report of its cause.
     fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
         Report::from_inner(Inner {
-            op: crate::codes::public_op(e.op()).to_string(),
-            code: crate::codes::public_code(e.code()).to_string(),
+            op: crate::core::codes::public_op(e.op()).to_string(),
+            code: crate::core::codes::public_code(e.code()).to_string(),
             message: crate::display::public(e).to_string(),
             retryable: e.is_retryable(),
             rate_limited: e.is_rate_limited(),
@@ -173,13 +173,13 @@ impl Report {
             return status;
         }
         match self.inner.code.as_str() {
-            crate::codes::RATE_LIMIT | crate::codes::BUDGET_EXHAUSTED => 429,
-            crate::codes::TIMEOUT => 504,
-            crate::codes::PROVIDER_UNAVAILABLE => 503,
-            crate::codes::AUTH => 401,
-            crate::codes::GUARD_BLOCKED => 403,
-            crate::codes::NOT_FOUND => 404,
-            crate::codes::INVALID_INPUT | crate::codes::CONTEXT_OVERFLOW => 400,
+            crate::core::codes::RATE_LIMIT | crate::core::codes::BUDGET_EXHAUSTED => 429,
+            crate::core::codes::TIMEOUT => 504,
+            crate::core::codes::PROVIDER_UNAVAILABLE => 503,
+            crate::core::codes::AUTH => 401,
+            crate::core::codes::GUARD_BLOCKED => 403,
+            crate::core::codes::NOT_FOUND => 404,
+            crate::core::codes::INVALID_INPUT | crate::core::codes::CONTEXT_OVERFLOW => 400,
             _ => 500,
         }
     }
@@ -230,7 +230,7 @@ impl Report {
     pub fn from_problem(problem: Problem) -> Report {
         let op = valid_op(problem.op);
         let status = valid_status(problem.status);
-        let Some(code) = problem.code.filter(|c| crate::codes::is_valid_code(c)) else {
+        let Some(code) = problem.code.filter(|c| crate::core::codes::is_valid_code(c)) else {
             let body = problem.detail.or(problem.title).unwrap_or_default();
             let from_status = crate::http::StatusError::new(status.unwrap_or(0)).with_body(body);
             let mut report = Report::capture(&from_status);
@@ -277,7 +277,7 @@ fn valid_status(status: Option<u16>) -> Option<u16> {
 
 /// A code from the wire, when it follows the grammar of codes; else [`UNCLASSIFIED`].
 fn valid_code(code: String) -> String {
-    if crate::codes::is_valid_code(&code) {
+    if crate::core::codes::is_valid_code(&code) {
         code
     } else {
         UNCLASSIFIED.to_string()
@@ -286,7 +286,7 @@ fn valid_code(code: String) -> String {
 
 /// An op from the wire, when it follows the grammar of ops; else none (`""`).
 fn valid_op(op: Option<String>) -> String {
-    op.filter(|op| crate::codes::is_valid_op(op))
+    op.filter(|op| crate::core::codes::is_valid_op(op))
         .unwrap_or_default()
 }
 
@@ -315,7 +315,7 @@ impl Report {
         let code = valid_code(r.code);
         let recovery = r
             .recovery
-            .or_else(|| crate::codes::default_recovery(&code))
+            .or_else(|| crate::core::codes::default_recovery(&code))
             .unwrap_or(Recovery::default_for(retryable));
         Report::from_inner(Inner {
             op: valid_op(Some(r.op)),
@@ -349,7 +349,7 @@ impl fmt::Display for Report {
         let mut current = self;
         loop {
             let i = &current.inner;
-            crate::agent::write_head(f, &i.op, &i.code)?;
+            crate::core::agent::write_head(f, &i.op, &i.code)?;
             f.write_str(&i.message)?;
             match &i.cause {
                 Some(cause) => {
@@ -411,8 +411,8 @@ impl AgentError for Report {
         self.inner.hints.iter().cloned().map(Cow::Owned).collect()
     }
 
-    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        crate::agent::each_hint_of(&self.inner.hints, each);
+    fn each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        crate::core::agent::each_hint_of(&self.inner.hints, each);
     }
 
     fn recovery(&self) -> Recovery {

@@ -230,8 +230,8 @@ fn from_text(text: &str) -> Report {
     let remote = match crate::tool::parse(text) {
         Some(parsed) => Remote {
             op: OP.to_owned(),
-            retryable: crate::codes::default_policy(&parsed.code).is_retryable(),
-            rate_limited: crate::codes::default_policy(&parsed.code).is_rate_limited(),
+            retryable: crate::core::codes::default_policy(&parsed.code).is_retryable(),
+            rate_limited: crate::core::codes::default_policy(&parsed.code).is_rate_limited(),
             code: parsed.code,
             message: parsed.summary,
             retry_after: None,
@@ -256,7 +256,7 @@ fn unclassified() -> Report {
     Report::new(
         "",
         codes::UNCLASSIFIED,
-        crate::classify::UNCLASSIFIED_MESSAGE,
+        crate::core::classify::UNCLASSIFIED_MESSAGE,
     )
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ::tokio::time::error::Elapsed;
 
-use crate::codes::TIMEOUT;
+use crate::core::codes::TIMEOUT;
 
 /// Tokio's sleep, for the retrier's `run_async`.
 pub async fn tokio_sleep(delay: Duration) {

@@ -81,7 +81,7 @@ pub fn to_status(err: &(dyn StdError + 'static)) -> Status {
 pub fn to_status_in(err: &(dyn StdError + 'static), domain: &str) -> Status {
     match crate::classify(err) {
         Some(e) => status_of(&*e, domain),
-        None => Status::new(Code::Unknown, crate::classify::UNCLASSIFIED_MESSAGE),
+        None => Status::new(Code::Unknown, crate::core::classify::UNCLASSIFIED_MESSAGE),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::error::Error as StdError;
 
-use crate::public::{push_hint, push_hints, push_summary};
+use crate::core::summary::{push_hint, push_hints, push_summary};
 use crate::{AgentError, Recovery};
 
 /// Renders an error for the model, exactly:
@@ -37,7 +37,7 @@ pub fn render(e: &dyn AgentError) -> String {
     // Room for a typical result (a code, a sentence or two, a hint) in one allocation.
     let mut out = String::with_capacity(256);
     out.push_str("[error:");
-    out.push_str(crate::codes::public_code(e.code()));
+    out.push_str(crate::core::codes::public_code(e.code()));
     out.push_str("] ");
     push_summary(&mut out, e);
     push_hints(&mut out, "\nhint: ", e);
@@ -63,8 +63,8 @@ pub fn render_error(err: &(dyn StdError + 'static)) -> String {
         Some(e) => render(&*e),
         None => format!(
             "[error:{}] {}",
-            crate::codes::UNCLASSIFIED,
-            crate::classify::UNCLASSIFIED_MESSAGE
+            crate::core::codes::UNCLASSIFIED,
+            crate::core::classify::UNCLASSIFIED_MESSAGE
         ),
     }
 }
@@ -159,7 +159,7 @@ impl StructuredToolError {
         let mut summary = String::new();
         push_summary(&mut summary, e);
         let mut hints = Vec::new();
-        e.__each_hint(&mut |hint| {
+        e.each_hint(&mut |hint| {
             let mut line = String::new();
             push_hint(&mut line, "", hint);
             if !line.is_empty() {
@@ -167,7 +167,7 @@ impl StructuredToolError {
             }
         });
         StructuredToolError {
-            code: crate::codes::public_code(e.code()).to_string(),
+            code: crate::core::codes::public_code(e.code()).to_string(),
             summary,
             hints,
             retryable: e.is_retryable(),

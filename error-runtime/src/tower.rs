@@ -14,7 +14,7 @@ use std::time::Duration;
 use ::tower::Layer;
 use ::tower::retry::{Policy, Retry};
 
-use crate::chain::markers;
+use crate::core::chain::markers;
 use crate::http::StatusError;
 use crate::retry::{Retrier, RetryState};
 use crate::tokio::{BoxSleep, Sleeper};

@@ -40,8 +40,8 @@ pub fn record_unredacted(err: &(dyn StdError + 'static)) {
 fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
     match crate::classify(err) {
         Some(e) => tracing::error!(
-            error.type = crate::codes::public_code(e.code()),
-            error.op = crate::codes::public_op(e.op()),
+            error.type = crate::core::codes::public_code(e.code()),
+            error.op = crate::core::codes::public_op(e.op()),
             error.retryable = e.is_retryable(),
             error.rate_limited = e.is_rate_limited(),
             error.recovery = e.recovery().as_str(),
@@ -65,8 +65,8 @@ fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
 pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
     match crate::classify(err) {
         Some(e) => {
-            span.record("error.type", crate::codes::public_code(e.code()));
-            span.record("error.op", crate::codes::public_op(e.op()));
+            span.record("error.type", crate::core::codes::public_code(e.code()));
+            span.record("error.op", crate::core::codes::public_op(e.op()));
             span.record("error.retryable", e.is_retryable());
             span.record("error.rate_limited", e.is_rate_limited());
             span.record("error.recovery", e.recovery().as_str());
@@ -86,12 +86,12 @@ pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
 /// ```
 pub fn on_retry(e: &dyn AgentError, retry: u32, delay: Duration) {
     tracing::warn!(
-        error.type = crate::codes::public_code(e.code()),
-        error.op = crate::codes::public_op(e.op()),
+        error.type = crate::core::codes::public_code(e.code()),
+        error.op = crate::core::codes::public_op(e.op()),
         retry,
         delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
         "retrying after {}: {}",
-        crate::codes::public_code(e.code()),
+        crate::core::codes::public_code(e.code()),
         crate::display::public(e)
     );
 }

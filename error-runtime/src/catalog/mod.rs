@@ -9,7 +9,7 @@ use crate::{Jitter, RetryPolicy};
 mod golden;
 mod render;
 
-pub use crate::code_doc::{Catalog, CodeDoc};
+pub use crate::core::code_doc::{Catalog, CodeDoc};
 pub use golden::{BLESS_VAR, GoldenMismatch, check_file, check_golden, golden};
 pub use render::{markdown, prompt};
 
@@ -89,7 +89,7 @@ macro_rules! catalog {
 /// every type on a target where the `inventory` crate cannot run code before `main`. Use
 /// [`catalog!`](crate::catalog!) where the list must be complete.
 pub fn all() -> Vec<&'static CodeDoc> {
-    let mut entries: Vec<&'static CodeDoc> = crate::registry::catalogs()
+    let mut entries: Vec<&'static CodeDoc> = crate::core::registry::catalogs()
         .flat_map(|codes| codes.iter())
         .collect();
     entries.sort_by(|a, b| (a.code, a.type_name, a.variant).cmp(&(b.code, b.type_name, b.variant)));

@@ -72,10 +72,10 @@ pub const fn classify_status(status: u16) -> StatusClass {
 /// assert!(is_context_overflow(&std::io::Error::other("prompt is too long: 210000 tokens")));
 /// ```
 pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
-    crate::links(err).any(|link| match crate::classify::classify_link(link) {
+    crate::links(err).any(|link| match crate::core::classify::classify_link(link) {
         Some(classified) => classified.code() == codes::CONTEXT_OVERFLOW,
         // A wrapper such as `io::Error` displays as the error it wraps, the next link.
-        None if crate::chain::wrapped(link).is_some() => false,
+        None if crate::core::chain::wrapped(link).is_some() => false,
         None => {
             let text = body::display_prefix(&link);
             body::read(&text).kind == Some(kind::Kind::ContextOverflow)

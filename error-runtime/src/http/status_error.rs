@@ -344,11 +344,11 @@ fn reason(status: u16) -> Option<&'static str> {
     })
 }
 
-inventory::submit! { crate::registry::Registration::of::<StatusError>() }
+inventory::submit! { crate::core::registry::Registration::of::<StatusError>() }
 
 impl fmt::Display for StatusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::agent::write_head(f, &self.op, self.code())?;
+        crate::core::agent::write_head(f, &self.op, self.code())?;
         self.fmt_message(f)?;
         match &self.source {
             Some(source) => crate::__private::write_cause(f, &**source),

@@ -559,7 +559,7 @@ const HINT: &str = "this tool is disabled for a while; reach the goal another wa
 
 impl fmt::Display for CircuitOpen {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::agent::write_head(f, &self.key, TOOL_DISABLED)?;
+        crate::core::agent::write_head(f, &self.key, TOOL_DISABLED)?;
         self.fmt_message(f)
     }
 }
@@ -620,4 +620,4 @@ impl Catalog for CircuitOpen {
     .with_hints(&[HINT])];
 }
 
-inventory::submit! { crate::registry::Registration::of::<CircuitOpen>() }
+inventory::submit! { crate::core::registry::Registration::of::<CircuitOpen>() }

@@ -568,7 +568,7 @@ impl fmt::Debug for FallbackError {
 
 impl fmt::Display for FallbackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::agent::write_head(f, &self.class.op, &self.class.code)?;
+        crate::core::agent::write_head(f, &self.class.op, &self.class.code)?;
         self.write_message(f, false)
     }
 }
@@ -605,4 +605,4 @@ impl AgentError for FallbackError {
     }
 }
 
-inventory::submit! { crate::registry::Registration::uncatalogued::<FallbackError>() }
+inventory::submit! { crate::core::registry::Registration::uncatalogued::<FallbackError>() }

@@ -4,7 +4,7 @@
 
 use ::reqwest::{Error as ReqwestError, Response};
 
-use crate::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
+use crate::core::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
 use crate::http::StatusError;
 
 #[cfg(feature = "reqwest-middleware")]

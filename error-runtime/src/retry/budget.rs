@@ -102,7 +102,7 @@ impl RetryBudget {
 
     /// The cost of retrying after an error with code `code`.
     pub fn cost_of(&self, code: &str) -> u32 {
-        if code == crate::codes::TIMEOUT {
+        if code == crate::core::codes::TIMEOUT {
             self.inner.timeout_cost
         } else {
             self.inner.retry_cost

@@ -3,7 +3,6 @@
 
 mod budget;
 mod jitter;
-mod policy;
 mod retrier;
 mod scope;
 
@@ -11,6 +10,6 @@ mod scope;
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
-pub use policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
-pub(crate) use retrier::{HandBack, Tally, decide};
+pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
+pub(crate) use retrier::HandBack;
 pub use retrier::{Outcome, Retrier, RetryState, Stop};

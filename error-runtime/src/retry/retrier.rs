@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use super::budget::RetryBudget;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope};
-use crate::classify::classify_again;
-use crate::registry::Cast;
+use crate::core::classify::classify_again;
+use crate::core::registry::Cast;
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -245,11 +245,8 @@ pub struct RetryState<R: Borrow<Retrier>> {
 }
 
 /// What a run has counted so far: read and updated by each decision.
-///
-/// Public only to appear in the hidden method of [`AgentError`] that makes the decision;
-/// it cannot be named outside this crate, so that method cannot be overridden.
 #[derive(Debug)]
-pub struct Tally {
+struct Tally {
     /// The attempt being made, 1 for the first.
     attempt: u32,
     /// When the run started; read only when there is a `max_elapsed` to enforce.
@@ -449,21 +446,16 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     }
 
     /// The one decision: whether and how long to wait after the current attempt failed
-    /// with `failure`. It runs in the failure's own type ([`decide`]), where its policy
-    /// and code are plain calls.
+    /// with `failure`.
     fn decide(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
-        failure.__retry_decision(failure, &mut self.tally, self.retrier.borrow())
+        decide(failure, &mut self.tally, self.retrier.borrow())
     }
 }
 
-/// The one decision, made for the failure's concrete type `A` (one copy per type, called
-/// through [`AgentError`]'s hidden method, so `retry_policy` and `code` are inlined):
-/// whether and how long to wait after attempt `t.attempt` failed with `failure`, which is
-/// also `this` as a trait object, for the `on_retry` hook.
-#[inline]
-pub(crate) fn decide<A: AgentError + ?Sized>(
-    failure: &A,
-    this: &dyn AgentError,
+/// The one decision: whether and how long to wait after attempt `t.attempt` failed with
+/// `failure`.
+fn decide(
+    failure: &dyn AgentError,
     t: &mut Tally,
     r: &Retrier,
 ) -> Result<Duration, Stop> {
@@ -503,7 +495,7 @@ pub(crate) fn decide<A: AgentError + ?Sized>(
         t.spent = t.spent.saturating_add(cost);
     }
     if let Some(hook) = &r.on_retry {
-        hook(this, t.attempt, delay);
+        hook(failure, t.attempt, delay);
     }
     t.waited = t.waited.saturating_add(delay);
     t.previous = Some(delay);
@@ -513,7 +505,7 @@ pub(crate) fn decide<A: AgentError + ?Sized>(
 /// Whether a link of `err`'s chain is classified with the code whose hash is `code`.
 fn chain_has_code(err: &(dyn StdError + 'static), code: u64) -> bool {
     crate::links(err).any(|link| {
-        crate::classify::classify_link(link).is_some_and(|c| code_hash(c.code()) == code)
+        crate::core::classify::classify_link(link).is_some_and(|c| code_hash(c.code()) == code)
     })
 }
 

@@ -114,7 +114,7 @@ pub(crate) fn push_summary(out: &mut String, e: &dyn AgentError) {
     let _ = write!(out, "{}", public(e));
     fold_from(out, start);
     if out.len() == start {
-        out.push_str(crate::codes::public_code(e.code()));
+        out.push_str(crate::core::codes::public_code(e.code()));
     }
 }
 
@@ -134,7 +134,7 @@ pub(crate) fn push_hint(out: &mut String, prefix: &str, hint: fmt::Arguments<'_>
 
 /// Writes every hint of `e` with [`push_hint`], each after `prefix`.
 pub(crate) fn push_hints(out: &mut String, prefix: &str, e: &dyn AgentError) {
-    e.__each_hint(&mut |hint| push_hint(out, prefix, hint));
+    e.each_hint(&mut |hint| push_hint(out, prefix, hint));
 }
 
 /// An error's public message as a `Display`: [`AgentError::fmt_public_message`], where

@@ -6,12 +6,12 @@ use std::fmt;
 use std::ops::Deref;
 
 use crate::AgentError;
-use crate::chain::links;
-use crate::registry;
+use crate::core::chain::links;
+use crate::core::registry;
 
 /// The public message that renderings give an error nothing classifies (with the code
-/// [`codes::UNCLASSIFIED`](crate::codes::UNCLASSIFIED)).
-pub(crate) const UNCLASSIFIED_MESSAGE: &str = "internal error";
+/// [`codes::UNCLASSIFIED`](crate::core::codes::UNCLASSIFIED)).
+pub const UNCLASSIFIED_MESSAGE: &str = "internal error";
 
 /// What an error chain is, as [`classify`] decides: a classified error, and the link of
 /// the chain it came from.

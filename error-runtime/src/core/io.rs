@@ -3,7 +3,7 @@
 
 use std::io::{self, ErrorKind};
 
-use crate::codes::{AUTH, NOT_FOUND, PROVIDER_UNAVAILABLE, TIMEOUT};
+use crate::core::codes::{AUTH, NOT_FOUND, PROVIDER_UNAVAILABLE, TIMEOUT};
 
 /// Each classified kind: its code and the fixed public message. Other kinds are left
 /// unclassified: `Other`, `InvalidData` or `WouldBlock` say nothing about retrying.
@@ -60,8 +60,4 @@ fn classify(e: &io::Error) -> Option<crate::Error> {
     Some(crate::Error::new(OP, *code, *message))
 }
 
-crate::__private::register_classifier!(
-    io::Error,
-    classify,
-    crate::__private::ClassifierOrigin::Builtin
-);
+crate::__register_classifier!(io::Error, classify, crate::core::registry::Origin::Builtin);

@@ -119,7 +119,7 @@ pub(crate) fn wrapped<'a>(
 /// assert_eq!(find(&io).map(|e| e.code()), Some("not_found"));
 /// ```
 pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError + 'static)> {
-    links(err).find_map(crate::registry::typed)
+    links(err).find_map(crate::core::registry::typed)
 }
 
 /// A value whose error chain can be walked: what the retrier accepts as an operation's

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use crate::retry::{Retrier, Stop, Tally};
 use crate::{Recovery, RetryPolicy};
 
 /// An error that knows what kind of failure it is.
@@ -21,11 +20,9 @@ use crate::{Recovery, RetryPolicy};
 /// Derived types display as `{op} [{code}]: {message}` followed by `: {cause}` when
 /// there is a cause. [`fmt_message`](AgentError::fmt_message) writes the message alone.
 ///
-/// The trait also has two hidden methods, which are not part of the contract and which a
-/// hand-written impl leaves alone: one hands each hint to the renderings without building
-/// a `Vec` (the derive writes it beside `hints`), and one makes the retrier's decision in
-/// the implementing type, so that its policy and code cost what a `match` costs (it
-/// cannot be overridden).
+/// Hints are read two ways: [`hints`](AgentError::hints) returns them as a `Vec`, and
+/// [`each_hint`](AgentError::each_hint) hands them one by one to a closure without
+/// allocating, which is how the renderings (tool results, messages for people) read them.
 ///
 /// ```
 /// use agent_error::AgentError;
@@ -106,29 +103,34 @@ pub trait AgentError: std::error::Error {
         None
     }
 
-    /// Calls `each` with every hint of [`hints`](AgentError::hints), in order, as format
-    /// arguments: how the renderings read hints without building a `Vec` or a `String`.
-    /// Hidden, not part of the contract: the derive writes it beside `hints`, from the same
-    /// text; a hand-written impl keeps this default, which reads `hints`.
-    #[doc(hidden)]
-    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+    /// Calls `each` with every hint, in order, as format arguments: the hints of
+    /// [`hints`](AgentError::hints), read without building a `Vec` or a `String`. The
+    /// renderings (tool results, messages for people) read hints this way.
+    ///
+    /// The default reads `hints`. The derive writes both from the same text, so they
+    /// agree; an impl that overrides this method must give exactly what `hints` gives.
+    ///
+    /// ```
+    /// use agent_error::AgentError;
+    ///
+    /// #[derive(Debug, AgentError)]
+    /// #[agent(op = "fs.read", code = "not_found", hint = "check the path {path}", hint = "list the folder")]
+    /// #[error("no file at {path}")]
+    /// struct Missing { path: String }
+    ///
+    /// let mut out = String::new();
+    /// Missing { path: "a.txt".into() }.each_hint(&mut |hint| {
+    ///     out.push_str(&hint.to_string());
+    ///     out.push('\n');
+    /// });
+    /// assert_eq!(out, "check the path a.txt\nlist the folder\n");
+    /// ```
+    fn each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
         each_hint_of(&self.hints(), each);
-    }
-
-    /// The retrier's decision after a failure, made in the implementing type. Hidden and
-    /// sealed (`Tally` cannot be named outside this crate): not part of the contract.
-    #[doc(hidden)]
-    fn __retry_decision(
-        &self,
-        this: &dyn AgentError,
-        tally: &mut Tally,
-        retrier: &Retrier,
-    ) -> Result<Duration, Stop> {
-        crate::retry::decide(self, this, tally, retrier)
     }
 }
 
-/// Hands each of `hints`, held as text, to `each`: the body of `__each_hint` for a type
+/// Hands each of `hints`, held as text, to `each`: the body of `each_hint` for a type
 /// that keeps its hints in a list (and of the default, over what `hints` returns).
 pub(crate) fn each_hint_of<H: fmt::Display>(hints: &[H], each: &mut dyn FnMut(fmt::Arguments<'_>)) {
     for hint in hints {
@@ -137,13 +139,21 @@ pub(crate) fn each_hint_of<H: fmt::Display>(hints: &[H], each: &mut dyn FnMut(fm
 }
 
 /// Writes `op [code]: `, the head of every classified error's Display: `op [code]: message`,
-/// then `: cause` (`__private::write_cause`). The one writer of that form for the runtime's
+/// then `: cause` ([`write_cause`]). The one writer of that form for the runtime's
 /// own types and renderings; derived types write the same form in one `write!`.
 pub(crate) fn write_head(f: &mut fmt::Formatter<'_>, op: &str, code: &str) -> fmt::Result {
     f.write_str(op)?;
     f.write_str(" [")?;
     f.write_str(code)?;
     f.write_str("]: ")
+}
+
+/// Writes a cause after a message: `": {cause}"`, the tail of every classified error's
+/// Display (derived code calls it through `__private`). The caller's width and precision
+/// are not passed on: they were meant for the whole error, not for its cause.
+#[inline]
+pub fn write_cause(f: &mut fmt::Formatter<'_>, cause: &dyn std::error::Error) -> fmt::Result {
+    write!(f, ": {cause}")
 }
 
 /// Displays an [`AgentError`]'s message alone, through [`AgentError::fmt_message`].

@@ -1,7 +1,7 @@
 //! The shared vocabulary of codes, and the grammar every code follows.
 //! Use these constants so that different crates agree on what `"rate_limit"` means.
 
-use crate::code_doc::{Catalog, CodeDoc};
+use crate::core::code_doc::{Catalog, CodeDoc};
 use crate::{Recovery, RetryPolicy};
 
 /// The provider is throttling this client (rate-limited, retryable).

@@ -139,18 +139,23 @@ impl Error {
     }
 
     /// A classification copied into a dynamic error, as a foreign classifier returns it:
-    /// code, op, public message, policy (with `retry_after`), recovery and hints.
-    #[cfg(any(
-        feature = "reqwest",
-        feature = "rmcp",
-        feature = "tonic",
-        feature = "async-openai"
-    ))]
-    pub(crate) fn classification_of(e: &dyn AgentError) -> Self {
+    /// code, op, public message, policy (with `retry_after`), recovery and hints; no
+    /// source. For a classifier that answers with another error's classification:
+    ///
+    /// ```
+    /// use agent_error::{AgentError, Error, codes};
+    ///
+    /// let original = Error::new("llm.generate", codes::RATE_LIMIT, "slow down").with_hint("wait");
+    /// let copy = Error::classification_of(&original);
+    /// assert_eq!(copy.code(), "rate_limit");
+    /// assert!(copy.is_rate_limited());
+    /// assert_eq!(copy.hints(), ["wait"]);
+    /// ```
+    pub fn classification_of(e: &dyn AgentError) -> Self {
         let mut out = Error::new(
             e.op().to_owned(),
             e.code().to_owned(),
-            crate::display::public(e).to_string(),
+            crate::core::summary::public(e).to_string(),
         )
         .with_policy(e.retry_policy())
         .with_recovery(e.recovery());
@@ -161,7 +166,7 @@ impl Error {
     }
 }
 
-inventory::submit! { crate::registry::Registration::uncatalogued::<Error>() }
+inventory::submit! { crate::core::registry::Registration::uncatalogued::<Error>() }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -185,7 +190,7 @@ impl fmt::Display for Error {
         let mut current = self;
         loop {
             let i = &current.inner;
-            crate::agent::write_head(f, &i.op, &i.code)?;
+            crate::core::agent::write_head(f, &i.op, &i.code)?;
             f.write_str(&i.message)?;
             let Some(source) = &i.source else {
                 return Ok(());
@@ -195,7 +200,7 @@ impl fmt::Display for Error {
                     f.write_str(": ")?;
                     current = next;
                 }
-                None => return crate::__private::write_cause(f, &**source),
+                None => return crate::core::agent::write_cause(f, &**source),
             }
         }
     }
@@ -248,8 +253,8 @@ impl AgentError for Error {
         self.inner.hints.clone()
     }
 
-    fn __each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
-        crate::agent::each_hint_of(&self.inner.hints, each);
+    fn each_hint(&self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        crate::core::agent::each_hint_of(&self.inner.hints, each);
     }
 
     /// The recovery set with [`with_recovery`](Error::with_recovery); else `retry` when
@@ -280,19 +285,10 @@ impl PartialEq for Error {
 
 impl Eq for Error {}
 
-/// Builds an [`Error`](crate::Error) with a formatted message:
-/// `error!(op, code, "format {}", args…)`.
-///
-/// ```
-/// use agent_error::{codes, error, AgentError};
-///
-/// let e = error!("tool.read", codes::NOT_FOUND, "no file at {}", "/tmp/x");
-/// assert_eq!(e.to_string(), "tool.read [not_found]: no file at /tmp/x");
-/// assert!(!e.is_retryable());
-/// ```
-#[macro_export]
-macro_rules! error {
-    ($op:expr, $code:expr, $($fmt:tt)+) => {
-        $crate::Error::new($op, $code, $crate::__private::format_message(::core::format_args!($($fmt)+)))
-    };
+/// The message of `error!`: borrowed when the format string has no arguments.
+pub fn format_message(args: fmt::Arguments<'_>) -> std::borrow::Cow<'static, str> {
+    match args.as_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(std::fmt::format(args)),
+    }
 }

@@ -1,0 +1,45 @@
+//! Registration at link time: derived types (`register_type!`) and classifiers of foreign
+//! types (`register_classifier!`, behind `classifier!` and the built-in classifiers).
+
+pub use crate::core::registry::{ClassifierRegistration, Origin as ClassifierOrigin, Registration};
+
+#[cfg(feature = "registry")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_type {
+    ($ty:ty) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::Registration::of::<$ty>()
+        }
+    };
+}
+
+#[cfg(not(feature = "registry"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_type {
+    ($ty:ty) => {};
+}
+
+pub use crate::__register_type as register_type;
+
+/// Registers a classifier function of a foreign type: `classifier!` and the runtime's own.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_classifier {
+    ($ty:ty, $classify:expr, $origin:expr) => {
+        const _: () = {
+            fn __agent_error_classify(
+                link: &(dyn ::std::error::Error + 'static),
+            ) -> ::core::option::Option<$crate::Error> {
+                let classify: fn(&$ty) -> ::core::option::Option<$crate::Error> = $classify;
+                link.downcast_ref::<$ty>().and_then(classify)
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::ClassifierRegistration::of::<$ty>(__agent_error_classify, $origin)
+            }
+        };
+    };
+}
+
+pub use crate::__register_classifier as register_classifier;
