@@ -21,50 +21,33 @@
 //! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`], and
 //!   `tokio::time::error::Elapsed` classified as `timeout`.
 //! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
-//! - `reqwest`: `reqwest::Error` classified (timeout, connect, status, builder), and
-//!   [`reqwest::check`] / `http::StatusError::from_reqwest` for error responses.
-//! - `reqwest-middleware`: `reqwest::RetryMiddleware`, a reqwest-middleware `Middleware`
-//!   retrying transport errors and error responses by their classification.
-//! - `tower`: `tower::RetryLayer`, a tower `Layer` retrying any service's classified errors
-//!   and `http::Response` error statuses.
-//! - `axum`: `axum::ApiError`, any `AgentError` as an axum response (status, `Retry-After`,
-//!   problem+json).
-//! - `rmcp`: [`rmcp`], errors as MCP tool results (`CallToolResult` with `is_error`) or, for
-//!   protocol-class codes, JSON-RPC errors; a tool result read back into a [`Report`].
-//! - `tonic`: [`tonic`], errors as gRPC `Status` with AIP-193 `ErrorInfo`/`RetryInfo`
-//!   details; a `Status` classified and read back into a [`Report`].
-//! - `async-openai`: [`openai`], async-openai's `OpenAIError` classified by status, error
-//!   code and transport.
+//!
+//! # Layers
+//! The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
+//! [`Error`], the vocabulary of [`codes`], [`Recovery`], [`RetryPolicy`]) needs no feature and
+//! imports nothing above it. The capabilities ([`retry`], [`http`], [`tool`], [`display`],
+//! [`catalog`], [`Report`], [`trace`], [`recover`]) are built on it. Integrations with
+//! foreign crates (reqwest, tower, axum, rmcp, tonic, async-openai) are crates of their own,
+//! `agent-error-<name>`, built on this crate's public API and re-exported by the facade
+//! behind features named after the foreign crate.
 
 #![warn(missing_docs)]
 
-// The core layer: no feature, no import from the layers below in this list.
+// The core layer: no feature, and no import from the capabilities below.
 mod core;
 
 // Capabilities, built on the core.
-#[cfg(feature = "axum")]
-pub mod axum;
 pub mod catalog;
 pub mod display;
 #[cfg(feature = "http")]
 pub mod http;
-#[cfg(feature = "async-openai")]
-pub mod openai;
 pub mod recover;
 #[cfg(feature = "serde")]
 pub mod report;
-#[cfg(feature = "reqwest")]
-pub mod reqwest;
 pub mod retry;
-#[cfg(feature = "rmcp")]
-pub mod rmcp;
 #[cfg(feature = "tokio")]
 mod tokio;
-#[cfg(feature = "tonic")]
-pub mod tonic;
 pub mod tool;
-#[cfg(feature = "tower")]
-pub mod tower;
 #[cfg(feature = "tracing")]
 pub mod trace;
 
@@ -76,8 +59,8 @@ pub use crate::core::chain::{ErrorChain, Links, MAX_LINKS, find, links, markers}
 pub use crate::core::classify::{Classified, classify, has_code, is_retryable};
 pub use crate::core::codes;
 pub use crate::core::dynamic::Error;
+pub use crate::core::policy::{Jitter, RetryPolicy};
 pub use crate::core::recovery::{Recovery, UnknownRecovery};
 pub use crate::core::registry::register_classifier;
 #[cfg(feature = "serde")]
 pub use report::Report;
-pub use crate::core::policy::{Jitter, RetryPolicy};

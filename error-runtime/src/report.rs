@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::__private::Remote;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// An error as it crosses a process boundary: the classified links of a chain, each with
@@ -98,7 +99,11 @@ impl Report {
     /// captured always serializes into JSON that `Report` reads back.
     pub fn capture(err: &(dyn StdError + 'static)) -> Report {
         let Some(top) = crate::classify(err) else {
-            return Report::new("", UNCLASSIFIED, crate::core::classify::UNCLASSIFIED_MESSAGE);
+            return Report::new(
+                "",
+                UNCLASSIFIED,
+                crate::core::classify::UNCLASSIFIED_MESSAGE,
+            );
         };
         let mut below: Vec<crate::Classified<'_>> = crate::links(err)
             .skip_while(|link| !std::ptr::addr_eq(*link, top.link()))
@@ -230,7 +235,10 @@ impl Report {
     pub fn from_problem(problem: Problem) -> Report {
         let op = valid_op(problem.op);
         let status = valid_status(problem.status);
-        let Some(code) = problem.code.filter(|c| crate::core::codes::is_valid_code(c)) else {
+        let Some(code) = problem
+            .code
+            .filter(|c| crate::core::codes::is_valid_code(c))
+        else {
             let body = problem.detail.or(problem.title).unwrap_or_default();
             let from_status = crate::http::StatusError::new(status.unwrap_or(0)).with_body(body);
             let mut report = Report::capture(&from_status);
@@ -290,22 +298,6 @@ fn valid_op(op: Option<String>) -> String {
         .unwrap_or_default()
 }
 
-/// A classification read back from another protocol's error (an MCP tool result, a gRPC
-/// status), before it becomes a [`Report`].
-#[cfg(any(feature = "rmcp", feature = "tonic"))]
-pub(crate) struct Remote {
-    pub op: String,
-    pub code: String,
-    pub message: String,
-    pub retryable: bool,
-    pub rate_limited: bool,
-    pub retry_after: Option<Duration>,
-    /// `None`: the code's default in the shared vocabulary, else `retry` or `abort`.
-    pub recovery: Option<Recovery>,
-    pub hints: Vec<String>,
-}
-
-#[cfg(any(feature = "rmcp", feature = "tonic"))]
 impl Report {
     /// A report read from an integration's own form (an MCP tool result, a gRPC status).
     /// Checked like a report read from the wire: a code outside the grammar becomes

@@ -1,7 +1,6 @@
-//! The tokio integration (feature `tokio`): its sleep for the retrier, and the built-in
-//! classifier of `tokio::time::error::Elapsed`, registered like a user's classifier.
+//! Tokio (feature `tokio`): its sleep for the retrier, the sleep the async integrations
+//! await between attempts, and the built-in classifier of `tokio::time::error::Elapsed`.
 
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 use std::future::Future;
 use std::time::Duration;
 
@@ -31,20 +30,17 @@ crate::__private::register_classifier!(
 
 /// The sleep an integration awaits between attempts: tokio's, unless the user gave one
 /// (another runtime's, or a fake one in tests).
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 #[derive(Clone, Default)]
-pub(crate) struct Sleeper(Option<std::sync::Arc<SleepFn>>);
+pub struct Sleeper(Option<std::sync::Arc<SleepFn>>);
 
 /// A boxed sleep.
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
-pub(crate) type BoxSleep = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+pub type BoxSleep = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 type SleepFn = dyn Fn(Duration) -> BoxSleep + Send + Sync;
 
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 impl Sleeper {
-    pub(crate) fn new<F, Fut>(sleep: F) -> Self
+    /// A sleeper that awaits `sleep(delay)`.
+    pub fn new<F, Fut>(sleep: F) -> Self
     where
         F: Fn(Duration) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
@@ -54,7 +50,8 @@ impl Sleeper {
         })))
     }
 
-    pub(crate) fn sleep(&self, delay: Duration) -> BoxSleep {
+    /// The sleep for `delay`.
+    pub fn sleep(&self, delay: Duration) -> BoxSleep {
         match &self.0 {
             Some(sleep) => sleep(delay),
             None => Box::pin(::tokio::time::sleep(delay)),
@@ -62,7 +59,6 @@ impl Sleeper {
     }
 }
 
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
 impl std::fmt::Debug for Sleeper {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() { "custom" } else { "tokio" })

@@ -5,10 +5,12 @@
 
 mod catalog;
 mod fields;
-mod macros;
 mod forward;
+mod macros;
 mod public;
 mod register;
+#[cfg(feature = "serde")]
+mod remote;
 
 pub use catalog::entry;
 pub use fields::{AsDynError, DisplayFn, RetryAfterField};
@@ -23,6 +25,11 @@ pub use public::{
 pub use register::{
     ClassifierOrigin, ClassifierRegistration, Registration, register_classifier, register_type,
 };
+
+#[cfg(feature = "tokio")]
+pub use crate::tokio::{BoxSleep, Sleeper};
+#[cfg(feature = "serde")]
+pub use remote::{Remote, remote_report};
 
 pub use crate::core::agent::write_cause;
 pub use crate::core::classify::UNCLASSIFIED_MESSAGE;

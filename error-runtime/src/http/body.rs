@@ -1,68 +1,16 @@
 //! Provider bodies: what an error body says, read as JSON where it is JSON (OpenAI, Anthropic,
-//! Google), with the providers' phrases as the fallback for plain text. Bodies are kept to 64 KiB.
+//! Google, by the tables of `providers`), with the providers' phrases as the fallback for
+//! plain text. Bodies are kept to 64 KiB.
 
 use std::time::Duration;
 
 use super::duration;
 use super::json::{self, ErrorBody};
 use super::kind::Kind;
+use super::providers::{ANTHROPIC, CONTEXT_OVERFLOW_MARKERS, GOOGLE, OPENAI, QUOTA_MARKERS};
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
-
-/// The providers' ways of saying the prompt does not fit the context window.
-pub(super) const CONTEXT_OVERFLOW_MARKERS: [&str; 7] = [
-    "prompt is too long",
-    "maximum context length",
-    "context_length_exceeded",
-    "max_tokens must be greater than thinking.budget_tokens",
-    "input is too long",
-    "exceeds the context window",
-    // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
-    "input token count",
-];
-
-/// The providers' ways of saying the quota or credit is spent (not worth retrying).
-const QUOTA_MARKERS: [&str; 5] = [
-    "insufficient_quota",
-    "exceeded your current quota",
-    "quota exceeded",
-    "billing_hard_limit_reached",
-    "credit balance is too low",
-];
-
-/// OpenAI's `error.code`, then `error.type`.
-const OPENAI: &[(&str, Kind)] = &[
-    ("insufficient_quota", Kind::QuotaSpent),
-    ("billing_hard_limit_reached", Kind::QuotaSpent),
-    ("context_length_exceeded", Kind::ContextOverflow),
-    ("invalid_api_key", Kind::Auth),
-    ("rate_limit_exceeded", Kind::RateLimit),
-    ("server_error", Kind::Unavailable),
-];
-
-/// Anthropic's `error.type`, under `"type": "error"`.
-const ANTHROPIC: &[(&str, Kind)] = &[
-    ("overloaded_error", Kind::Unavailable),
-    ("api_error", Kind::Unavailable),
-    ("rate_limit_error", Kind::RateLimit),
-    ("request_too_large", Kind::ContextOverflow),
-    ("authentication_error", Kind::Auth),
-    ("permission_error", Kind::Auth),
-    ("not_found_error", Kind::NotFound),
-    ("invalid_request_error", Kind::InvalidInput),
-];
-
-/// Google's `error.status` (a `google.rpc.Code` name).
-const GOOGLE: &[(&str, Kind)] = &[
-    ("RESOURCE_EXHAUSTED", Kind::RateLimit),
-    ("UNAVAILABLE", Kind::Unavailable),
-    ("DEADLINE_EXCEEDED", Kind::Timeout),
-    ("UNAUTHENTICATED", Kind::Auth),
-    ("PERMISSION_DENIED", Kind::Auth),
-    ("NOT_FOUND", Kind::NotFound),
-    ("INVALID_ARGUMENT", Kind::InvalidInput),
-];
 
 /// What a body says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

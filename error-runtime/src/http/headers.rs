@@ -1,6 +1,7 @@
 //! Server hints: what a response's headers say about retrying it and when (`Retry-After`,
 //! `retry-after-ms`, `x-should-retry`, OpenAI's `x-ratelimit-*`). Values that are not text are ignored.
 
+use super::providers::RATE_LIMITS;
 use std::time::{Duration, SystemTime};
 
 use super::duration;
@@ -98,16 +99,6 @@ fn parse_bool(value: &str) -> Option<bool> {
         None
     }
 }
-
-/// OpenAI's two limits, each with the header saying what is left and the one saying when
-/// it refills.
-const RATE_LIMITS: [(&str, &str); 2] = [
-    (
-        "x-ratelimit-remaining-requests",
-        "x-ratelimit-reset-requests",
-    ),
-    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
-];
 
 /// The wait until a request can succeed: the reset of the limit that is spent (the later
 /// one when both are), or the sooner reset when the headers do not say which is spent.

@@ -8,13 +8,11 @@
 
 use std::borrow::Cow;
 
+use super::providers::RETRY_INFO;
 use syntax::{Parsed, Reader};
 
 /// JSON's grammar: checking values and stepping over them.
 mod syntax;
-
-/// The `@type` suffix of Google's `RetryInfo` error detail.
-const RETRY_INFO: &str = "google.rpc.RetryInfo";
 
 /// What a provider's error body holds, as far as the classification reads it: each field is
 /// the string at its place in the document (the last one where a key repeats, as in

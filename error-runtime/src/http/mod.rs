@@ -15,6 +15,8 @@ mod duration;
 mod headers;
 mod json;
 mod kind;
+mod providers;
+mod response;
 mod status_error;
 
 pub use headers::{parse_rate_limit_reset, parse_retry_after};

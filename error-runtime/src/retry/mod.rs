@@ -6,10 +6,10 @@ mod jitter;
 mod retrier;
 mod scope;
 
+pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
 #[cfg(feature = "tokio")]
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
-pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
 pub(crate) use retrier::HandBack;
 pub use retrier::{Outcome, Retrier, RetryState, Stop};

@@ -454,11 +454,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 
 /// The one decision: whether and how long to wait after attempt `t.attempt` failed with
 /// `failure`.
-fn decide(
-    failure: &dyn AgentError,
-    t: &mut Tally,
-    r: &Retrier,
-) -> Result<Duration, Stop> {
+fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Duration, Stop> {
     let policy = failure.retry_policy();
     if !policy.is_retryable() {
         return Err(Stop::Permanent);

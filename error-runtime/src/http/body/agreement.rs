@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::super::json::documents::provider;
-use super::{ANTHROPIC, BodyHints, GOOGLE, OPENAI, duration, lookup, phrases, read};
+use super::super::providers::{ANTHROPIC, GOOGLE, OPENAI};
+use super::{BodyHints, duration, lookup, phrases, read};
 
 /// The reading of a body through `serde_json::Value`, as it was before `json.rs`.
 fn serde_json_read(body: &str) -> BodyHints {

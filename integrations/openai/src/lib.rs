@@ -1,5 +1,5 @@
 //! The async-openai integration (feature `async-openai`): its `OpenAIError` classified
-//! (SPEC §7), so that a [`Retrier`](crate::retry::Retrier) around an async-openai call
+//! so that a [`Retrier`](agent_error_runtime::retry::Retrier) around an async-openai call
 //! retries a rate limit and gives up at once on a spent quota.
 //!
 //! | `OpenAIError` | classification |
@@ -29,8 +29,8 @@
 
 use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
 
-use crate::core::codes::INVALID_INPUT;
-use crate::http::StatusError;
+use agent_error_runtime::codes::INVALID_INPUT;
+use agent_error_runtime::http::StatusError;
 
 /// The op of every `OpenAIError` classification.
 pub const OP: &str = "openai";
@@ -65,28 +65,27 @@ pub fn status_error(response: &ApiErrorResponse) -> StatusError {
         .with_op(OP)
 }
 
-fn classify(e: &OpenAIError) -> Option<crate::Error> {
+fn classify(e: &OpenAIError) -> Option<agent_error_runtime::Error> {
     match e {
-        OpenAIError::ApiError(response) => {
-            Some(crate::Error::classification_of(&status_error(response)))
-        }
-        OpenAIError::InvalidArgument(_) => Some(crate::Error::new(
+        OpenAIError::ApiError(response) => Some(agent_error_runtime::Error::classification_of(
+            &status_error(response),
+        )),
+        OpenAIError::InvalidArgument(_) => Some(agent_error_runtime::Error::new(
             OP,
             INVALID_INPUT,
             "the request could not be built",
         )),
         // `#[error(transparent)]`: its `source()` skips the boxed error, so look at it here.
-        OpenAIError::Boxed(inner) => {
-            crate::classify(inner.as_ref()).map(|c| crate::Error::classification_of(&*c))
-        }
+        OpenAIError::Boxed(inner) => agent_error_runtime::classify(inner.as_ref())
+            .map(|c| agent_error_runtime::Error::classification_of(&*c)),
         // `Reqwest` is left to the `reqwest::Error` below it in the chain; the rest say
         // nothing about whether trying again can help.
         _ => None,
     }
 }
 
-crate::__private::register_classifier!(
+agent_error_runtime::__private::register_classifier!(
     OpenAIError,
     classify,
-    crate::__private::ClassifierOrigin::Builtin
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
 );

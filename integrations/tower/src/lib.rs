@@ -1,5 +1,5 @@
 //! The tower integration (feature `tower`): [`RetryLayer`] retries any `Service` by the
-//! classification of its errors and, for HTTP services, of its error responses (SPEC §8).
+//! classification of its errors and, for HTTP services, of its error responses.
 //!
 //! It is built on tower's own retry middleware: [`ClassifiedRetry`] is a
 //! [`tower::retry::Policy`] whose decisions are a [`Retrier`]'s, so
@@ -14,17 +14,17 @@ use std::time::Duration;
 use ::tower::Layer;
 use ::tower::retry::{Policy, Retry};
 
-use crate::core::chain::markers;
-use crate::http::StatusError;
-use crate::retry::{Retrier, RetryState};
-use crate::tokio::{BoxSleep, Sleeper};
-use crate::{AgentError, ErrorChain};
+use agent_error_runtime::__private::{BoxSleep, Sleeper};
+use agent_error_runtime::http::StatusError;
+use agent_error_runtime::markers;
+use agent_error_runtime::retry::{Retrier, RetryState};
+use agent_error_runtime::{AgentError, ErrorChain};
 
 /// A tower [`Layer`] that retries a service's calls as each failure's classification says,
 /// with a [`Retrier`]'s caps, budget, jitter and `on_retry` hook.
 ///
 /// - An error (any `E: Error + 'static`, or tower's `BoxError`) is
-///   [`classify`](crate::classify)'d: a timeout, a refused connection, a derived retryable
+///   [`classify`](agent_error_runtime::classify)'d: a timeout, a refused connection, a derived retryable
 ///   error are retried; an unclassified or permanent one is returned at once.
 /// - A response is asked [`ClassifyResponse::failure`]: an `http::Response` with an error
 ///   status (4xx, 5xx) is classified from its status and headers

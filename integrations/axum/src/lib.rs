@@ -1,5 +1,5 @@
 //! The axum integration (feature `axum`): [`ApiError`], a handler's error that answers with
-//! the error's status, `Retry-After` and RFC 9457 problem+json (SPEC §6, §8).
+//! the error's status, `Retry-After` and RFC 9457 problem+json.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -7,8 +7,8 @@ use std::fmt;
 use ::axum::http::{HeaderValue, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 
-use crate::report::Problem;
-use crate::{AgentError, Report};
+use agent_error_runtime::report::Problem;
+use agent_error_runtime::{AgentError, Report};
 
 /// A handler's error: any [`AgentError`] converts into it with `?`, and it answers with
 ///
@@ -43,13 +43,13 @@ use crate::{AgentError, Report};
 ///
 /// A foreign error (an `io::Error`, a driver's error) has no `From`: coherence allows only
 /// one blanket impl. Use [`ApiError::from_error`], which classifies it
-/// ([`classify`](crate::classify)); an unclassified error answers 500 "internal error".
+/// ([`classify`](agent_error_runtime::classify)); an unclassified error answers 500 "internal error".
 pub struct ApiError {
     report: Report,
 }
 
 impl ApiError {
-    /// Any error, classified with [`classify`](crate::classify): a timed-out `io::Error` is a
+    /// Any error, classified with [`classify`](agent_error_runtime::classify): a timed-out `io::Error` is a
     /// `timeout` (504), an unclassified error a 500 whose message is "internal error".
     ///
     /// ```

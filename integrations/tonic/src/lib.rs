@@ -4,7 +4,7 @@
 //! A server answers with [`to_status`]; any gRPC client reads the status code, a client
 //! that reads `ErrorInfo` (AIP-193) gets the exact code as its `reason`, and a client of
 //! this crate gets the whole classification back with [`read_status`]. A `tonic::Status` is
-//! also classified (SPEC §7), so a [`Retrier`](crate::retry::Retrier) retries a failed call
+//! also classified, so a [`Retrier`](agent_error_runtime::retry::Retrier) retries a failed call
 //! by what the server said, even a server that knows nothing of this crate (by the status
 //! code alone).
 //!
@@ -47,8 +47,8 @@ use std::error::Error as StdError;
 use ::tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::report::Remote;
-use crate::{AgentError, Report, codes};
+use agent_error_runtime::__private::Remote;
+use agent_error_runtime::{AgentError, Report, codes};
 
 /// The op of a [`Report`] read from a status whose `ErrorInfo` names none.
 pub const OP: &str = "grpc";
@@ -57,7 +57,7 @@ pub const OP: &str = "grpc";
 /// [`to_status_in`].
 pub const DOMAIN: &str = "agent-error";
 
-/// `err`'s classification (see [`classify`](crate::classify)) as a gRPC status, with the
+/// `err`'s classification (see [`classify`](agent_error_runtime::classify)) as a gRPC status, with the
 /// `ErrorInfo` domain [`DOMAIN`]: see [`to_status_in`].
 ///
 /// ```
@@ -79,9 +79,12 @@ pub fn to_status(err: &(dyn StdError + 'static)) -> Status {
 /// `retry_after`. An error that nothing classifies is `UNKNOWN` "internal error", with no
 /// details.
 pub fn to_status_in(err: &(dyn StdError + 'static), domain: &str) -> Status {
-    match crate::classify(err) {
+    match agent_error_runtime::classify(err) {
         Some(e) => status_of(&*e, domain),
-        None => Status::new(Code::Unknown, crate::core::classify::UNCLASSIFIED_MESSAGE),
+        None => Status::new(
+            Code::Unknown,
+            agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
+        ),
     }
 }
 
@@ -103,7 +106,7 @@ pub fn status_of(e: &dyn AgentError, domain: &str) -> Status {
     if let Some(delay) = e.retry_after() {
         details.set_retry_info(Some(delay));
     }
-    let message = crate::display::public(e).to_string();
+    let message = agent_error_runtime::display::public(e).to_string();
     Status::with_error_details(grpc_code(e), message, details)
 }
 
@@ -113,7 +116,8 @@ pub fn grpc_code(e: &dyn AgentError) -> Code {
         return code;
     }
     if let Some(status) = e.status()
-        && let Some(code) = vocabulary_code(crate::http::StatusError::new(status).code())
+        && let Some(code) =
+            vocabulary_code(agent_error_runtime::http::StatusError::new(status).code())
     {
         return code;
     }
@@ -157,7 +161,7 @@ pub fn read_status(status: &Status) -> Report {
     let mut remote = classify_code(status.code());
     remote.message = status.message().to_owned();
     read_details(status, &mut remote);
-    Report::from_remote(remote)
+    agent_error_runtime::__private::remote_report(remote)
 }
 
 /// The classification of a bare gRPC code, with its fixed description as the message.
@@ -229,21 +233,21 @@ fn read_details(status: &Status, remote: &mut Remote) {
 
 /// A `tonic::Status` as a foreign link: as [`read_status`] reads it, but with the gRPC
 /// code's fixed description as its public message, since the text is another service's.
-fn classify_status(status: &Status) -> Option<crate::Error> {
+fn classify_status(status: &Status) -> Option<agent_error_runtime::Error> {
     if status.code() == Code::Ok {
         return None;
     }
     let mut remote = classify_code(status.code());
     read_details(status, &mut remote);
-    Some(crate::Error::classification_of(&Report::from_remote(
-        remote,
-    )))
+    Some(agent_error_runtime::Error::classification_of(
+        &agent_error_runtime::__private::remote_report(remote),
+    ))
 }
 
-crate::__private::register_classifier!(
+agent_error_runtime::__private::register_classifier!(
     Status,
     classify_status,
-    crate::__private::ClassifierOrigin::Builtin
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
 );
 
 fn one_line(text: &str) -> String {

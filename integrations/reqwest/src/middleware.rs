@@ -1,5 +1,5 @@
 //! The reqwest-middleware integration (feature `reqwest-middleware`): [`RetryMiddleware`]
-//! retries failed requests and error responses as their classification says (SPEC §7, §8).
+//! retries failed requests and error responses as their classification says.
 
 use std::collections::VecDeque;
 use std::error::Error as StdError;
@@ -16,15 +16,15 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use http_body_util::BodyExt;
 
-use crate::http::StatusError;
-use crate::retry::Retrier;
-use crate::tokio::Sleeper;
+use agent_error_runtime::__private::Sleeper;
+use agent_error_runtime::http::StatusError;
+use agent_error_runtime::retry::Retrier;
 
 /// A [`reqwest_middleware::Middleware`] that retries by classification, with a [`Retrier`]'s
 /// caps, budget, jitter and `on_retry` hook.
 ///
 /// After each attempt:
-/// - a transport error is [`classify`](crate::classify)'d (a timeout is `timeout`, a refused
+/// - a transport error is [`classify`](agent_error_runtime::classify)'d (a timeout is `timeout`, a refused
 ///   connection `provider_unavailable`, both retried; a bad URL is `invalid_input`, not
 ///   retried);
 /// - an error response (4xx, 5xx) is read into a [`StatusError`] with
@@ -33,7 +33,7 @@ use crate::tokio::Sleeper;
 ///   bytes of body, so that a 429 whose body says `insufficient_quota` is not retried. The
 ///   bytes read are put back: the response returned is whole;
 /// - a successful response is returned at once, its body untouched, and refills the
-///   retrier's [`RetryBudget`](crate::retry::RetryBudget).
+///   retrier's [`RetryBudget`](agent_error_runtime::retry::RetryBudget).
 ///
 /// Then the [`Retrier`] decides exactly as in [`Retrier::run`]: the server's delay is waited
 /// (up to `max_wait`), else the policy's jittered backoff; the shared budget pays for each
@@ -237,16 +237,16 @@ impl http_body::Body for Replay {
 
 /// A `reqwest_middleware::Error` is classified as the error it carries: a `reqwest::Error`,
 /// or a middleware's error (whose outermost link its `source()` would skip).
-fn classify(e: &MiddlewareError) -> Option<crate::Error> {
+fn classify(e: &MiddlewareError) -> Option<agent_error_runtime::Error> {
     let inner: &(dyn StdError + 'static) = match e {
         MiddlewareError::Reqwest(e) => e,
         MiddlewareError::Middleware(e) => e.as_ref(),
     };
-    crate::classify(inner).map(|c| crate::Error::classification_of(&*c))
+    agent_error_runtime::classify(inner).map(|c| agent_error_runtime::Error::classification_of(&*c))
 }
 
-crate::__private::register_classifier!(
+agent_error_runtime::__private::register_classifier!(
     MiddlewareError,
     classify,
-    crate::__private::ClassifierOrigin::Builtin
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
 );

@@ -4,7 +4,7 @@
 //! MCP has two ways to fail a `tools/call`, and they reach different readers:
 //!
 //! - a **tool result** with `isError: true` goes to the model, which can read it and act:
-//!   [`tool_result`] puts the §4 text ([`tool::render`](crate::tool::render)) in its text
+//!   [`tool_result`] puts the tool-result text ([`tool::render`](agent_error_runtime::tool::render)) in its text
 //!   content and a [`StructuredToolError`] in its `structuredContent`;
 //! - a **JSON-RPC error** ([`ErrorData`]) goes to the client program, which usually shows the
 //!   model nothing useful. It is right only when the request is not a valid call of a tool:
@@ -19,8 +19,8 @@
 //!
 //! On the client, [`read_result`] and [`read_error`] turn either back into a [`Report`] with
 //! the server's code, retryability, recovery and hints; `rmcp::ErrorData` and
-//! `rmcp::ServiceError` are also classified (SPEC §7), so [`classify`](crate::classify) and
-//! the [`Retrier`](crate::retry::Retrier) read a failed client call as the server meant it.
+//! `rmcp::ServiceError` are also classified, so [`classify`](agent_error_runtime::classify) and
+//! the [`Retrier`](agent_error_runtime::retry::Retrier) read a failed client call as the server meant it.
 
 use std::error::Error as StdError;
 
@@ -28,9 +28,9 @@ use ::rmcp::ServiceError;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData};
 
-use crate::report::Remote;
-use crate::tool::StructuredToolError;
-use crate::{AgentError, Recovery, Report, codes};
+use agent_error_runtime::__private::Remote;
+use agent_error_runtime::tool::StructuredToolError;
+use agent_error_runtime::{AgentError, Recovery, Report, codes};
 
 /// The code of a call to a tool the server does not have: a protocol error.
 pub const UNKNOWN_TOOL: &str = "UNKNOWN_TOOL";
@@ -52,7 +52,7 @@ pub fn is_protocol_code(code: &str) -> bool {
 }
 
 /// The answer to a failed `tools/call`: the classification of `err`'s chain (see
-/// [`classify`](crate::classify)) as a JSON-RPC error when its code is one of the
+/// [`classify`](agent_error_runtime::classify)) as a JSON-RPC error when its code is one of the
 /// [`PROTOCOL_CODES`], else as a tool result with `is_error: Some(true)`. An error that
 /// nothing classifies becomes the tool result `[error:unclassified] internal error`: its own
 /// text may carry paths or SQL, and stays on the server.
@@ -69,7 +69,7 @@ pub fn is_protocol_code(code: &str) -> bool {
 /// assert_eq!(error.code, ::rmcp::model::ErrorCode::INVALID_PARAMS);
 /// ```
 pub fn respond(err: &(dyn StdError + 'static)) -> Result<CallToolResult, ErrorData> {
-    match crate::classify(err) {
+    match agent_error_runtime::classify(err) {
         Some(e) if is_protocol_code(e.code()) => Err(error_data(&*e)),
         Some(e) => Ok(tool_result(&*e)),
         None => Ok(tool_result(&unclassified())),
@@ -77,7 +77,7 @@ pub fn respond(err: &(dyn StdError + 'static)) -> Result<CallToolResult, ErrorDa
 }
 
 /// `e` as a tool result for the model, whatever its code: `is_error: Some(true)`, the text
-/// of [`tool::render`](crate::tool::render) as its only content, and the
+/// of [`tool::render`](agent_error_runtime::tool::render) as its only content, and the
 /// [`StructuredToolError`] as `structured_content`. Both are public renderings: `#[redact]`
 /// fields show as `[redacted]`, causes are left out.
 ///
@@ -91,21 +91,23 @@ pub fn respond(err: &(dyn StdError + 'static)) -> Result<CallToolResult, ErrorDa
 /// assert_eq!(result.structured_content.unwrap()["recovery"], "replan");
 /// ```
 pub fn tool_result(e: &dyn AgentError) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(crate::tool::render(e))]);
+    let mut result = CallToolResult::error(vec![ContentBlock::text(
+        agent_error_runtime::tool::render(e),
+    )]);
     result.structured_content = serde_json::to_value(StructuredToolError::from_error(e)).ok();
     result
 }
 
 /// `e` as a JSON-RPC error, whatever its code: `-32602 invalid params` for the
 /// [`PROTOCOL_CODES`], `-32603 internal error` for any other; the message is the first line
-/// of the §4 text, and `data` the [`StructuredToolError`], which [`read_error`] reads back.
+/// of the tool-result text, and `data` the [`StructuredToolError`], which [`read_error`] reads back.
 pub fn error_data(e: &dyn AgentError) -> ErrorData {
     let code = if is_protocol_code(e.code()) {
         ErrorCode::INVALID_PARAMS
     } else {
         ErrorCode::INTERNAL_ERROR
     };
-    let text = crate::tool::render(e);
+    let text = agent_error_runtime::tool::render(e);
     let first_line = text.lines().next().unwrap_or_default().to_owned();
     let data = serde_json::to_value(StructuredToolError::from_error(e)).ok();
     ErrorData::new(code, first_line, data)
@@ -156,7 +158,7 @@ impl IntoCallToolResult for ToolFailure {
 /// A failed tool call read back into a classified [`Report`] (op [`OP`]): `None` unless
 /// `is_error` is `Some(true)`. From its `structured_content` when that is a
 /// [`StructuredToolError`]; else from its first text content by
-/// [`tool::parse`](crate::tool::parse); else, from a server that knows nothing of this crate,
+/// [`tool::parse`](agent_error_runtime::tool::parse); else, from a server that knows nothing of this crate,
 /// a `tool_failed` report (not retryable, recovery `replan`) with the text's first line.
 ///
 /// ```
@@ -200,7 +202,7 @@ pub fn read_error(error: &ErrorData) -> Report {
         ErrorCode::RESOURCE_NOT_FOUND => (codes::NOT_FOUND, Recovery::Abort),
         _ => (codes::UNCLASSIFIED, Recovery::Abort),
     };
-    Report::from_remote(Remote {
+    agent_error_runtime::__private::remote_report(Remote {
         op: OP.to_owned(),
         code: code.to_owned(),
         message: error.message.to_string(),
@@ -214,7 +216,7 @@ pub fn read_error(error: &ErrorData) -> Report {
 
 fn from_structured(value: &serde_json::Value) -> Option<Report> {
     let s: StructuredToolError = serde_json::from_value(value.clone()).ok()?;
-    Some(Report::from_remote(Remote {
+    Some(agent_error_runtime::__private::remote_report(Remote {
         op: OP.to_owned(),
         code: s.code,
         message: s.summary,
@@ -227,11 +229,12 @@ fn from_structured(value: &serde_json::Value) -> Option<Report> {
 }
 
 fn from_text(text: &str) -> Report {
-    let remote = match crate::tool::parse(text) {
+    let remote = match agent_error_runtime::tool::parse(text) {
         Some(parsed) => Remote {
             op: OP.to_owned(),
-            retryable: crate::core::codes::default_policy(&parsed.code).is_retryable(),
-            rate_limited: crate::core::codes::default_policy(&parsed.code).is_rate_limited(),
+            retryable: agent_error_runtime::codes::default_policy(&parsed.code).is_retryable(),
+            rate_limited: agent_error_runtime::codes::default_policy(&parsed.code)
+                .is_rate_limited(),
             code: parsed.code,
             message: parsed.summary,
             retry_after: None,
@@ -249,36 +252,38 @@ fn from_text(text: &str) -> Report {
             hints: Vec::new(),
         },
     };
-    Report::from_remote(remote)
+    agent_error_runtime::__private::remote_report(remote)
 }
 
 fn unclassified() -> Report {
     Report::new(
         "",
         codes::UNCLASSIFIED,
-        crate::core::classify::UNCLASSIFIED_MESSAGE,
+        agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
     )
 }
 
-fn classify_error_data(e: &ErrorData) -> Option<crate::Error> {
-    Some(crate::Error::classification_of(&read_error(e)))
+fn classify_error_data(e: &ErrorData) -> Option<agent_error_runtime::Error> {
+    Some(agent_error_runtime::Error::classification_of(&read_error(
+        e,
+    )))
 }
 
-fn classify_service_error(e: &ServiceError) -> Option<crate::Error> {
+fn classify_service_error(e: &ServiceError) -> Option<agent_error_runtime::Error> {
     match e {
         ServiceError::McpError(data) => classify_error_data(data),
         _ => None,
     }
 }
 
-crate::__private::register_classifier!(
+agent_error_runtime::__private::register_classifier!(
     ErrorData,
     classify_error_data,
-    crate::__private::ClassifierOrigin::Builtin
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
 );
 
-crate::__private::register_classifier!(
+agent_error_runtime::__private::register_classifier!(
     ServiceError,
     classify_service_error,
-    crate::__private::ClassifierOrigin::Builtin
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
 );

@@ -1,0 +1,72 @@
+//! What the providers say and how, as data: the error types and codes of OpenAI, Anthropic
+//! and Google bodies, the phrases of plain-text bodies, and OpenAI's rate-limit headers. The
+//! readers (`body`, `headers`, `json`) hold no provider name of their own.
+
+use super::kind::Kind;
+
+/// The providers' ways of saying the prompt does not fit the context window.
+pub(super) const CONTEXT_OVERFLOW_MARKERS: [&str; 7] = [
+    "prompt is too long",
+    "maximum context length",
+    "context_length_exceeded",
+    "max_tokens must be greater than thinking.budget_tokens",
+    "input is too long",
+    "exceeds the context window",
+    // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
+    "input token count",
+];
+
+/// The providers' ways of saying the quota or credit is spent (not worth retrying).
+pub(super) const QUOTA_MARKERS: [&str; 5] = [
+    "insufficient_quota",
+    "exceeded your current quota",
+    "quota exceeded",
+    "billing_hard_limit_reached",
+    "credit balance is too low",
+];
+
+/// OpenAI's `error.code`, then `error.type`.
+pub(super) const OPENAI: &[(&str, Kind)] = &[
+    ("insufficient_quota", Kind::QuotaSpent),
+    ("billing_hard_limit_reached", Kind::QuotaSpent),
+    ("context_length_exceeded", Kind::ContextOverflow),
+    ("invalid_api_key", Kind::Auth),
+    ("rate_limit_exceeded", Kind::RateLimit),
+    ("server_error", Kind::Unavailable),
+];
+
+/// Anthropic's `error.type`, under `"type": "error"`.
+pub(super) const ANTHROPIC: &[(&str, Kind)] = &[
+    ("overloaded_error", Kind::Unavailable),
+    ("api_error", Kind::Unavailable),
+    ("rate_limit_error", Kind::RateLimit),
+    ("request_too_large", Kind::ContextOverflow),
+    ("authentication_error", Kind::Auth),
+    ("permission_error", Kind::Auth),
+    ("not_found_error", Kind::NotFound),
+    ("invalid_request_error", Kind::InvalidInput),
+];
+
+/// Google's `error.status` (a `google.rpc.Code` name).
+pub(super) const GOOGLE: &[(&str, Kind)] = &[
+    ("RESOURCE_EXHAUSTED", Kind::RateLimit),
+    ("UNAVAILABLE", Kind::Unavailable),
+    ("DEADLINE_EXCEEDED", Kind::Timeout),
+    ("UNAUTHENTICATED", Kind::Auth),
+    ("PERMISSION_DENIED", Kind::Auth),
+    ("NOT_FOUND", Kind::NotFound),
+    ("INVALID_ARGUMENT", Kind::InvalidInput),
+];
+
+/// The `@type` suffix of Google's `RetryInfo` error detail.
+pub(super) const RETRY_INFO: &str = "google.rpc.RetryInfo";
+
+/// OpenAI's two limits, each with the header saying what is left and the one saying when
+/// it refills.
+pub(super) const RATE_LIMITS: [(&str, &str); 2] = [
+    (
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+    ),
+    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
+];

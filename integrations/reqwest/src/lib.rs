@@ -1,0 +1,78 @@
+//! The reqwest integration of agent-error (the facade's feature `reqwest`, re-exported as
+//! `agent_error::reqwest`): `reqwest::Error` classified (a timeout, a failed connection, an
+//! error status, a request that could not be built), and [`check`], which turns an error
+//! response into a classified [`StatusError`]. With the facade's feature
+//! `reqwest-middleware` (this crate's `middleware`), [`RetryMiddleware`] retries by
+//! classification.
+
+use ::reqwest::{Error as ReqwestError, Response};
+
+use agent_error_runtime::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
+use agent_error_runtime::http::StatusError;
+
+#[cfg(feature = "middleware")]
+mod middleware;
+#[cfg(feature = "middleware")]
+pub use middleware::RetryMiddleware;
+
+/// The op of every `reqwest::Error` classification.
+const OP: &str = "http";
+
+/// A transport error by what went wrong: a timeout, a failed connection, an error status
+/// (from `error_for_status`, as [`StatusError`] classifies it), or a request that could not
+/// be built (a bad URL). Other errors (a body that failed mid-way, say) are left to the links
+/// below them, such as an `io::Error` of kind `ConnectionReset`.
+fn classify(e: &ReqwestError) -> Option<agent_error_runtime::Error> {
+    if e.is_timeout() {
+        return Some(agent_error_runtime::Error::new(
+            OP,
+            TIMEOUT,
+            "the request timed out",
+        ));
+    }
+    if e.is_connect() {
+        return Some(agent_error_runtime::Error::new(
+            OP,
+            PROVIDER_UNAVAILABLE,
+            "could not connect to the server",
+        ));
+    }
+    if let Some(status) = e.status() {
+        return Some(agent_error_runtime::Error::classification_of(
+            &StatusError::new(status.as_u16()),
+        ));
+    }
+    if e.is_builder() {
+        return Some(agent_error_runtime::Error::new(
+            OP,
+            INVALID_INPUT,
+            "the request could not be built",
+        ));
+    }
+    None
+}
+
+agent_error_runtime::__private::register_classifier!(
+    ReqwestError,
+    classify,
+    agent_error_runtime::__private::ClassifierOrigin::Builtin
+);
+
+/// Lets a successful response through, and turns an error response (4xx, 5xx) into a
+/// classified [`StatusError`] with [`StatusError::from_reqwest`]: one `?` after `send()`.
+///
+/// ```no_run
+/// # async fn call(client: reqwest::Client) -> anyhow::Result<String> {
+/// let response = client.get("http://127.0.0.1:8080/v1/models").send().await?;
+/// let response = agent_error::reqwest::check(response).await?;
+/// Ok(response.text().await?)
+/// # }
+/// ```
+pub async fn check(response: Response) -> Result<Response, StatusError> {
+    let status = response.status();
+    if status.is_client_error() || status.is_server_error() {
+        Err(StatusError::from_reqwest(response).await)
+    } else {
+        Ok(response)
+    }
+}
