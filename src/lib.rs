@@ -4,4 +4,5 @@
 pub use agent_error_derive::AgentError;
 pub use agent_error_runtime::*;
 
+pub mod guide;
 pub mod tool;
