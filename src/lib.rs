@@ -53,7 +53,7 @@
 //! - The modules: [`retry`] (the retrier, policies, budgets), [`recover`] (fallback chains,
 //!   circuit breakers, `decide`), [`http`] (statuses, server hints, provider bodies),
 //!   [`tool`] (tool results for a model), [`display`] (renderings for people and logs),
-//!   [`catalog`] (the documentation of your codes), [`codes`] (the shared vocabulary),
+//!   [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared vocabulary),
 //!   [`Report`] (the wire form), [`trace`], and one module per integration.
 //!
 //! # Features
