@@ -1,9 +1,92 @@
-#![doc = include_str!("../README.md")]
+//! Errors that say what kind of failure they are, for LLM agents and the services around them.
+//!
+//! Agents fail all the time — rate limits, timeouts, providers down, bad tool arguments,
+//! context too long, budgets spent — and the code that reacts (a retry loop, a planner, a
+//! fallback to another model, a person reading logs) needs to know *what kind* of failure it
+//! is, not just a string. [`#[derive(AgentError)]`](derive@AgentError) on your own error
+//! enum gives each variant a stable machine-readable **code**, a **retry policy** checked at
+//! compile time, an `op [code]: message: cause` **Display**, **equality by code**, recovery
+//! **hints** and a [**recovery**](Recovery) action; a small runtime finds a classified error
+//! anywhere in a `dyn Error` chain ([`find`], [`classify`]), even behind `anyhow` or
+//! `std::io::Error`, and classifies the errors of the ecosystem too.
+//!
+//! ```
+//! use std::time::Duration;
+//! use agent_error::{retry::Retrier, AgentError, Recovery};
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "llm.generate")]
+//! pub enum LlmError {
+//!     #[agent(code = "rate_limit", rate_limited, hint = "lower the request rate or raise the quota")]
+//!     #[error("provider returned 429")]
+//!     RateLimited { #[retry_after] retry_after: Option<Duration> },
+//!
+//!     #[agent(code = "auth_error", hint = "check the key at {console}")]
+//!     #[error("invalid api key for {console}")]
+//!     Auth { console: String },
+//! }
+//!
+//! let auth = LlmError::Auth { console: "platform.openai.com".into() };
+//! assert_eq!(auth.to_string(), "llm.generate [auth_error]: invalid api key for platform.openai.com");
+//! assert_eq!((auth.code(), auth.is_retryable(), auth.recovery()), ("auth_error", false, Recovery::Abort));
+//!
+//! // The retrier obeys each failure: it waits out the 429 as the server asked, then succeeds.
+//! let answer = Retrier::new().run_detailed_with_sleep(
+//!     |attempt| match attempt {
+//!         1 => Err(LlmError::RateLimited { retry_after: Some(Duration::from_millis(1)) }),
+//!         _ => Ok("hello"),
+//!     },
+//!     |_delay| {},
+//! );
+//! assert_eq!((answer.result.unwrap(), answer.attempts), ("hello", 2));
+//! ```
+//!
+//! # Where to read on
+//!
+//! - [`derive@AgentError`]: the derive's attributes, its defaults, what it generates and the
+//!   mistakes it refuses at compile time.
+//! - [`guide`]: chapters with examples that run — [migrating from
+//!   thiserror](guide::migrating), [in an agent loop](guide::agent_loop), [classifying foreign
+//!   errors](guide::classifying), [HTTP and providers](guide::http), [tool results, people and
+//!   redaction](guide::audiences), [across services](guide::across_services), [documenting
+//!   your codes](guide::documenting_codes), [integrations](guide::integrations).
+//! - The modules: [`retry`] (the retrier, policies, budgets), [`recover`] (fallback chains,
+//!   circuit breakers, `decide`), [`http`] (statuses, server hints, provider bodies),
+//!   [`tool`] (tool results for a model), [`display`] (renderings for people and logs),
+//!   [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared vocabulary),
+//!   [`Report`] (the wire form), [`trace`], and one module per integration.
+//!
+//! # Features
+//!
+//! | feature | default | what |
+//! |---|---|---|
+//! | `registry` | yes | derived types register themselves at link time, for [`find`], [`classify`], [`is_retryable`] and [`has_code`] (the runtime's own types and classifiers always are) |
+//! | `http` | yes | [`http::StatusError`] (from the `http` crate's parts, with server hints and provider bodies), `classify_status`, `parse_retry_after` (adds `http`, `http-body`, `httpdate`; provider bodies are read by a small JSON reader of the runtime's own, so no `serde_json`) |
+//! | `serde` | no | the wire form ([`Report`], problem+json); `Serialize` for tool results and catalog entries (adds `serde`) |
+//! | `tracing` | no | [`trace::record`], `record_on_span`, `on_retry` (adds `tracing`) |
+//! | `tokio` | no | `retry::tokio_sleep` for `Retrier::run_async`; `tokio::time::error::Elapsed` classified as `timeout` (adds `tokio` with its `time` feature) |
+//! | `anyhow` | no | the retrier takes operations whose error is `anyhow::Error` (adds `anyhow`) |
+//! | `reqwest` | no | `reqwest::Error` classified; [`reqwest::check`] and `StatusError::from_reqwest` for responses (adds the crate `agent-error-reqwest`, with `reqwest` without default features: bring your own TLS choice) |
+//! | `reqwest-middleware` | no | [`reqwest::RetryMiddleware`] (implies `reqwest` and `tokio`; `agent-error-reqwest` adds `reqwest-middleware` 0.5, `async-trait`, `http-body`, `http-body-util`, `bytes`) |
+//! | `tower` | no | [`tower::RetryLayer`], `ClassifiedRetry`, `ClassifyResponse` (implies `http` and `tokio`; adds the crate `agent-error-tower`, with `tower` 0.5 and its `retry` feature) |
+//! | `axum` | no | [`axum::ApiError`] (implies `serde` and `http`; adds the crate `agent-error-axum`, with `axum` 0.8 without default features, `serde_json`) |
+//! | `rmcp` | no | [`rmcp`]: errors as MCP tool results or JSON-RPC errors, read back into a `Report` (implies `serde`; adds the crate `agent-error-rmcp`, with `rmcp` and its `server` feature, `serde_json`) |
+//! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
+//! | `async-openai` | no | [`openai`]: `OpenAIError` classified (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`) |
+//!
+//! The documentation on docs.rs is built with every feature. The minimum supported Rust
+//! version is 1.95.
+//!
+//! Each integration is a crate of its own (`agent-error-<name>`, under `integrations/` in the
+//! repository), built on the runtime's public API; the features above bring it in and
+//! re-export it here under the foreign crate's name.
+
 #![warn(missing_docs)]
 
 pub use agent_error_derive::AgentError;
 pub use agent_error_runtime::*;
 
+pub mod guide;
 pub mod tool;
 
 #[cfg(feature = "axum")]
@@ -18,3 +101,8 @@ pub use agent_error_rmcp as rmcp;
 pub use agent_error_tonic as tonic;
 #[cfg(feature = "tower")]
 pub use agent_error_tower as tower;
+
+/// The README's examples, tested with the rest (not part of the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,5 +1,5 @@
-//! `#[derive(AgentError)]`: use it through the `agent-error` crate, which documents the
-//! attributes. The input is read into a typed model (`attr` → `model`), checked rule by
+//! `#[derive(AgentError)]`: use it through the `agent-error` crate; the derive's own page
+//! documents its attributes. The input is read into a typed model (`attr` → `model`), checked rule by
 //! rule (`validate`), then each concept's file writes its part (`expand`); on errors,
 //! minimal impls come from the partial model (`expand::fallback`).
 
@@ -24,8 +24,7 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Derives `AgentError`, `Display`, `std::error::Error`, `From` for `#[from]` fields and
-/// code-only `PartialEq`/`Eq`. See the `agent-error` crate for the attributes.
+#[doc = include_str!("derive.md")]
 #[proc_macro_derive(
     AgentError,
     attributes(agent, error, source, from, op, retry_after, redact)

@@ -23,7 +23,7 @@ macro_rules! error {
 ///
 /// The derive registers every non-generic type by itself (feature `registry`); use this for
 /// a concrete instantiation of a generic error type (`MyError<String>`) or for a hand-written
-/// [`AgentError`] impl, which must then implement [`Catalog`] too (its codes appear in
+/// [`AgentError`](crate::AgentError) impl, which must then implement [`Catalog`](crate::catalog::Catalog) too (its codes appear in
 /// `catalog::all`). It works with or without the `registry` feature.
 ///
 /// ```
@@ -51,7 +51,7 @@ macro_rules! register {
 }
 
 /// Registers a classifier for a foreign error type (one this crate cannot derive for): when
-/// a chain has no typed [`AgentError`] link, each foreign link is offered to the classifiers
+/// a chain has no typed [`AgentError`](crate::AgentError) link, each foreign link is offered to the classifiers
 /// of its type, and the dynamic [`Error`](crate::Error) returned is that link's
 /// classification (its code, op, message, policy, recovery, hints and `retry_after`; its
 /// source is ignored).
@@ -61,7 +61,7 @@ macro_rules! register {
 /// the public message of the link, shown to models and people in place of the foreign
 /// error's own text, which may carry paths, hosts or SQL.
 ///
-/// Order: classifiers added at run time with [`register_classifier`] first, then those of
+/// Order: classifiers added at run time with [`register_classifier`](crate::register_classifier) first, then those of
 /// `classifier!`, then the runtime's own (for `std::io::Error`, and with their features
 /// `tokio::time::error::Elapsed` and `reqwest::Error`). Two `classifier!`s for one type run
 /// in an unspecified order; the first that returns `Some` decides.

@@ -36,7 +36,7 @@ redacted_as!(Debug LowerHex UpperHex Octal Binary LowerExp UpperExp Pointer);
 /// A field written into a public message: an error field shows its public form (an
 /// `AgentError`'s public message, a foreign error's classification text, else
 /// `[redacted]`), never its own Display; any other value is itself. Generated code calls
-/// `public_field!(binding)`, which picks by autoref specialization as [`Forward`] does.
+/// `public_field!(binding)`, which picks by autoref specialization as [`Forward`](super::Forward) does.
 pub struct PublicField<'a, T>(pub &'a T);
 
 impl<T> Clone for PublicField<'_, T> {

@@ -56,7 +56,7 @@ impl ApiError {
     /// use agent_error::axum::ApiError;
     ///
     /// let e = ApiError::from_error(&std::io::Error::other("/srv/secret.db is locked"));
-    /// assert_eq!(e.status(), http::StatusCode::INTERNAL_SERVER_ERROR);
+    /// assert_eq!(e.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
     /// assert_eq!(e.report().message_text(), "internal error");
     /// ```
     pub fn from_error(err: &(dyn StdError + 'static)) -> Self {
