@@ -42,6 +42,7 @@ mod agent;
 #[cfg(feature = "axum")]
 pub mod axum;
 pub mod catalog;
+mod cause;
 mod chain;
 mod classify;
 mod code_doc;

@@ -584,3 +584,5 @@ pub const fn entry(
     doc.op = op;
     doc
 }
+
+pub use crate::cause::*;
