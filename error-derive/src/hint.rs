@@ -54,7 +54,12 @@ pub fn of(
 /// that hands each one to the renderings as format arguments, with no `Vec` and no
 /// `String` (a transparent variant's come from its field's `hints`).
 pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Classified(c) if c.hints.is_empty() && c.from_cause => {
+            let path = &v.path;
+            Some(quote!(#path { .. } => #krate::__private::cause_hints(::core::error::Error::source(self)),))
+        }
         Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
             let pattern = v.bind_all();
@@ -87,13 +92,14 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
     // Hygienic, so that a field named `each` cannot shadow it.
     let each = Ident::new("__agent_each", Span::mixed_site());
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) if c.hints.is_empty() => None,
-        Body::Classified(c) => {
+        Body::Classified(c) if c.hints.is_empty() && !c.from_cause => None,
+        Body::Classified(c) if !c.hints.is_empty() => {
             let pattern = v.bind_all();
             let hints = c.hints.iter().map(|h| h.to_arguments(true));
             Some(quote!(#pattern => { #(#each(#hints);)* }))
         }
-        Body::Transparent(_) => {
+        // A transparent variant's hints are its field's, a cause's are its classification's.
+        Body::Classified(_) | Body::Transparent(_) => {
             let path = &v.path;
             let hint = Ident::new("__agent_hint", Span::mixed_site());
             Some(quote! {
