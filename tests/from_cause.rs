@@ -37,9 +37,7 @@ enum Step {
     Provider(#[from] Provider),
     #[agent(hint = "check the network")]
     #[error("network")]
-    Network {
-        source: io::Error,
-    },
+    Network { source: io::Error },
     #[agent(retryable = false)]
     #[error("pinned")]
     Pinned(#[source] io::Error),
@@ -70,7 +68,10 @@ fn a_timed_out_cause_makes_the_variant_retryable_with_its_own_code() {
     assert_eq!(e.retry_policy(), RetryPolicy::DEFAULT);
     assert_eq!(
         e.to_string(),
-        format!("agent.step [read]: reading the reply failed: {}", timed_out())
+        format!(
+            "agent.step [read]: reading the reply failed: {}",
+            timed_out()
+        )
     );
 }
 
@@ -234,7 +235,10 @@ fn the_catalog_says_which_entries_retry_as_their_cause() {
         "{prompt}"
     );
     let golden = agent_error::catalog::golden(&entries);
-    assert!(golden.contains("code=read\top=agent.step\tretryable=as_cause\t"), "{golden}");
+    assert!(
+        golden.contains("code=read\top=agent.step\tretryable=as_cause\t"),
+        "{golden}"
+    );
 }
 
 #[cfg(feature = "serde")]

@@ -194,7 +194,10 @@ fn reqwest_timeout() -> reqwest::Error {
     static SILENT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let url = SILENT.get_or_init(|| {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1/chat/completions", listener.local_addr().unwrap());
+        let url = format!(
+            "http://{}/v1/chat/completions",
+            listener.local_addr().unwrap()
+        );
         std::thread::spawn(move || {
             // Held open, never read or answered.
             let held: Vec<_> = listener.incoming().collect();
@@ -264,7 +267,9 @@ fn renamed_types_print_the_same_messages_and_classify_at_least_as_well() {
         let shown = ours.to_string();
         if shown != message {
             let head = format!("{} [{}]: ", ours.op(), ours.code());
-            let rest = shown.strip_prefix(&head).unwrap_or_else(|| panic!("{shown}"));
+            let rest = shown
+                .strip_prefix(&head)
+                .unwrap_or_else(|| panic!("{shown}"));
             assert!(rest.starts_with(&message), "{shown}");
             assert!(!rest.contains("app.call ["), "one head: {shown}");
         }
@@ -283,7 +288,9 @@ fn renamed_types_print_the_same_messages_and_classify_at_least_as_well() {
         assert_eq!(agent_error::is_retryable(ours), after.0, "{ours:?}");
     }
     let values = ours.len();
-    println!("| enums | values | compiled | Display equal | equal but for a nested cause kept | classification equal or better | of them better | retryable before / after |");
+    println!(
+        "| enums | values | compiled | Display equal | equal but for a nested cause kept | classification equal or better | of them better | retryable before / after |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     println!(
         "| {ENUMS} | {values} | {ENUMS} of {ENUMS} | {display_equal} | {nested_cause_kept} | {class_ok} | {class_better} | {} / {} |",

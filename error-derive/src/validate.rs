@@ -190,7 +190,10 @@ fn own_eq_needs_no_eq(input: &Input, errors: &mut Errors) {
         return;
     }
     for path in &input.derived_eq {
-        let name = path.segments.last().map_or_else(String::new, |s| s.ident.to_string());
+        let name = path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
         errors.push(syn::Error::new_spanned(
             path,
             format!("`{name}` is derived here, and #[derive(AgentError)] writes `PartialEq` and `Eq` too (comparing codes only); add #[agent(no_eq)] to keep yours, or remove `{name}` here to compare by code"),

@@ -33,7 +33,9 @@ pub fn cause_is_rate_limited(cause: Option<&(dyn StdError + 'static)>) -> bool {
 
 /// The delay the cause's classification asks for (see [`cause_policy`]).
 pub fn cause_retry_after(cause: Option<&(dyn StdError + 'static)>) -> Option<Duration> {
-    cause.and_then(crate::classify).and_then(|c| c.retry_after())
+    cause
+        .and_then(crate::classify)
+        .and_then(|c| c.retry_after())
 }
 
 /// The cause's recovery, or `Abort` when nothing classifies it (see [`cause_policy`]).

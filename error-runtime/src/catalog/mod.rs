@@ -119,7 +119,11 @@ impl fmt::Display for Conflict {
         write!(f, "`{}` is declared differently:", self.code)?;
         for d in &self.entries {
             if d.retry_from_cause {
-                write!(f, " {} (retried and recovered as its cause);", d.declared_at())?;
+                write!(
+                    f,
+                    " {} (retried and recovered as its cause);",
+                    d.declared_at()
+                )?;
                 continue;
             }
             write!(
@@ -155,7 +159,8 @@ pub fn conflicts(entries: &[&'static CodeDoc]) -> Vec<Conflict> {
         .into_iter()
         .filter(|(_, ds)| {
             ds.iter().any(|d| {
-                let behaviour = |d: &CodeDoc| (d.retry_from_cause, d.retryable, d.rate_limited, d.recovery);
+                let behaviour =
+                    |d: &CodeDoc| (d.retry_from_cause, d.retryable, d.rate_limited, d.recovery);
                 behaviour(d) != behaviour(ds[0])
             })
         })

@@ -31,7 +31,11 @@ fn write_entry(out: &mut String, d: &CodeDoc) {
     }
     let _ = writeln!(out, "- **Retry:** {}", d.retry_in_words());
     if d.retry_from_cause {
-        let _ = writeln!(out, "- **Recovery:** as its cause ({} when nothing classifies it)", d.recovery);
+        let _ = writeln!(
+            out,
+            "- **Recovery:** as its cause ({} when nothing classifies it)",
+            d.recovery
+        );
     } else {
         let _ = writeln!(out, "- **Recovery:** {}", d.recovery);
     }
