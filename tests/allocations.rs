@@ -152,21 +152,31 @@ fn errors() -> Vec<Box<dyn AgentError + Send + Sync>> {
     ]
 }
 
+/// The allocations each retry accessor may make: none, except for a variant that takes its
+/// retrying from a foreign cause (`Tool` over an `io::Error`), which classifies the cause
+/// on each call, and a foreign classification is built in one allocation.
+fn classifications_of_a_foreign_cause(e: &dyn AgentError) -> usize {
+    let foreign_cause = e.code() == "tool" && e.source().is_some();
+    usize::from(foreign_cause)
+}
+
 #[test]
 fn accessors_allocate_nothing() {
     for e in errors() {
         let e: &dyn AgentError = &*e;
+        let per_call = classifications_of_a_foreign_cause(e);
         let (n, _) = allocations(|| e.code().len());
         assert_eq!(n, 0, "code() of {e}");
         let (n, _) = allocations(|| e.op().len());
         assert_eq!(n, 0, "op() of {e}");
         let (n, _) = allocations(|| e.is_retryable());
-        assert_eq!(n, 0, "is_retryable() of {e}");
+        assert_eq!(n, per_call, "is_retryable() of {e}");
         let (n, _) = allocations(|| e.retry_policy());
-        assert_eq!(n, 0, "retry_policy() of {e}");
+        assert_eq!(n, per_call, "retry_policy() of {e}");
         let (n, _) = allocations(|| (e.is_rate_limited(), e.retry_after(), e.recovery()));
         assert_eq!(
-            n, 0,
+            n,
+            3 * per_call,
             "is_rate_limited(), retry_after() and recovery() of {e}"
         );
     }
@@ -220,12 +230,13 @@ fn find_allocates_nothing() {
     agent_error::classify(&io::Error::other("warm up"));
     for e in errors() {
         let code = e.code().to_string();
+        let per_call = classifications_of_a_foreign_cause(&*e);
         let chain = wrapped(e);
         let (n, found) = allocations(|| find(&chain).map(|e| e.code().len()));
         assert_eq!(n, 0, "find through a chain to {code}");
         assert_eq!(found, Some(code.len()));
         let (n, retryable) = allocations(|| agent_error::is_retryable(&chain));
-        assert_eq!(n, 0, "is_retryable through a chain to {code}");
+        assert_eq!(n, per_call, "is_retryable through a chain to {code}");
         assert_eq!(retryable, find(&chain).unwrap().is_retryable());
         let (n, classified) = allocations(|| agent_error::classify(&chain).map(|c| c.code().len()));
         assert_eq!(n, 0, "classify through a chain to {code}");

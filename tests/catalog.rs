@@ -232,7 +232,7 @@ fn entries_serialize_to_json() {
         serde_json::json!({
             "code": "llm.timeout", "op": "llm.generate", "type_name": "catalog::LlmError", "variant": "Timeout",
             "message": "deadline exceeded after {tokens} tokens", "docs": "deadline exceeded after {tokens} tokens",
-            "hints": [], "retryable": true, "rate_limited": false, "recovery": "retry",
+            "hints": [], "retryable": true, "rate_limited": false, "recovery": "retry", "retry_from_cause": false,
             "policy": {"max_attempts": 4, "base_delay_ms": 100.0, "max_delay_ms": 5000.0, "factor": 2.0, "jitter": "equal", "max_wait_ms": 60000.0},
             "status": null, "url": "https://docs.example.com/errors#llm.timeout", "since": "1.2", "deprecated": null,
         })

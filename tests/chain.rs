@@ -32,6 +32,13 @@ struct StepFailed {
     source: LlmError,
 }
 
+#[derive(Debug, AgentError)]
+#[agent(op = "agent.step", retryable = false)]
+#[error("step failed")]
+struct PinnedStep {
+    source: LlmError,
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("while planning")]
 struct Planning {
@@ -105,7 +112,8 @@ fn inside_an_io_error_whose_inner_error_has_a_cause() {
     let e = io::Error::other(step);
     assert_eq!(code_found(&e), Some("step_failed"));
     assert!(has_code(&e, "timeout"));
-    assert!(!is_retryable(&e));
+    // `StepFailed` says nothing about retrying: it is retried as its cause is.
+    assert!(is_retryable(&e));
 }
 
 #[test]
@@ -186,8 +194,14 @@ fn find_returns_the_first_classified_link() {
         source: LlmError::Timeout,
     };
     assert_eq!(code_found(&e), Some("step_failed"));
-    // The outer error decides, though the inner one is retryable.
-    assert!(!is_retryable(&e));
+    // The outer error decides: it says nothing about retrying, so it takes its cause's
+    // classification; pinned with `retryable = false`, it is not retried.
+    assert!(is_retryable(&e));
+    let pinned = PinnedStep {
+        source: LlmError::Timeout,
+    };
+    assert_eq!(code_found(&pinned), Some("pinned_step"));
+    assert!(!is_retryable(&pinned));
 }
 
 #[test]

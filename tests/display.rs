@@ -479,3 +479,110 @@ fn self_in_debug_form_is_redacted_in_public_renderings() {
         "unexpected [redacted]"
     );
 }
+
+mod nested {
+    use std::io;
+
+    use agent_error::AgentError;
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "rig")]
+    pub enum Http {
+        #[agent(status = 503)]
+        #[error("invalid status code {0}")]
+        InvalidStatus(u16),
+        #[error("reading the body failed")]
+        Body(#[source] io::Error),
+        #[agent(code = "secret")]
+        #[error("key {key} refused")]
+        Secret {
+            #[redact]
+            key: String,
+        },
+    }
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "rig")]
+    pub enum Completion {
+        #[error("completion failed: {0}")]
+        Http(#[from] Http),
+        #[error("completion failed [{0:>30}]")]
+        Padded(#[source] Http),
+        #[error("completion failed: {0:?}")]
+        Debugged(#[source] Http),
+        #[error("completion failed: {0}")]
+        Io(#[from] io::Error),
+    }
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "agent")]
+    pub enum Agent {
+        #[error("step failed: {0}")]
+        Step(#[from] Completion),
+    }
+}
+
+#[test]
+fn a_derived_cause_in_the_message_shows_without_its_head() {
+    use nested::{Completion, Http};
+    let e = Completion::Http(Http::InvalidStatus(503));
+    assert_eq!(
+        e.to_string(),
+        "rig [http]: completion failed: invalid status code 503"
+    );
+    assert_eq!(e.message(), "completion failed: invalid status code 503");
+}
+
+#[test]
+fn nested_derived_errors_show_one_head_at_any_depth() {
+    use nested::{Agent, Completion, Http};
+    let e = Agent::Step(Completion::Http(Http::InvalidStatus(503)));
+    assert_eq!(
+        e.to_string(),
+        "agent [step]: step failed: completion failed: invalid status code 503"
+    );
+}
+
+#[test]
+fn a_derived_cause_in_the_message_keeps_its_own_cause() {
+    use nested::{Completion, Http};
+    let reset = io::Error::from(io::ErrorKind::ConnectionReset);
+    let e = Completion::Http(Http::Body(io::Error::from(io::ErrorKind::ConnectionReset)));
+    assert_eq!(
+        e.to_string(),
+        format!("rig [http]: completion failed: reading the body failed: {reset}")
+    );
+}
+
+#[test]
+fn a_padded_derived_cause_is_padded_without_its_head() {
+    use nested::{Completion, Http};
+    let e = Completion::Padded(Http::InvalidStatus(503));
+    assert_eq!(
+        e.message(),
+        "completion failed [       invalid status code 503]"
+    );
+}
+
+#[test]
+fn a_derived_cause_in_debug_form_and_foreign_causes_print_as_before() {
+    use nested::{Completion, Http};
+    let e = Completion::Debugged(Http::InvalidStatus(503));
+    assert_eq!(e.message(), "completion failed: InvalidStatus(503)");
+    let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+    let e = Completion::Io(io::Error::from(io::ErrorKind::ConnectionRefused));
+    assert_eq!(e.message(), format!("completion failed: {refused}"));
+}
+
+#[test]
+fn public_renderings_show_a_derived_cause_without_its_head() {
+    use nested::{Completion, Http};
+    let e = Completion::Http(Http::Secret {
+        key: "sk-123".into(),
+    });
+    assert_eq!(e.message(), "completion failed: key sk-123 refused");
+    assert_eq!(
+        agent_error::tool::render(&e),
+        "[error:http] completion failed: key [redacted] refused"
+    );
+}

@@ -152,6 +152,18 @@ enum Shadowing {
     Inner(LlmError),
     #[error(transparent)]
     Foreign(std::io::Error),
+    /// Hints taken from a typed cause.
+    #[error("step failed")]
+    FromTyped {
+        #[source]
+        cause: LlmError,
+    },
+    /// Hints taken from a foreign cause's classification.
+    #[error("read failed")]
+    FromForeign {
+        #[source]
+        cause: std::io::Error,
+    },
 }
 
 #[test]
@@ -181,6 +193,14 @@ fn each_hint_gives_what_hints_gives() {
         })),
         Box::new(Shadowing::Foreign(std::io::ErrorKind::TimedOut.into())),
         Box::new(agent_error::Error::new("db.query", "timeout", "slow").with_hint("add an index")),
+        Box::new(Shadowing::FromTyped {
+            cause: LlmError::Auth {
+                console: "c".into(),
+            },
+        }),
+        Box::new(Shadowing::FromForeign {
+            cause: std::io::ErrorKind::TimedOut.into(),
+        }),
     ];
     for e in &errors {
         let hints: Vec<String> = e.hints().into_iter().map(String::from).collect();
@@ -191,4 +211,5 @@ fn each_hint_gives_what_hints_gives() {
         ["each 1, hint 2, redacted [redacted]"]
     );
     assert_eq!(each_hint(&*errors[8]).len(), 3);
+    assert_eq!(each_hint(&*errors[11]), each_hint(&*errors[8]));
 }

@@ -29,7 +29,7 @@ const KEYS: &[Key<AgentAttrs>] = &[
     Key { name: "no_eq", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.no_eq) },
     Key { name: "crate", on: On::Container, example: "crate = \"agent_error\"", parse: parse_crate },
     Key { name: "code", on: On::Variant, example: "code = \"rate_limit\"", parse: |a, arg| arg.set_string(&mut a.code) },
-    Key { name: "retryable", on: On::Variant, example: "", parse: |a, arg| arg.flag(&mut a.retryable) },
+    Key { name: "retryable", on: On::Variant, example: "", parse: retry::parse_retryable },
     Key { name: "rate_limited", on: On::Variant, example: "", parse: |a, arg| arg.flag(&mut a.rate_limited) },
     Key { name: "hint", on: On::Variant, example: "hint = \"lower the request rate\"", parse: hint::parse },
     Key { name: "recovery", on: On::Variant, example: "recovery = \"replan\"", parse: retry::parse_recovery },
@@ -163,6 +163,7 @@ pub fn container<'a>(
         _ => Vec::new(),
     };
     let model = Input {
+        derived_eq: derived_eq(&input.attrs),
         ident: &input.ident,
         generics: &input.generics,
         place,
@@ -174,6 +175,23 @@ pub fn container<'a>(
         variants: Vec::new(),
     };
     Some((model, raw))
+}
+
+/// `PartialEq` and `Eq` among the paths of `#[derive(...)]` attributes.
+fn derived_eq(attrs: &[Attribute]) -> Vec<syn::Path> {
+    type Paths = syn::punctuated::Punctuated<syn::Path, syn::Token![,]>;
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        // A derive list that cannot be read is rustc's to report.
+        .filter_map(|a| a.parse_args_with(Paths::parse_terminated).ok())
+        .flat_map(|paths| paths.into_iter())
+        .filter(|path| {
+            path.segments
+                .last()
+                .is_some_and(|s| s.ident == "PartialEq" || s.ident == "Eq")
+        })
+        .collect()
 }
 
 /// An enum's `#[error("...")]`, the message of its variants without their own, as in
@@ -250,7 +268,9 @@ fn classified(
 ) -> Classified {
     let (owner, krate, container) = (ident.to_string(), &input.krate, &input.attrs);
     let policy = retry::policy(input.place, container, attrs);
+    let source = source::source_field(fields);
     Classified {
+        from_cause: source.is_some() && !attrs.says_retry(),
         message: message::of(error, docs, fields, &owner, krate, errors),
         hints: hint::of(attrs, fields, &owner, krate, errors),
         code: code::of(ident, container, attrs),
@@ -260,7 +280,7 @@ fn classified(
             .as_ref()
             .map_or_else(|| Recovery::default_for(policy.as_ref()), |r| r.value),
         policy,
-        source: source::source_field(fields),
+        source,
         retry_after: retry::retry_after(fields),
     }
 }

@@ -85,6 +85,9 @@ fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
         };
         // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
         let mut extra = TokenStream::new();
+        if c.from_cause {
+            extra.extend(quote!(.with_retry_from_cause()));
+        }
         if let Some(status) = &v.attrs.status {
             let status = status.value;
             extra.extend(quote!(.with_status(#status)));
@@ -119,10 +122,10 @@ fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
 
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
 pub fn expand_lookups(input: &Input) -> TokenStream {
-    let has_status = input
-        .variants
-        .iter()
-        .any(|v| matches!(&v.body, Body::Classified(_)) && v.attrs.status.is_some());
+    let has_status = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => c.from_cause || v.attrs.status.is_some(),
+        Body::Transparent(_) => false,
+    });
     let has_transparent = input
         .variants
         .iter()
@@ -130,9 +133,20 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
     let mut out = TokenStream::new();
     if has_status || has_transparent {
         let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(_) => {
-                let (path, status) = (&v.path, v.attrs.status.as_ref()?.value);
-                Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
+            Body::Classified(c) => {
+                let path = &v.path;
+                match &v.attrs.status {
+                    Some(status) => {
+                        let status = status.value;
+                        Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
+                    }
+                    // A cause's status, where the variant declares none.
+                    None if c.from_cause => {
+                        let krate = &input.krate;
+                        Some(quote!(#path { .. } => #krate::__private::cause_status(::core::error::Error::source(self)),))
+                    }
+                    None => None,
+                }
             }
             Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Status)),
         });

@@ -143,7 +143,8 @@ pub fn fallback(input: &Input) -> TokenStream {
     agent_bounds.add(quote!(Self), quote!(::core::error::Error));
     let agent_where = agent_bounds.where_clause(generics);
     let from_impls = source::expand_from(input);
-    let eq = if input.attrs.no_eq.is_some() {
+    // The user's own `PartialEq` (reported) stands in for the derive's.
+    let eq = if input.attrs.no_eq.is_some() || !input.derived_eq.is_empty() {
         TokenStream::new()
     } else {
         quote! {

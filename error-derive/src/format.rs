@@ -164,6 +164,9 @@ enum Pass {
     PathDisplay,
     /// The pointer the field holds, for `{:p}` (not the address of the field).
     Pointee,
+    /// A field that may be an error, in `{}`: an `AgentError` is written without its
+    /// `op [code]: ` head, so that nested derived errors show one head.
+    HeadFree,
 }
 
 /// What a format string's placeholders name, while it is rewritten.
@@ -191,6 +194,14 @@ impl<'f, 'a> Names<'f, 'a> {
         }
         if name == "self" {
             return self.self_argument(trait_, errors);
+        }
+        if let Some(bare) = name.strip_prefix("r#") {
+            errors.at(
+                self.format.lit.span(),
+                format!("`{{{name}}}`: a format string names a field without `r#`, even a keyword, as `format!` does; write `{{{bare}}}`"),
+            );
+            self.ok = false;
+            return name.to_string();
         }
         let field = if name.bytes().all(|b| b.is_ascii_digit()) {
             if !self.format.positional.is_empty() && self.fields.iter().all(|f| f.name.is_some()) {
@@ -225,6 +236,7 @@ impl<'f, 'a> Names<'f, 'a> {
         let pass = match trait_ {
             FmtTrait::Display if !width && is_path(field.ty) => Pass::PathDisplay,
             FmtTrait::Pointer if !width => Pass::Pointee,
+            FmtTrait::Display if !width && may_be_error(field.ty) => Pass::HeadFree,
             _ => Pass::Itself,
         };
         if !self.needed.contains(&(field.index, pass)) {
@@ -434,12 +446,16 @@ fn field_arguments(
             let name = argument_name(field, pass);
             let value = match pass {
                 Pass::PathDisplay => quote!(#binding.display()),
+                Pass::HeadFree => quote!(#krate::__private::head_free!(#binding)),
                 _ => quote!(*#binding),
             };
             args.push(quote!(#name = #value));
-            public_args.push(match field.attrs.redact {
-                Some(_) => quote!(#name = #krate::__private::Redacted),
-                None => quote!(#name = #value),
+            public_args.push(match (field.attrs.redact, pass) {
+                (Some(_), _) => quote!(#name = #krate::__private::Redacted),
+                (None, Pass::HeadFree) => {
+                    quote!(#name = #krate::__private::public_field!(#binding))
+                }
+                (None, _) => quote!(#name = #value),
             });
             continue;
         }
@@ -477,6 +493,7 @@ fn argument_name(field: &Field, pass: Pass) -> Ident {
         Pass::Itself => return field.binding.clone(),
         Pass::PathDisplay => "__agent_display",
         Pass::Pointee => "__agent_pointee",
+        Pass::HeadFree => "__agent_headless",
     };
     Ident::new(&format!("{prefix}_{}", field.binding), field.binding.span())
 }

@@ -54,7 +54,12 @@ pub fn of(
 /// that hands each one to the renderings as format arguments, with no `Vec` and no
 /// `String` (a transparent variant's come from its field's `hints`).
 pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
+        Body::Classified(c) if c.hints.is_empty() && c.from_cause => {
+            let path = &v.path;
+            Some(quote!(#path { .. } => #krate::__private::cause_hints(::core::error::Error::source(self)),))
+        }
         Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
             let pattern = v.bind_all();
@@ -77,7 +82,7 @@ pub fn expand(input: &Input) -> TokenStream {
 /// `fn each_hint(&self, each)`, or nothing when no variant has a hint of its own.
 fn each_hint(input: &Input) -> Option<TokenStream> {
     let any = input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => !c.hints.is_empty(),
+        Body::Classified(c) => !c.hints.is_empty() || c.from_cause,
         Body::Transparent(_) => false,
     });
     if !any {
@@ -87,12 +92,20 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
     // Hygienic, so that a field named `each` cannot shadow it.
     let each = Ident::new("__agent_each", Span::mixed_site());
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) if c.hints.is_empty() => None,
-        Body::Classified(c) => {
+        Body::Classified(c) if c.hints.is_empty() && !c.from_cause => None,
+        Body::Classified(c) if !c.hints.is_empty() => {
             let pattern = v.bind_all();
             let hints = c.hints.iter().map(|h| h.to_arguments(true));
             Some(quote!(#pattern => { #(#each(#hints);)* }))
         }
+        // A cause's hints are its classification's, read without a `Vec` too.
+        Body::Classified(_) => {
+            let path = &v.path;
+            Some(quote! {
+                #path { .. } => #krate::__private::cause_each_hint(::core::error::Error::source(self), #each),
+            })
+        }
+        // A transparent variant's hints are its field's.
         Body::Transparent(_) => {
             let path = &v.path;
             let hint = Ident::new("__agent_hint", Span::mixed_site());

@@ -44,6 +44,9 @@ pub struct Input<'a> {
     pub transparent_enum: Option<Span>,
     /// Field attributes (`#[source]`, `#[from]`...) written on the enum.
     pub misplaced_field_attrs: Vec<&'a syn::Attribute>,
+    /// `PartialEq` or `Eq` in a `#[derive(...)]` after the one that holds `AgentError`
+    /// (the derive does not see its own attribute nor the ones before it).
+    pub derived_eq: Vec<syn::Path>,
     pub krate: TokenStream,
     pub variants: Vec<Variant<'a>>,
 }
@@ -87,8 +90,13 @@ pub struct Classified {
     pub op: Option<Op>,
     pub message: Message,
     pub hints: Vec<Template>,
-    /// `None` when the variant is not retryable.
+    /// `None` when the variant is not retryable (or takes its retrying from its cause).
     pub policy: Option<Policy>,
+    /// The variant says nothing about retrying and has a cause: its policy, `retry_after`
+    /// and recovery, and its hints and status where it declares none, are its cause's
+    /// classification at run time.
+    pub from_cause: bool,
+    /// What the variant is when its cause is unclassified (or its own, when not `from_cause`).
     pub recovery: Recovery,
     pub source: Option<usize>,
     pub retry_after: Option<usize>,
@@ -141,6 +149,8 @@ pub struct AgentAttrs {
     pub rename_all: Option<Sp<RenameRule>>,
     pub namespace: Option<Sp<String>>,
     pub retryable: Option<Span>,
+    /// `retryable = false`: never retried, whatever the cause.
+    pub never_retried: Option<Span>,
     pub rate_limited: Option<Span>,
     pub retry: Option<Sp<RetryArgs>>,
     pub hints: Vec<LitStr>,

@@ -38,6 +38,41 @@ impl AgentAttrs {
     }
 }
 
+impl AgentAttrs {
+    /// Whether the variant says anything about retrying: a retry marker, `recovery`, or
+    /// `retryable = false`. A variant that does not takes its retrying from its cause.
+    pub fn says_retry(&self) -> bool {
+        !self.retry_markers().is_empty() || self.recovery.is_some() || self.never_retried.is_some()
+    }
+}
+
+/// `retryable`, or `retryable = false` (never retried, whatever the cause).
+pub fn parse_retryable(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
+    if !arg.meta.input.peek(syn::Token![=]) {
+        return arg.flag(&mut out.retryable);
+    }
+    let lit: syn::LitBool = match arg.value() {
+        Ok(lit) => lit,
+        Err(_) => {
+            arg.error(
+                arg.span,
+                "write `retryable` alone to retry this variant, or `retryable = false` to never retry it",
+            );
+            return Ok(());
+        }
+    };
+    if lit.value {
+        arg.error(
+            lit.span(),
+            "write `retryable` alone: `= true` is what it means already (`retryable = false` is the way to say never retried)",
+        );
+    } else {
+        let span = arg.span;
+        arg.set(&mut out.never_retried, span);
+    }
+    Ok(())
+}
+
 /// Each recovery: its name in `recovery = "..."` and its variant in the runtime.
 #[rustfmt::skip]
 const RECOVERIES: &[(&str, Recovery, &str)] = &[
@@ -374,7 +409,18 @@ pub fn expand(input: &Input) -> TokenStream {
         )
     };
 
+    // A variant that takes its retrying from its cause asks the runtime about its
+    // `source()`; the others are constants.
+    let from_cause = |v: &Variant, c: &Classified, function: &str| {
+        c.from_cause.then(|| {
+            let (path, function) = (&v.path, syn::Ident::new(function, Span::call_site()));
+            quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),)
+        })
+    };
     let policy = arms(input, Ask::RetryPolicy, |v, c| {
+        if c.from_cause {
+            return from_cause(v, c, "cause_policy");
+        }
         let policy = c.policy.as_ref()?.tokens(krate);
         let path = &v.path;
         Some(match c.retry_after {
@@ -386,20 +432,32 @@ pub fn expand(input: &Input) -> TokenStream {
         })
     });
     let retryable = arms(input, Ask::IsRetryable, |v, c| {
+        if c.from_cause {
+            return from_cause(v, c, "cause_is_retryable");
+        }
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
     let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
+        if c.from_cause {
+            return from_cause(v, c, "cause_is_rate_limited");
+        }
         let path = &v.path;
         c.policy
             .is_some_and(|p| p.rate_limited)
             .then(|| quote!(#path { .. } => true,))
     });
     let retry_after = arms(input, Ask::RetryAfter, |v, c| {
+        if c.from_cause {
+            return from_cause(v, c, "cause_retry_after");
+        }
         let (pattern, retry_after) = retry_after_of(v, c.retry_after?);
         Some(quote!(#pattern => #retry_after,))
     });
     let recovery = arms(input, Ask::Recovery, |v, c| {
+        if c.from_cause {
+            return from_cause(v, c, "cause_recovery");
+        }
         let path = &v.path;
         let value = c.recovery.tokens(krate);
         (c.recovery != Recovery::Abort).then(|| quote!(#path { .. } => #value,))

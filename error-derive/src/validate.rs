@@ -20,6 +20,7 @@ const CONTAINER: &[TypeRule] = &[
     container_op_in_grammar,
     namespace_in_grammar,
     container_base_within_max,
+    own_eq_needs_no_eq,
 ];
 
 /// Checked as each classified variant is read, so that its errors are reported together.
@@ -42,6 +43,7 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     retry_after_is_a_duration,
     retry_after_needs_retryable,
     recovery_retry_needs_retryable,
+    never_retried_alone,
     one_source,
 ];
 
@@ -181,6 +183,24 @@ fn container_base_within_max(input: &Input, errors: &mut Errors) {
     }
 }
 
+/// A `#[derive(PartialEq)]` or `Eq` of the user's beside the code-only ones the derive
+/// writes: the two impls would conflict.
+fn own_eq_needs_no_eq(input: &Input, errors: &mut Errors) {
+    if input.attrs.no_eq.is_some() {
+        return;
+    }
+    for path in &input.derived_eq {
+        let name = path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
+        errors.push(syn::Error::new_spanned(
+            path,
+            format!("`{name}` is derived here, and #[derive(AgentError)] writes `PartialEq` and `Eq` too (comparing codes only); add #[agent(no_eq)] to keep yours, or remove `{name}` here to compare by code"),
+        ));
+    }
+}
+
 fn from_is_the_only_field<T>(_: &Input, v: &Variant, _: &T, errors: &mut Errors) {
     let Some(f) = v.fields.iter().find(|f| f.attrs.from.is_some()) else {
         return;
@@ -250,6 +270,7 @@ fn transparent_takes_no_keys(_: &Input, v: &Variant, _: &Transparent, errors: &m
         .filter_map(|(k, s)| s.map(|s| (*k, s)))
         .collect();
     keys.extend(own.retry_markers());
+    keys.extend(own.never_retried.map(|span| ("retryable", span)));
     keys.extend(own.hints.iter().map(|h| ("hint", h.span())));
     for (key, span) in keys {
         errors.at(
@@ -486,6 +507,20 @@ fn recovery_retry_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors
         errors.at(
             recovery.span,
             "`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"",
+        );
+    }
+}
+
+/// `retryable = false` beside a key that makes the variant retried.
+fn never_retried_alone(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    if v.attrs.never_retried.is_none() {
+        return;
+    }
+    for (key, span) in v.attrs.retry_markers() {
+        let written = if key == "retry" { "retry(...)" } else { key };
+        errors.at(
+            span,
+            format!("`{written}` retries this variant, but `retryable = false` says it is never retried; keep one of them"),
         );
     }
 }

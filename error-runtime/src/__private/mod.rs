@@ -1,9 +1,10 @@
 //! Support for the code that `#[derive(AgentError)]` and the runtime's macros generate.
 //! Not a public API: it changes with the derive, which is pinned to this crate's exact
-//! version. One file a concept: causes and fields, public forms of fields, transparent
-//! forwarding, registration, catalog entries.
+//! version. One file a concept: causes and fields, what a variant takes from its cause,
+//! public forms of fields, transparent forwarding, registration, catalog entries.
 
 mod catalog;
+mod cause;
 mod fields;
 mod forward;
 mod macros;
@@ -13,6 +14,11 @@ mod register;
 mod remote;
 
 pub use catalog::entry;
+pub use cause::{
+    HeadFree, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint, cause_hints,
+    cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery, cause_retry_after,
+    cause_status, head_free,
+};
 pub use fields::{AsDynError, DisplayFn, RetryAfterField};
 pub use forward::{
     DynError, Forward, ForwardDeref, ForwardForeign, ForwardNonError, ForwardTyped, Forwarded,

@@ -42,7 +42,11 @@ fn golden_fields(d: &CodeDoc) -> Vec<String> {
         format!("declared={}", d.declared_at()),
         format!("code={}", d.code),
         format!("op={}", d.op.unwrap_or("(run time)")),
-        format!("retryable={}", d.retryable),
+        if d.retry_from_cause {
+            "retryable=as_cause".to_string()
+        } else {
+            format!("retryable={}", d.retryable)
+        },
         format!("rate_limited={}", d.rate_limited),
         format!("recovery={}", d.recovery),
         format!("attempts={}", retry(p.max_attempts().to_string())),

@@ -27,6 +27,9 @@ impl CodeDoc {
     /// The retry behaviour in words: "not retried", or "retried up to 4 attempts, 100ms
     /// doubling to 5s, full jitter; honours Retry-After up to 60s".
     pub fn retry_in_words(&self) -> String {
+        if self.retry_from_cause {
+            return "as its cause: retried when the cause's classification is, with its policy and recovery; not retried when nothing classifies the cause".to_string();
+        }
         retry_in_words(&self.policy)
     }
 }
@@ -115,6 +118,14 @@ impl fmt::Display for Conflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "`{}` is declared differently:", self.code)?;
         for d in &self.entries {
+            if d.retry_from_cause {
+                write!(
+                    f,
+                    " {} (retried and recovered as its cause);",
+                    d.declared_at()
+                )?;
+                continue;
+            }
             write!(
                 f,
                 " {} ({}, {}, recovery {});",
@@ -148,8 +159,9 @@ pub fn conflicts(entries: &[&'static CodeDoc]) -> Vec<Conflict> {
         .into_iter()
         .filter(|(_, ds)| {
             ds.iter().any(|d| {
-                (d.retryable, d.rate_limited, d.recovery)
-                    != (ds[0].retryable, ds[0].rate_limited, ds[0].recovery)
+                let behaviour =
+                    |d: &CodeDoc| (d.retry_from_cause, d.retryable, d.rate_limited, d.recovery);
+                behaviour(d) != behaviour(ds[0])
             })
         })
         .map(|(code, entries)| Conflict { code, entries })
@@ -170,7 +182,7 @@ impl serde::Serialize for CodeDoc {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let p = &self.policy;
-        let mut st = s.serialize_struct("CodeDoc", 16)?;
+        let mut st = s.serialize_struct("CodeDoc", 17)?;
         st.serialize_field("code", self.code)?;
         st.serialize_field("op", &self.op)?;
         st.serialize_field("type_name", self.type_name)?;
@@ -181,6 +193,7 @@ impl serde::Serialize for CodeDoc {
         st.serialize_field("retryable", &self.retryable)?;
         st.serialize_field("rate_limited", &self.rate_limited)?;
         st.serialize_field("recovery", self.recovery.as_str())?;
+        st.serialize_field("retry_from_cause", &self.retry_from_cause)?;
         st.serialize_field(
             "policy",
             &p.is_retryable().then(|| serde_json_like::Policy {

@@ -30,7 +30,15 @@ fn write_entry(out: &mut String, d: &CodeDoc) {
         let _ = writeln!(out, "- **Message:** `{}`", d.message.replace('`', "'"));
     }
     let _ = writeln!(out, "- **Retry:** {}", d.retry_in_words());
-    let _ = writeln!(out, "- **Recovery:** {}", d.recovery);
+    if d.retry_from_cause {
+        let _ = writeln!(
+            out,
+            "- **Recovery:** as its cause ({} when nothing classifies it)",
+            d.recovery
+        );
+    } else {
+        let _ = writeln!(out, "- **Recovery:** {}", d.recovery);
+    }
     for hint in d.hints {
         let _ = writeln!(out, "- **Hint:** {hint}");
     }
@@ -79,12 +87,17 @@ pub fn prompt(entries: &[&CodeDoc]) -> String {
     let mut out = String::new();
     for (code, docs) in by_code(entries) {
         let d = docs[0];
-        let behaviour = match (d.rate_limited, d.retryable) {
-            (true, _) => "retry later; rate-limited",
-            (false, true) => "retry",
-            (false, false) => "do not retry",
+        let behaviour = match (d.retry_from_cause, d.rate_limited, d.retryable) {
+            (true, _, _) => "retry and recover as its cause",
+            (false, true, _) => "retry later; rate-limited",
+            (false, false, true) => "retry",
+            (false, false, false) => "do not retry",
         };
-        let _ = write!(out, "- {code} ({behaviour}; recovery: {})", d.recovery);
+        if d.retry_from_cause {
+            let _ = write!(out, "- {code} ({behaviour})");
+        } else {
+            let _ = write!(out, "- {code} ({behaviour}; recovery: {})", d.recovery);
+        }
         let about = d
             .docs
             .lines()

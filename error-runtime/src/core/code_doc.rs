@@ -32,6 +32,12 @@ pub struct CodeDoc {
     pub recovery: Recovery,
     /// The retry policy (without a `retry_after`, which is known only at run time).
     pub policy: RetryPolicy,
+    /// Whether the retrying comes from the cause at run time: a variant that says nothing
+    /// about retrying and has a cause is retried as its cause's classification is, with
+    /// its recovery. [`retryable`](Self::retryable), [`rate_limited`](Self::rate_limited),
+    /// [`recovery`](Self::recovery) and [`policy`](Self::policy) then say what it is when
+    /// nothing classifies the cause: not retried, `abort`.
+    pub retry_from_cause: bool,
     /// The HTTP status for wire renderings (`#[agent(status = 503)]`).
     pub status: Option<u16>,
     /// The documentation URL (`docs_url` with `{code}` filled in).
@@ -79,6 +85,7 @@ impl CodeDoc {
             rate_limited: policy.is_rate_limited(),
             recovery,
             policy,
+            retry_from_cause: false,
             status: None,
             url: None,
             since: None,
@@ -107,6 +114,12 @@ impl CodeDoc {
     /// With the hints.
     pub const fn with_hints(mut self, hints: &'static [&'static str]) -> Self {
         self.hints = hints;
+        self
+    }
+
+    /// Retried as its cause is classified (see [`retry_from_cause`](Self::retry_from_cause)).
+    pub const fn with_retry_from_cause(mut self) -> Self {
+        self.retry_from_cause = true;
         self
     }
 

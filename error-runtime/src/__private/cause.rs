@@ -1,0 +1,252 @@
+//! What a derived variant takes from its cause: the classification of a variant that says
+//! nothing about retrying, and a derived cause written into a message without its head.
+
+use core::fmt::{self, Write as _};
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::time::Duration;
+
+use crate::{AgentError, Recovery, RetryPolicy};
+
+/// The retry policy of a variant that takes it from its cause (`Error::source`): the
+/// cause's classification (`classify`: the first classified link of its chain), with its
+/// `retry_after`; never retried when nothing classifies the cause.
+pub fn cause_policy(cause: Option<&(dyn StdError + 'static)>) -> RetryPolicy {
+    cause
+        .and_then(crate::classify)
+        .map_or(RetryPolicy::NEVER, |c| c.retry_policy())
+}
+
+/// Whether the cause's classification is retried (see [`cause_policy`]).
+pub fn cause_is_retryable(cause: Option<&(dyn StdError + 'static)>) -> bool {
+    cause
+        .and_then(crate::classify)
+        .is_some_and(|c| c.is_retryable())
+}
+
+/// Whether the cause's classification is a rate limit (see [`cause_policy`]).
+pub fn cause_is_rate_limited(cause: Option<&(dyn StdError + 'static)>) -> bool {
+    cause
+        .and_then(crate::classify)
+        .is_some_and(|c| c.is_rate_limited())
+}
+
+/// The delay the cause's classification asks for (see [`cause_policy`]).
+pub fn cause_retry_after(cause: Option<&(dyn StdError + 'static)>) -> Option<Duration> {
+    cause
+        .and_then(crate::classify)
+        .and_then(|c| c.retry_after())
+}
+
+/// The cause's recovery, or `Abort` when nothing classifies it (see [`cause_policy`]).
+pub fn cause_recovery(cause: Option<&(dyn StdError + 'static)>) -> Recovery {
+    cause
+        .and_then(crate::classify)
+        .map_or(Recovery::Abort, |c| c.recovery())
+}
+
+/// The cause's hints, for a variant that declares none (see [`cause_policy`]).
+pub fn cause_hints(cause: Option<&(dyn StdError + 'static)>) -> Vec<Cow<'static, str>> {
+    cause
+        .and_then(crate::classify)
+        .map_or_else(Vec::new, |c| c.hints())
+}
+
+/// Hands each of the cause's hints to `each`, without a `Vec` (see [`cause_hints`]).
+pub fn cause_each_hint(
+    cause: Option<&(dyn StdError + 'static)>,
+    each: &mut dyn FnMut(fmt::Arguments<'_>),
+) {
+    if let Some(c) = cause.and_then(crate::classify) {
+        c.each_hint(each);
+    }
+}
+
+/// The cause's HTTP status, for a variant that declares none (see [`cause_policy`]).
+pub fn cause_status(cause: Option<&(dyn StdError + 'static)>) -> Option<u16> {
+    cause.and_then(crate::classify).and_then(|c| c.status())
+}
+
+/// A field written into a message with `{field}`. Generated code calls
+/// `head_free!(binding)`, which picks by autoref specialization (as `public_field!` does):
+/// an [`AgentError`] field displays as [`WithoutHead`], its Display after the
+/// `op [code]: ` head, so that nested derived errors show one head; any other value
+/// (a foreign error, a number, a type parameter) is itself.
+pub struct HeadFree<'a, T>(pub &'a T);
+
+impl<T> Clone for HeadFree<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for HeadFree<'_, T> {}
+
+/// [`HeadFree`] of an [`AgentError`] field.
+pub trait HeadFreeTyped<'a, T> {
+    /// The field without its head.
+    fn head_free(&self) -> WithoutHead<'a, T>;
+}
+
+impl<'a, T: AgentError> HeadFreeTyped<'a, T> for &HeadFree<'a, T> {
+    #[inline]
+    fn head_free(&self) -> WithoutHead<'a, T> {
+        WithoutHead(self.0)
+    }
+}
+
+/// [`HeadFree`] of any other value: the value itself.
+pub trait HeadFreeValue<'a, T> {
+    /// The field itself.
+    fn head_free(self) -> &'a T;
+}
+
+impl<'a, T> HeadFreeValue<'a, T> for HeadFree<'a, T> {
+    #[inline]
+    fn head_free(self) -> &'a T {
+        self.0
+    }
+}
+
+/// An [`AgentError`] displayed without its `op [code]: ` head: its message and, as its
+/// Display writes it, its cause after the message.
+pub struct WithoutHead<'a, T>(&'a T);
+
+impl<T: AgentError> fmt::Display for WithoutHead<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        let head = [e.op(), " [", e.code(), "]: "];
+        if f.width().is_none() && f.precision().is_none() {
+            let mut out = SkipHead::new(f, head);
+            write!(out, "{e}")?;
+            return out.finish();
+        }
+        // A width or precision is for the text as shown, so it is shown first.
+        let mut text = String::new();
+        let mut out = SkipHead::new(&mut text, head);
+        write!(out, "{e}")?;
+        out.finish()?;
+        f.pad(&text)
+    }
+}
+
+impl<T: AgentError> fmt::Debug for WithoutHead<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Writes through to `out` everything but a leading `head`: a Display that does not
+/// start with the head (a transparent variant over a foreign error) is written whole.
+struct SkipHead<'h, W> {
+    out: W,
+    head: [&'h str; 4],
+    /// The head's text matched so far: the piece, and the bytes of it.
+    piece: usize,
+    at: usize,
+    done: bool,
+}
+
+impl<'h, W: fmt::Write> SkipHead<'h, W> {
+    fn new(out: W, head: [&'h str; 4]) -> Self {
+        SkipHead {
+            out,
+            head,
+            piece: 0,
+            at: 0,
+            done: false,
+        }
+    }
+
+    /// Gives up skipping: writes what was held back of the head.
+    fn give_up(&mut self) -> fmt::Result {
+        self.done = true;
+        for piece in &self.head[..self.piece] {
+            self.out.write_str(piece)?;
+        }
+        self.out.write_str(&self.head[self.piece][..self.at])
+    }
+
+    /// Ends the text: a Display shorter than the head is written as it was.
+    fn finish(mut self) -> fmt::Result {
+        if self.done {
+            return Ok(());
+        }
+        self.give_up()
+    }
+}
+
+impl<W: fmt::Write> fmt::Write for SkipHead<'_, W> {
+    fn write_str(&mut self, mut s: &str) -> fmt::Result {
+        while !self.done && !s.is_empty() {
+            if self.piece == self.head.len() {
+                self.done = true;
+                break;
+            }
+            let rest = &self.head[self.piece][self.at..];
+            let n = rest.len().min(s.len());
+            if rest.as_bytes()[..n] != s.as_bytes()[..n] {
+                self.give_up()?;
+                break;
+            }
+            self.at += n;
+            s = &s[n..];
+            if self.at == self.head[self.piece].len() {
+                self.piece += 1;
+                self.at = 0;
+                if self.piece == self.head.len() {
+                    self.done = true;
+                }
+            }
+        }
+        if self.done {
+            self.out.write_str(s)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// `binding` written into a message: an [`AgentError`] without its head (see [`HeadFree`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __head_free {
+    ($binding:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::__private::{HeadFreeTyped as _, HeadFreeValue as _};
+        (&&$crate::__private::HeadFree($binding)).head_free()
+    }};
+}
+
+pub use crate::__head_free as head_free;
+
+#[cfg(test)]
+mod tests {
+    use super::SkipHead;
+    use core::fmt::Write as _;
+
+    fn skipped(chunks: &[&str]) -> String {
+        let mut text = String::new();
+        let mut out = SkipHead::new(&mut text, ["llm", " [", "timeout", "]: "]);
+        for chunk in chunks {
+            out.write_str(chunk).unwrap();
+        }
+        out.finish().unwrap();
+        text
+    }
+
+    #[test]
+    fn the_head_is_left_out_however_the_text_is_cut() {
+        assert_eq!(skipped(&["llm [timeout]: slow: reset"]), "slow: reset");
+        assert_eq!(skipped(&["ll", "m [time", "out]", ": slow"]), "slow");
+        assert_eq!(skipped(&["llm", " [", "timeout", "]: ", "", "x"]), "x");
+    }
+
+    #[test]
+    fn a_text_without_the_head_is_written_whole() {
+        assert_eq!(skipped(&["connection reset"]), "connection reset");
+        assert_eq!(skipped(&["llm [time", "d out]"]), "llm [timed out]");
+        assert_eq!(skipped(&["llm [timeout"]), "llm [timeout");
+        assert_eq!(skipped(&[]), "");
+    }
+}
