@@ -1,5 +1,26 @@
 //! Renderings for people: a user-facing message with hints, and the whole chain for logs
 //! with each link printed once.
+//!
+//! [`for_user`] is the public summary and one `  - hint` line per hint; [`chain`] writes every
+//! link of a chain for logs, a classified link by its message so that a cause is not
+//! repeated; [`public_chain`] writes only what may cross a trust boundary (classified links'
+//! public messages); [`public`] is one error's public message.
+//!
+//! ```
+//! use agent_error::{AgentError, display};
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "fs.read", code = "not_found", hint = "check the path")]
+//! #[error("no such file")]
+//! struct Missing {
+//!     source: std::io::Error,
+//! }
+//!
+//! let e = Missing { source: std::io::Error::other("/srv/data/a.txt: ENOENT") };
+//! assert_eq!(display::for_user(&e), "no such file\n  - check the path");
+//! assert_eq!(display::chain(&e).to_string(), "fs.read [not_found]: no such file: /srv/data/a.txt: ENOENT");
+//! assert_eq!(display::public_chain(&e).to_string(), "fs.read [not_found]: no such file");
+//! ```
 
 use std::error::Error as StdError;
 use std::fmt;

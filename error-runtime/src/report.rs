@@ -1,5 +1,20 @@
 //! The wire form (feature `serde`): `Report`, a serializable tree of an error's classified
 //! links that keeps code, retryability and hints across services, and RFC 9457 problem+json.
+//!
+//! [`Report::capture`] walks a chain into the tree, with public messages only; a report read
+//! back implements [`AgentError`](crate::AgentError), so a client classifies a remote failure
+//! as the server did. [`Report::to_problem`] and [`Report::from_problem`] convert to and from
+//! problem details.
+//!
+//! ```
+//! use agent_error::{AgentError, Report, codes, Error};
+//!
+//! let server_side = Error::new("llm.generate", codes::RATE_LIMIT, "slow down");
+//! let json = serde_json::to_string(&Report::capture(&server_side)).unwrap();
+//! let client_side: Report = serde_json::from_str(&json).unwrap();
+//! assert_eq!(client_side.code(), "rate_limit");
+//! assert!(client_side.is_rate_limited());
+//! ```
 
 use std::borrow::Cow;
 use std::error::Error as StdError;

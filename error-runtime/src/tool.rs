@@ -1,5 +1,24 @@
 //! Errors as tool results for an LLM: a stable one-line text format and its parser, and
 //! (feature `serde`) a structured result. The facade adds `ToolError`, a ready vocabulary.
+//!
+//! [`render`] writes `[error:CODE] SUMMARY` and one `hint: HINT` line per hint, from the
+//! public message (a `#[redact]` field shows as `[redacted]`, a foreign cause not at all);
+//! [`render_error`] does the same for any error, by its classification; [`parse`] reads the
+//! text back, and never panics.
+//!
+//! ```
+//! use agent_error::{AgentError, tool};
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "weather.get", code = "invalid_args", recovery = "replan", hint = "use a city name, such as \"Paris\"")]
+//! #[error("unknown city {city}")]
+//! struct UnknownCity { city: String }
+//!
+//! let text = tool::render(&UnknownCity { city: "Atlantis".into() });
+//! assert_eq!(text, "[error:invalid_args] unknown city Atlantis\nhint: use a city name, such as \"Paris\"");
+//! let parsed = tool::parse(&text).unwrap();
+//! assert_eq!((parsed.code.as_str(), parsed.hints.len()), ("invalid_args", 1));
+//! ```
 
 use std::error::Error as StdError;
 

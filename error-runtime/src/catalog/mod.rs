@@ -1,5 +1,30 @@
 //! The catalog of codes: every code a type can produce, with its docs, retry behaviour and
 //! recovery, for generated documentation, LLM prompts and a golden-file check of the contract.
+//!
+//! `#[derive(AgentError)]` implements [`Catalog`] for each type; [`catalog!`](crate::catalog!)
+//! gathers the entries of the types you name, [`all`] those of every registered type. The
+//! renderers write them as Markdown ([`markdown`]), as a compact block for a system prompt
+//! ([`prompt`]) or, with `serde`, as JSON; [`check_golden`] compares them with a committed
+//! file so that a renamed code or a changed retry flag fails a test until the file is updated
+//! on purpose.
+//!
+//! ```
+//! use agent_error::{AgentError, catalog};
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "llm.generate")]
+//! enum LlmError {
+//!     /// The provider is throttling this client.
+//!     #[agent(code = "rate_limit", rate_limited, hint = "lower the request rate")]
+//!     #[error("provider returned 429")]
+//!     RateLimited,
+//! }
+//!
+//! let entries = agent_error::catalog![LlmError];
+//! assert_eq!(entries[0].code, "rate_limit");
+//! assert!(catalog::markdown(&entries).contains("The provider is throttling this client."));
+//! assert!(catalog::prompt(&entries).contains("rate_limit"));
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt;

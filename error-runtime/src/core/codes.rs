@@ -1,5 +1,19 @@
 //! The shared vocabulary of codes, and the grammar every code follows.
 //! Use these constants so that different crates agree on what `"rate_limit"` means.
+//!
+//! A dynamic [`Error`](crate::Error) built with one of them takes its default policy and
+//! recovery ([`default_policy`], [`default_recovery`]); [`is_valid_code`] and
+//! [`is_valid_op`] check the grammar of codes and ops.
+//!
+//! ```
+//! use agent_error::{AgentError, Error, Recovery, codes};
+//!
+//! let e = Error::new("llm.generate", codes::RATE_LIMIT, "slow down");
+//! assert!(e.is_rate_limited() && e.is_retryable());
+//! assert_eq!(codes::default_recovery(codes::CONTEXT_OVERFLOW), Some(Recovery::Compact));
+//! assert!(codes::is_valid_code("auth.missing_api_key"));
+//! assert!(!codes::is_valid_code("Rate-Limit"));
+//! ```
 
 use crate::core::code_doc::{Catalog, CodeDoc};
 use crate::{Recovery, RetryPolicy};
