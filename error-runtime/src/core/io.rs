@@ -1,6 +1,7 @@
 //! The built-in classifier of `std::io::Error`: its kind, read from one table, into the
 //! shared vocabulary. Registered like a user's classifier.
 
+use crate::core::registry::{ClassifierRegistration, Origin};
 use std::io::{self, ErrorKind};
 
 use crate::core::codes::{AUTH, NOT_FOUND, PROVIDER_UNAVAILABLE, TIMEOUT};
@@ -60,4 +61,11 @@ fn classify(e: &io::Error) -> Option<crate::Error> {
     Some(crate::Error::new(OP, *code, *message))
 }
 
-crate::__register_classifier!(io::Error, classify, crate::core::registry::Origin::Builtin);
+/// [`classify`] for a link of any type, registered as every classifier is.
+fn classify_link(link: &(dyn std::error::Error + 'static)) -> Option<crate::Error> {
+    link.downcast_ref::<io::Error>().and_then(classify)
+}
+
+inventory::submit! {
+    ClassifierRegistration::of::<io::Error>(classify_link, Origin::Builtin)
+}
