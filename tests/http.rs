@@ -180,6 +180,22 @@ fn context_overflow_is_found_anywhere_in_a_chain_but_never_in_a_bare_500() {
 }
 
 #[test]
+fn a_classified_link_whose_message_says_so_is_a_context_overflow() {
+    let e = agent_error::Error::new(
+        "llm.generate",
+        "invalid_input",
+        "prompt is too long: 210000 tokens > 200000 maximum",
+    );
+    assert!(is_context_overflow(&e));
+    assert!(is_context_overflow(&std::io::Error::other(e)));
+    // A classified link is read by its message, not by its cause's text: the 500 below it
+    // decides for itself, and is not one.
+    let over_a_500 = agent_error::Error::new("llm.generate", "provider_unavailable", "call failed")
+        .with_source(StatusError::new(500).with_body("maximum context length"));
+    assert!(!is_context_overflow(&over_a_500));
+}
+
+#[test]
 fn the_retrier_waits_what_the_server_asked() {
     let mut answers = [
         StatusError::from_response(429, Some("2"), "slow down", now()),

@@ -55,9 +55,10 @@ pub const fn classify_status(status: u16) -> StatusClass {
 
 /// Whether any link of `err`'s chain says the prompt overflowed the context window.
 ///
-/// A classified link decides by its code (`context_overflow`); a [`StatusError`] has read
-/// its body as [`StatusError::from_parts`] describes, so a 5xx is never an overflow,
-/// whatever its body. An unclassified link's text is read the same way as a body: a
+/// A link classified `context_overflow` is one; a [`StatusError`] has read its body as
+/// [`StatusError::from_parts`] describes, so its code decides and a 5xx is never an
+/// overflow, whatever its body. Any other link's text (at most
+/// [`StatusError::MAX_BODY`] bytes of it), classified or not, is read the same way as a body: a
 /// provider's JSON error, or plain text with one of the providers' messages ("prompt is
 /// too long", "maximum context length", "context_length_exceeded", "max_tokens must be
 /// greater than thinking.budget_tokens", "input token count", …).
@@ -72,15 +73,38 @@ pub const fn classify_status(status: u16) -> StatusClass {
 /// let anthropic = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#;
 /// assert!(is_context_overflow(&StatusError::new(413).with_body(anthropic)));
 /// assert!(is_context_overflow(&std::io::Error::other("prompt is too long: 210000 tokens")));
+///
+/// // Whatever code it was given, a provider's message still says it.
+/// let e = agent_error::Error::new("llm.generate", "invalid_input", "prompt is too long: 210000 tokens > 200000 maximum");
+/// assert!(is_context_overflow(&e));
 /// ```
 pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
     crate::links(err).any(|link| match crate::core::classify::classify_link(link) {
-        Some(classified) => classified.code() == codes::CONTEXT_OVERFLOW,
+        Some(classified) if classified.code() == codes::CONTEXT_OVERFLOW => true,
+        // A response's code already says what its status and body say.
+        Some(_) if link.is::<StatusError>() => false,
         // A wrapper such as `io::Error` displays as the error it wraps, the next link.
         None if crate::core::chain::wrapped(link).is_some() => false,
-        None => {
-            let text = body::display_prefix(&link);
-            body::read(&text).kind == Some(kind::Kind::ContextOverflow)
+        // A typed link by its message alone (its cause is the next link): an error built
+        // from a provider's message keeps the message whatever code it was given.
+        Some(classified) if let Some(typed) = classified.typed() => {
+            says_overflow(&body::display_prefix(&Message(typed)))
         }
+        // A foreign link, classified or not, by its own text.
+        Some(_) | None => says_overflow(&body::display_prefix(&link)),
     })
+}
+
+/// Whether `text` reads as a provider's context-window message.
+fn says_overflow(text: &str) -> bool {
+    body::read(text).kind == Some(kind::Kind::ContextOverflow)
+}
+
+/// An [`AgentError`](crate::AgentError)'s message alone, as text to read.
+struct Message<'a>(&'a dyn crate::AgentError);
+
+impl std::fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt_message(f)
+    }
 }
