@@ -82,6 +82,7 @@
 //! re-export it here under the foreign crate's name.
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub use agent_error_derive::AgentError;
 pub use agent_error_runtime::*;

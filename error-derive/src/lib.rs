@@ -3,6 +3,8 @@
 //! rule (`validate`), then each concept's file writes its part (`expand`); on errors,
 //! minimal impls come from the partial model (`expand::fallback`).
 
+#![forbid(unsafe_code)]
+
 mod attr;
 mod bounds;
 mod catalog;

@@ -1,6 +1,9 @@
 //! The axum integration (feature `axum`): [`ApiError`], a handler's error that answers with
 //! the error's status, `Retry-After` and RFC 9457 problem+json.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::error::Error as StdError;
 use std::fmt;
 

@@ -27,6 +27,9 @@
 //! # client }
 //! ```
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
 
 use agent_error_runtime::codes::INVALID_INPUT;

@@ -5,6 +5,9 @@
 //! `reqwest-middleware` (this crate's `middleware`), [`RetryMiddleware`] retries by
 //! classification.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use ::reqwest::{Error as ReqwestError, Response};
 
 use agent_error_runtime::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};

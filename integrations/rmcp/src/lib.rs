@@ -22,6 +22,9 @@
 //! `rmcp::ServiceError` are also classified, so [`classify`](agent_error_runtime::classify) and
 //! the [`Retrier`](agent_error_runtime::retry::Retrier) read a failed client call as the server meant it.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::error::Error as StdError;
 
 use ::rmcp::ServiceError;

@@ -41,6 +41,9 @@
 //! `hints` (one a line); what it leaves out comes from the gRPC code as above.
 //! `RetryInfo.retry_delay` is the `retry_after`.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::collections::HashMap;
 use std::error::Error as StdError;
 

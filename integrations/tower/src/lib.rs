@@ -6,6 +6,9 @@
 //! the service is tower's [`Retry`] and composes with
 //! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
