@@ -276,6 +276,24 @@ mod v2 {
     }
 }
 
+#[allow(dead_code)] // only its catalog is used
+mod v3 {
+    use agent_error::AgentError;
+    #[derive(Debug, AgentError)]
+    #[agent(op = "llm.generate")]
+    pub enum LlmError {
+        /// Renamed, and no longer retried, in one change.
+        #[agent(code = "throttled")]
+        #[error("429")]
+        RateLimited,
+        #[agent(retryable)]
+        #[error("slow")]
+        Timeout,
+        #[error("gone")]
+        Gone,
+    }
+}
+
 /// A file in cargo's scratch directory for integration tests (under `target/`, so that
 /// runs leave nothing in the system's temporary directory).
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
@@ -294,6 +312,25 @@ fn the_golden_check_passes_on_the_same_catalog() {
 }
 
 #[test]
+fn a_rename_does_not_hide_a_retry_change_made_with_it() {
+    let path = temp_file(
+        "renamed.golden",
+        &catalog::golden(&agent_error::catalog![v1::LlmError]),
+    );
+    let err = catalog::check_golden(&path, &agent_error::catalog![v3::LlmError]).unwrap_err();
+    assert_eq!(
+        err.changes(),
+        [
+            "`rate_limit` in LlmError::RateLimited: retryable changed from true to false",
+            "`rate_limit` in LlmError::RateLimited: rate_limited changed from true to false",
+            "`rate_limit` in LlmError::RateLimited: recovery changed from retry to abort",
+            "LlmError::RateLimited renamed its code from `rate_limit` to `throttled`",
+            "`rate_limit` in LlmError::RateLimited: retry tuning changed: attempts 3 to -, base 200ms to -, max 30s to -, factor 2 to -, jitter full to -, max_wait 60s to -",
+        ]
+    );
+}
+
+#[test]
 fn the_golden_check_names_every_wire_breaking_change() {
     let path = temp_file(
         "changed.golden",
@@ -304,16 +341,11 @@ fn the_golden_check_names_every_wire_breaking_change() {
     assert_eq!(
         changes,
         [
-            "`gone` in LlmError::Gone was removed",
-            "LlmError::RateLimited renamed its code from `rate_limit` to `throttled`",
-            "`timeout` in LlmError::Timeout: attempts changed from 3 to -",
-            "`timeout` in LlmError::Timeout: base changed from 200ms to -",
-            "`timeout` in LlmError::Timeout: factor changed from 2 to -",
-            "`timeout` in LlmError::Timeout: jitter changed from full to -",
-            "`timeout` in LlmError::Timeout: max changed from 30s to -",
-            "`timeout` in LlmError::Timeout: max_wait changed from 60s to -",
-            "`timeout` in LlmError::Timeout: recovery changed from retry to abort",
             "`timeout` in LlmError::Timeout: retryable changed from true to false",
+            "`timeout` in LlmError::Timeout: recovery changed from retry to abort",
+            "LlmError::RateLimited renamed its code from `rate_limit` to `throttled`",
+            "`gone` in LlmError::Gone was removed",
+            "`timeout` in LlmError::Timeout: retry tuning changed: attempts 3 to -, base 200ms to -, max 30s to -, factor 2 to -, jitter full to -, max_wait 60s to -",
             "`fresh` in LlmError::Fresh was added",
         ]
     );

@@ -104,9 +104,10 @@ fn blessing() -> bool {
 /// `AGENT_ERROR_BLESS=1` set, writes the file instead. A relative path is relative to the
 /// current directory, the package root under `cargo test`.
 ///
-/// On a difference it names each change: a renamed code, a changed retry flag or
-/// recovery, a variant added or removed. Those are wire-breaking: dashboards, retry rules
-/// and other services match on codes.
+/// On a difference it names each change, one line per changed fact, the wire-breaking ones
+/// first (a changed retry flag, rate-limit flag or recovery, a renamed or removed code),
+/// then the op, status, retry tuning and lifecycle, then added codes. Dashboards, retry
+/// rules and other services match on these.
 ///
 /// ```no_run
 /// #[test]
@@ -137,7 +138,7 @@ pub fn check_golden(path: impl AsRef<Path>, entries: &[&CodeDoc]) -> Result<(), 
     })
 }
 
-/// A golden file's entries: `declared code` → the entry's `field=value` pairs.
+/// A golden file's entries: where each is declared → the entry's `field=value` pairs.
 type GoldenEntries = BTreeMap<String, BTreeMap<String, String>>;
 
 fn parse_golden(text: &str) -> GoldenEntries {
@@ -149,8 +150,7 @@ fn parse_golden(text: &str) -> GoldenEntries {
                 .filter_map(|f| f.split_once('='))
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            let key = format!("{} {}", field(&fields, "declared"), field(&fields, "code"));
-            (key, fields)
+            (field(&fields, "declared"), fields)
         })
         .collect()
 }
@@ -159,48 +159,102 @@ fn field(fields: &BTreeMap<String, String>, name: &str) -> String {
     fields.get(name).cloned().unwrap_or_default()
 }
 
-/// Where each entry is declared → its code.
-fn codes_by_place(entries: &GoldenEntries) -> BTreeMap<String, String> {
-    entries
-        .values()
-        .map(|f| (field(f, "declared"), field(f, "code")))
-        .collect()
+/// The fields that break callers when they change, most breaking first: what a retry rule
+/// or another service reads (whether to retry, whether it is a rate limit, what to do),
+/// then the code itself.
+const BREAKING: [&str; 3] = ["retryable", "rate_limited", "recovery"];
+
+/// The retry tuning, reported together on one line.
+const TUNING: [&str; 6] = ["attempts", "base", "max", "factor", "jitter", "max_wait"];
+
+/// The changes from `was` to `now`, in words, one line per changed fact, the wire-breaking
+/// ones first: retrying, rate limiting and recovery, then renamed and removed codes, then
+/// the op and status, the retry tuning, the lifecycle, and last the added codes. Entries are
+/// matched by where they are declared, so a code renamed in the same change that drops its
+/// retry reports both.
+fn semantic_diff(was: &GoldenEntries, now: &GoldenEntries) -> Vec<String> {
+    let mut changes: Vec<(usize, String)> = Vec::new();
+    for (at, old) in was {
+        let code = field(old, "code");
+        let Some(new) = now.get(at) else {
+            changes.push((BREAKING.len() + 1, format!("`{code}` in {at} was removed")));
+            continue;
+        };
+        let changed = |name: &str| {
+            let (o, n) = (field(old, name), field(new, name));
+            (o != n).then_some((o, n))
+        };
+        for (rank, name) in BREAKING.iter().enumerate() {
+            if let Some((o, n)) = changed(name) {
+                changes.push((
+                    rank,
+                    format!("`{code}` in {at}: {name} changed from {o} to {n}"),
+                ));
+            }
+        }
+        if let Some((o, n)) = changed("code") {
+            changes.push((
+                BREAKING.len(),
+                format!("{at} renamed its code from `{o}` to `{n}`"),
+            ));
+        }
+        for name in ["op", "status"] {
+            if let Some((o, n)) = changed(name) {
+                changes.push((
+                    BREAKING.len() + 2,
+                    format!("`{code}` in {at}: {name} changed from {o} to {n}"),
+                ));
+            }
+        }
+        let tuning: Vec<String> = TUNING
+            .iter()
+            .filter_map(|name| changed(name).map(|(o, n)| format!("{name} {o} to {n}")))
+            .collect();
+        if !tuning.is_empty() {
+            changes.push((
+                BREAKING.len() + 3,
+                format!(
+                    "`{code}` in {at}: retry tuning changed: {}",
+                    tuning.join(", ")
+                ),
+            ));
+        }
+        // Anything else the file holds (the lifecycle, fields of a later version).
+        let known = |name: &str| {
+            BREAKING.contains(&name)
+                || TUNING.contains(&name)
+                || ["declared", "code", "op", "status"].contains(&name)
+        };
+        let names: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        for name in names.into_iter().filter(|n| !known(n)) {
+            if let Some((o, n)) = changed(name) {
+                let (o, n) = (or_missing(o), or_missing(n));
+                changes.push((
+                    BREAKING.len() + 4,
+                    format!("`{code}` in {at}: {name} changed from {o} to {n}"),
+                ));
+            }
+        }
+    }
+    for (at, new) in now {
+        if !was.contains_key(at) {
+            changes.push((
+                BREAKING.len() + 5,
+                format!("`{}` in {at} was added", field(new, "code")),
+            ));
+        }
+    }
+    // Stable: within a rank, entries keep the order of where they are declared.
+    changes.sort_by_key(|(rank, _)| *rank);
+    changes.into_iter().map(|(_, line)| line).collect()
 }
 
-/// The changes from `was` to `now`, in words: changed fields, renamed codes, removed and
-/// added entries.
-fn semantic_diff(was: &GoldenEntries, now: &GoldenEntries) -> Vec<String> {
-    let (was_at, now_at) = (codes_by_place(was), codes_by_place(now));
-    let mut changes = Vec::new();
-    for (key, old_fields) in was {
-        let (at, code) = (field(old_fields, "declared"), field(old_fields, "code"));
-        match now.get(key) {
-            Some(new_fields) => {
-                for (name, old_value) in old_fields {
-                    let new_value = new_fields.get(name).map_or("(missing)", String::as_str);
-                    if old_value != new_value {
-                        changes.push(format!(
-                            "`{code}` in {at}: {name} changed from {old_value} to {new_value}"
-                        ));
-                    }
-                }
-            }
-            None => match now_at.get(&at) {
-                Some(new_code) if *new_code != code => changes.push(format!(
-                    "{at} renamed its code from `{code}` to `{new_code}`"
-                )),
-                _ => changes.push(format!("`{code}` in {at} was removed")),
-            },
-        }
+fn or_missing(value: String) -> String {
+    if value.is_empty() {
+        "(missing)".to_string()
+    } else {
+        value
     }
-    for (key, new_fields) in now {
-        let at = field(new_fields, "declared");
-        // A new place reported above as a rename is not an addition.
-        if !was.contains_key(key) && !was_at.contains_key(&at) {
-            changes.push(format!("`{}` in {at} was added", field(new_fields, "code")));
-        }
-    }
-    changes
 }
 
 /// Compares `contents` with the file at `path`, for generated documents such as
