@@ -1112,3 +1112,21 @@ proptest! {
         prop_assert_eq!(retry_after(503, &[("retry-after-ms", value.as_str())]), Some(expected));
     }
 }
+
+#[test]
+fn the_message_shows_the_first_line_cut_with_an_ellipsis_and_no_controls() {
+    let long = "é".repeat(250);
+    let e = StatusError::new(503).with_body(long.clone());
+    assert_eq!(
+        e.message(),
+        format!("HTTP 503 Service Unavailable: {}…", "é".repeat(200))
+    );
+    let exact = StatusError::new(503).with_body("é".repeat(200));
+    assert!(!exact.message().ends_with('…'));
+    let hostile = StatusError::new(500)
+        .with_body("boom\x1b[2J\rERROR fake\x07 \u{2028}admin \u{202E}evil\nsecond line");
+    assert_eq!(
+        hostile.message(),
+        "HTTP 500 Internal Server Error: boom [2J ERROR fake   admin  evil"
+    );
+}

@@ -337,4 +337,62 @@ mod untrusted {
         let e = agent_error::http::StatusError::new(0);
         assert_eq!(Report::capture(&e).http_status(), 500);
     }
+
+    #[test]
+    fn a_member_of_the_wrong_type_or_range_is_ignored_not_the_report() {
+        for member in [
+            r#""status":70000"#,
+            r#""status":-1"#,
+            r#""status":"503""#,
+            r#""status":503.5"#,
+            r#""status":null"#,
+            r#""retry_after_ms":-5"#,
+            r#""retry_after_ms":"soon""#,
+            r#""hints":null"#,
+            r#""hints":"one""#,
+            r#""retryable":"yes""#,
+            r#""recovery":7"#,
+            r#""op":["llm"]"#,
+            r#""docs_url":{"a":1}"#,
+        ] {
+            let json = format!(r#"{{"code":"timeout","message":"m",{member}}}"#);
+            let report: Report =
+                serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            assert_eq!(
+                (report.code(), report.status()),
+                ("timeout", None),
+                "{json}"
+            );
+            assert_eq!(report.retry_after(), None, "{json}");
+            let problem: Problem =
+                serde_json::from_str(&format!(r#"{{"code":"timeout",{member}}}"#))
+                    .unwrap_or_else(|e| panic!("{member}: {e}"));
+            assert_eq!(Report::from_problem(problem).code(), "timeout", "{member}");
+        }
+        let mixed: Report =
+            serde_json::from_str(r#"{"code":"x","message":"m","hints":["a",1,null,"b"]}"#).unwrap();
+        assert_eq!(mixed.hints(), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_report_without_a_valid_op_displays_no_leading_space() {
+        let report: Report =
+            serde_json::from_str(r#"{"op":"Not An Op","code":"rate_limit","message":"slow down"}"#)
+                .unwrap();
+        assert_eq!(report.to_string(), "[rate_limit]: slow down");
+        let e = agent_error::Error::new("", "timeout", "slow");
+        assert_eq!(e.to_string(), "[timeout]: slow");
+    }
+
+    #[test]
+    fn the_last_of_a_repeated_member_counts() {
+        let report: Report = serde_json::from_str(
+            r#"{"code":"x","message":"m","status":500,"status":429,"code":"rate_limit"}"#,
+        )
+        .unwrap();
+        assert_eq!((report.code(), report.status()), ("rate_limit", Some(429)));
+        let problem: Problem =
+            serde_json::from_str(r#"{"type":"about:blank","status":500,"status":503}"#).unwrap();
+        assert_eq!(problem.status, Some(503));
+    }
 }

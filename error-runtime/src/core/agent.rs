@@ -141,9 +141,14 @@ pub(crate) fn each_hint_of<H: fmt::Display>(hints: &[H], each: &mut dyn FnMut(fm
 /// Writes `op [code]: `, the head of every classified error's Display: `op [code]: message`,
 /// then `: cause` ([`write_cause`]). The one writer of that form for the runtime's
 /// own types and renderings; derived types write the same form in one `write!`.
+/// Without an op (a report whose op was not valid, an `Error` built with `""`), the head is
+/// `[code]: `, with no space before it.
 pub(crate) fn write_head(f: &mut fmt::Formatter<'_>, op: &str, code: &str) -> fmt::Result {
-    f.write_str(op)?;
-    f.write_str(" [")?;
+    if !op.is_empty() {
+        f.write_str(op)?;
+        f.write_str(" ")?;
+    }
+    f.write_str("[")?;
     f.write_str(code)?;
     f.write_str("]: ")
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::time::{Duration, SystemTime};
 
 use super::body::{self, BodyHints};
@@ -81,6 +81,9 @@ impl StatusError {
     /// assert_eq!(e.body().len(), StatusError::MAX_BODY);
     /// ```
     pub const MAX_BODY: usize = body::MAX_BODY;
+
+    /// The most characters of the body's first line that its message shows.
+    pub const FIRST_LINE_CHARS: usize = 200;
 
     /// A failed response with this status and no body.
     ///
@@ -374,17 +377,26 @@ impl AgentError for StatusError {
         &self.op
     }
 
-    /// `HTTP 429 Too Many Requests`, then `: ` and the body's first line (at most 200 characters).
+    /// `HTTP 429 Too Many Requests`, then `: ` and the body's first line: at most
+    /// [`FIRST_LINE_CHARS`](Self::FIRST_LINE_CHARS) characters, cut on a character
+    /// boundary with `…` after it, and every control or line-breaking character (ESC, CR,
+    /// BEL, U+2028, a bidi override, …) written as a space, so that a body cannot forge
+    /// log lines or move a terminal's cursor.
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write_status(f)?;
         let first = self.body.lines().map(str::trim).find(|l| !l.is_empty());
-        match first {
-            Some(line) => {
-                let cut = line.char_indices().nth(200).map_or(line.len(), |(i, _)| i);
-                write!(f, ": {}", line.get(..cut).unwrap_or(line))
-            }
-            None => Ok(()),
+        let Some(line) = first else {
+            return Ok(());
+        };
+        f.write_str(": ")?;
+        let mut chars = line.chars();
+        for c in chars.by_ref().take(Self::FIRST_LINE_CHARS) {
+            f.write_char(if is_unsafe_in_a_line(c) { ' ' } else { c })?;
         }
+        if chars.next().is_some() {
+            f.write_char('…')?;
+        }
+        Ok(())
     }
 
     /// `HTTP 429 Too Many Requests`: the body stays out of public renderings.
@@ -438,4 +450,16 @@ impl Catalog for StatusError {
     /// One entry per kind of the table above; the op is set at run time (`"http"` by
     /// default). `x-should-retry` changes a response's retrying at run time, not its code.
     const CODES: &'static [CodeDoc] = &TABLE;
+}
+
+/// Whether `c` must not reach a line of text as it is: a control (C0, DEL, C1), a line or
+/// paragraph separator, or a bidi control that reorders what a terminal shows.
+fn is_unsafe_in_a_line(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
 }

@@ -23,8 +23,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use lenient::{Lenient, Strings};
+
 use crate::__private::Remote;
 use crate::{AgentError, Recovery, RetryPolicy};
+
+mod lenient;
 
 /// An error as it crosses a process boundary: the classified links of a chain, each with
 /// its public message, as a tree of causes.
@@ -460,34 +464,61 @@ impl PartialEq for Report {
 
 impl Eq for Report {}
 
-/// The JSON members of a [`Report`], as read.
-#[derive(Deserialize)]
+/// The JSON members of a [`Report`], as read (see [`lenient`]).
+#[derive(Default)]
 struct WireReport {
-    #[serde(default)]
-    op: String,
-    code: String,
-    message: String,
-    #[serde(default)]
+    op: Option<String>,
+    code: Option<String>,
+    message: Option<String>,
     retryable: Option<bool>,
-    #[serde(default)]
     rate_limited: Option<bool>,
-    #[serde(default)]
     retry_after_ms: Option<u64>,
-    #[serde(default)]
     recovery: Option<String>,
-    #[serde(default)]
     hints: Vec<String>,
-    #[serde(default)]
     status: Option<u16>,
-    #[serde(default)]
     docs_url: Option<String>,
-    #[serde(default)]
     cause: Option<Box<Report>>,
 }
 
 impl<'de> Deserialize<'de> for Report {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        WireReport::deserialize(deserializer).map(Report::from_wire)
+        struct ReportVisitor;
+        impl<'de> serde::de::Visitor<'de> for ReportVisitor {
+            type Value = Report;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an error report (a JSON object with `code` and `message`)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Report, A::Error> {
+                let mut w = WireReport::default();
+                lenient::read_members(map, |key, map| {
+                    match key {
+                        "op" => w.op = map.next_value::<Lenient<String>>()?.0,
+                        "code" => w.code = map.next_value::<Lenient<String>>()?.0,
+                        "message" => w.message = map.next_value::<Lenient<String>>()?.0,
+                        "retryable" => w.retryable = map.next_value::<Lenient<bool>>()?.0,
+                        "rate_limited" => w.rate_limited = map.next_value::<Lenient<bool>>()?.0,
+                        "retry_after_ms" => w.retry_after_ms = map.next_value::<Lenient<u64>>()?.0,
+                        "recovery" => w.recovery = map.next_value::<Lenient<String>>()?.0,
+                        "hints" => w.hints = map.next_value::<Strings>()?.0,
+                        "status" => w.status = map.next_value::<Lenient<u16>>()?.0,
+                        "docs_url" => w.docs_url = map.next_value::<Lenient<String>>()?.0,
+                        "cause" => w.cause = map.next_value::<Option<Box<Report>>>()?,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                let code = w
+                    .code
+                    .take()
+                    .ok_or_else(|| serde::de::Error::missing_field("code"))?;
+                let message = w
+                    .message
+                    .take()
+                    .ok_or_else(|| serde::de::Error::missing_field("message"))?;
+                Ok(Report::from_wire(w, code, message))
+            }
+        }
+        deserializer.deserialize_map(ReportVisitor)
     }
 }
 
@@ -495,16 +526,18 @@ impl Report {
     /// A report read from another service: a `code` outside the grammar of codes becomes
     /// [`UNCLASSIFIED`] and an `op` outside the grammar of ops is dropped, so that nothing
     /// forged (a `]` or a newline) reaches a tool result; a status outside 100–599 is
-    /// dropped; `rate_limited` alone implies `retryable`, an explicit `retryable` wins.
-    fn from_wire(w: WireReport) -> Report {
+    /// dropped; `rate_limited` alone implies `retryable`, an explicit `retryable` wins. A
+    /// member of the wrong type or range is ignored (see `lenient`), and where a key repeats
+    /// the last one counts; only a missing or non-text `code` or `message` refuses it.
+    fn from_wire(w: WireReport, code: String, message: String) -> Report {
         let rate_limited = w.rate_limited.unwrap_or(false);
         let retryable = w.retryable.unwrap_or(rate_limited);
-        let code = valid_code(w.code);
+        let code = valid_code(code);
         Report::from_inner(Inner {
             recovery: parse_recovery(w.recovery.as_deref(), retryable),
-            op: valid_op(Some(w.op)),
+            op: valid_op(w.op),
             code,
-            message: w.message,
+            message,
             retryable,
             rate_limited,
             retry_after: w.retry_after_ms.map(Duration::from_millis),
@@ -570,43 +603,43 @@ impl Serialize for Report {
 /// assert_eq!(report.code(), "provider_unavailable");
 /// assert!(report.is_retryable());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// A URI naming the problem type; `about:blank` when there is none.
-    #[serde(rename = "type", default = "about_blank")]
+    #[serde(rename = "type")]
     pub type_uri: String,
     /// A short summary of the problem type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The HTTP status.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// What happened this time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// A URI for this occurrence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
     /// Extension: the error code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     /// Extension: the operation that failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub op: Option<String>,
     /// Extension: whether trying again may succeed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub retryable: Option<bool>,
     /// Extension: whether it is a rate limit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limited: Option<bool>,
     /// Extension: the delay to wait before trying again, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
     /// Extension: what an agent loop should do.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<String>,
     /// Extension: recovery hints.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
 }
 
@@ -617,6 +650,64 @@ impl Problem {
     pub const ABOUT_BLANK: &'static str = "about:blank";
 }
 
-fn about_blank() -> String {
-    Problem::ABOUT_BLANK.to_string()
+impl Default for Problem {
+    /// A problem with no member but `type`, `about:blank`.
+    fn default() -> Self {
+        Problem {
+            type_uri: Problem::ABOUT_BLANK.to_string(),
+            title: None,
+            status: None,
+            detail: None,
+            instance: None,
+            code: None,
+            op: None,
+            retryable: None,
+            rate_limited: None,
+            retry_after_ms: None,
+            recovery: None,
+            hints: Vec::new(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Problem {
+    /// Read leniently, as a [`Report`] is: a member of the wrong type or range is ignored
+    /// (a status that is not a whole number up to 65535 among them), the last of a repeated
+    /// key counts, and unknown members are skipped.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ProblemVisitor;
+        impl<'de> serde::de::Visitor<'de> for ProblemVisitor {
+            type Value = Problem;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("problem details (a JSON object)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Problem, A::Error> {
+                let mut p = Problem::default();
+                lenient::read_members(map, |key, map| {
+                    let text = |map: &mut A| map.next_value::<Lenient<String>>().map(|l| l.0);
+                    match key {
+                        "type" => {
+                            p.type_uri =
+                                text(map)?.unwrap_or_else(|| Problem::ABOUT_BLANK.to_string())
+                        }
+                        "title" => p.title = text(map)?,
+                        "status" => p.status = map.next_value::<Lenient<u16>>()?.0,
+                        "detail" => p.detail = text(map)?,
+                        "instance" => p.instance = text(map)?,
+                        "code" => p.code = text(map)?,
+                        "op" => p.op = text(map)?,
+                        "retryable" => p.retryable = map.next_value::<Lenient<bool>>()?.0,
+                        "rate_limited" => p.rate_limited = map.next_value::<Lenient<bool>>()?.0,
+                        "retry_after_ms" => p.retry_after_ms = map.next_value::<Lenient<u64>>()?.0,
+                        "recovery" => p.recovery = text(map)?,
+                        "hints" => p.hints = map.next_value::<Strings>()?.0,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                Ok(p)
+            }
+        }
+        deserializer.deserialize_map(ProblemVisitor)
+    }
 }
