@@ -469,3 +469,60 @@ fn a_user_classifier_classifies_a_foreign_field() {
         "[error:provider_unavailable] the connection pool is exhausted\nhint: lower the concurrency"
     );
 }
+
+/// A provider SDK's error whose classifier builds its code at run time from the SDK's own
+/// error code, as `provider.{code}`.
+#[derive(Debug)]
+struct SdkError(u32);
+
+impl std::fmt::Display for SdkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "sdk error {}", self.0)
+    }
+}
+
+impl std::error::Error for SdkError {}
+
+agent_error::classifier!(SdkError, |e: &SdkError| -> Option<agent_error::Error> {
+    Some(
+        agent_error::Error::new("sdk.call", format!("provider.c{}", e.0), "the provider failed")
+            .with_policy(agent_error::RetryPolicy::DEFAULT),
+    )
+});
+
+/// The program declares one of the codes the classifier builds.
+#[derive(Debug, AgentError)]
+#[agent(op = "sdk.call")]
+enum Declares {
+    #[agent(code = "provider.c7")]
+    #[error("provider code 7")]
+    Seven,
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "agent.step")]
+enum OverSdk {
+    #[error(transparent)]
+    Sdk(SdkError),
+}
+
+#[test]
+fn a_code_built_at_run_time_never_changes_however_many_are_seen() {
+    let _ = Declares::Seven;
+    let first = OverSdk::Sdk(SdkError(1000)).code().to_owned();
+    // Many distinct codes, more than any table of them would keep.
+    for n in 0..2_000 {
+        let e = OverSdk::Sdk(SdkError(n));
+        let expected = if n == 7 { "provider.c7" } else { "sdk" };
+        assert_eq!(e.code(), expected, "{n}");
+        assert!(e.is_retryable(), "the classification still decides the policy");
+    }
+    assert_eq!(OverSdk::Sdk(SdkError(1000)).code(), first);
+    assert_eq!(first, "sdk");
+    // The classification itself keeps the code it built.
+    let e = OverSdk::Sdk(SdkError(1000));
+    let inner = e.source();
+    assert!(inner.is_none(), "a transparent variant's source is its field's");
+    let c = agent_error::classify(&SdkError(1000)).unwrap();
+    assert_eq!(c.code(), "provider.c1000");
+}

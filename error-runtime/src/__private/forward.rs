@@ -3,8 +3,9 @@
 
 use core::fmt;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::error::Error as StdError;
-use std::sync::RwLock;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::{AgentError, Recovery, RetryPolicy};
@@ -209,10 +210,17 @@ impl<'a, T: AgentError + 'a> Typed<'a, T> {
 pub struct Forwarded<'a>(&'a (dyn StdError + 'static));
 
 impl<'a> Forwarded<'a> {
-    /// The classification's code, else `default` (the variant's default code).
+    /// The classification's code when it outlives the classification (a constant, or a code
+    /// the program declares: see [`declared`]), else `default` (the variant's default code).
+    /// A code built at run time that nothing declares is not kept: keeping each would let
+    /// memory grow with every new code a classifier builds (from a provider's or a peer's
+    /// text), and keeping only some would make the code change once a limit was reached.
     pub fn code(self, default: &'static str) -> &'a str {
         crate::classify(self.0)
-            .and_then(|c| c.lasting_code().or_else(|| static_or_interned(c.code())))
+            .and_then(|c| {
+                c.lasting_code()
+                    .or_else(|| declared(&DECLARED.get_or_init(Declared::gather).codes, c.code()))
+            })
             .unwrap_or(default)
     }
 
@@ -223,7 +231,10 @@ impl<'a> Forwarded<'a> {
             return own;
         }
         crate::classify(self.0)
-            .and_then(|c| c.lasting_op().or_else(|| static_or_interned(c.op())))
+            .and_then(|c| {
+                c.lasting_op()
+                    .or_else(|| declared(&DECLARED.get_or_init(Declared::gather).ops, c.op()))
+            })
             .unwrap_or("")
     }
 
@@ -282,28 +293,30 @@ impl<'a> Forwarded<'a> {
     }
 }
 
-/// At most this many distinct codes and ops of foreign classifications are kept for
-/// transparent variants, whose `code()` must outlive the classification it came from.
-const INTERNED_MAX: usize = 256;
+/// The codes and ops the program declares, as `&'static str`: the shared vocabulary and
+/// the catalogs of every registered type. Gathered once, on the first code a classifier
+/// built at run time; the registry is complete by then (it is collected at link time).
+struct Declared {
+    codes: HashSet<&'static str>,
+    ops: HashSet<&'static str>,
+}
 
-static INTERNED: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
+static DECLARED: OnceLock<Declared> = OnceLock::new();
 
-/// `text` as a `&'static str`: codes and ops form a small closed set, so each distinct one
-/// is kept once (up to [`INTERNED_MAX`]; past that, `None`).
-fn static_or_interned(text: &str) -> Option<&'static str> {
-    let read = INTERNED.read().unwrap_or_else(|p| p.into_inner());
-    if let Some(kept) = read.iter().find(|k| **k == text) {
-        return Some(kept);
+impl Declared {
+    fn gather() -> Declared {
+        let entries = crate::core::registry::catalogs().flatten();
+        let mut codes: HashSet<&'static str> = crate::codes::ALL.into_iter().collect();
+        let mut ops = HashSet::new();
+        for entry in entries {
+            codes.insert(entry.code);
+            ops.extend(entry.op);
+        }
+        Declared { codes, ops }
     }
-    drop(read);
-    let mut write = INTERNED.write().unwrap_or_else(|p| p.into_inner());
-    if let Some(kept) = write.iter().find(|k| **k == text) {
-        return Some(kept);
-    }
-    if write.len() >= INTERNED_MAX {
-        return None;
-    }
-    let kept: &'static str = Box::leak(text.to_owned().into_boxed_str());
-    write.push(kept);
-    Some(kept)
+}
+
+/// `text` as the `&'static str` the program declares, if it does.
+fn declared(set: &HashSet<&'static str>, text: &str) -> Option<&'static str> {
+    set.get(text).copied()
 }
