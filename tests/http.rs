@@ -1130,3 +1130,30 @@ fn the_message_shows_the_first_line_cut_with_an_ellipsis_and_no_controls() {
         "HTTP 500 Internal Server Error: boom [2J ERROR fake   admin  evil"
     );
 }
+
+/// Compiles: every function that takes a status takes a literal and `http::StatusCode`.
+#[test]
+fn status_taking_functions_take_literals_and_status_codes() {
+    let headers = http::HeaderMap::new();
+    let now = std::time::SystemTime::now();
+    let from_literal = [
+        StatusError::new(429),
+        StatusError::from_parts(429, &headers, "slow down"),
+        StatusError::from_head(429, &headers),
+        StatusError::from_parts_at(429, &headers, b"", now),
+        StatusError::from_response(429, None, "", now),
+    ];
+    let code = http::StatusCode::TOO_MANY_REQUESTS;
+    let from_status_code = [
+        StatusError::new(code),
+        StatusError::from_parts(code, &headers, "slow down"),
+        StatusError::from_head(&code, &headers),
+        StatusError::from_parts_at(code, &headers, b"", now),
+        StatusError::from_response(code, None, "", now),
+    ];
+    for e in from_literal.iter().chain(&from_status_code) {
+        assert_eq!(e.code(), "rate_limit");
+    }
+    assert_eq!(StatusError::new(-1).code(), StatusError::new(0).code());
+    assert_eq!(StatusError::new(70_000).status(), 0);
+}

@@ -485,8 +485,12 @@ impl std::error::Error for SdkError {}
 
 agent_error::classifier!(SdkError, |e: &SdkError| -> Option<agent_error::Error> {
     Some(
-        agent_error::Error::new("sdk.call", format!("provider.c{}", e.0), "the provider failed")
-            .with_policy(agent_error::RetryPolicy::DEFAULT),
+        agent_error::Error::new(
+            "sdk.call",
+            format!("provider.c{}", e.0),
+            "the provider failed",
+        )
+        .with_policy(agent_error::RetryPolicy::DEFAULT),
     )
 });
 
@@ -515,14 +519,20 @@ fn a_code_built_at_run_time_never_changes_however_many_are_seen() {
         let e = OverSdk::Sdk(SdkError(n));
         let expected = if n == 7 { "provider.c7" } else { "sdk" };
         assert_eq!(e.code(), expected, "{n}");
-        assert!(e.is_retryable(), "the classification still decides the policy");
+        assert!(
+            e.is_retryable(),
+            "the classification still decides the policy"
+        );
     }
     assert_eq!(OverSdk::Sdk(SdkError(1000)).code(), first);
     assert_eq!(first, "sdk");
     // The classification itself keeps the code it built.
     let e = OverSdk::Sdk(SdkError(1000));
     let inner = e.source();
-    assert!(inner.is_none(), "a transparent variant's source is its field's");
+    assert!(
+        inner.is_none(),
+        "a transparent variant's source is its field's"
+    );
     let c = agent_error::classify(&SdkError(1000)).unwrap();
     assert_eq!(c.code(), "provider.c1000");
 }

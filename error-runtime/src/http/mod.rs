@@ -23,6 +23,54 @@ pub use headers::{parse_rate_limit_reset, parse_retry_after};
 pub use kind::HTTP_ERROR;
 pub use status_error::StatusError;
 
+/// A status as the functions of this module take it: an integer literal (`429`), a `u16`,
+/// or the `http` crate's `StatusCode`. A number outside 0–65535 reads as 0, a status no
+/// server sends, classified as an unknown error.
+///
+/// ```
+/// use agent_error::{AgentError, http::StatusError};
+///
+/// let headers = http::HeaderMap::new();
+/// assert_eq!(StatusError::from_parts(429, &headers, "").code(), "rate_limit");
+/// assert_eq!(StatusError::from_parts(http::StatusCode::GATEWAY_TIMEOUT, &headers, "").code(), "timeout");
+/// assert_eq!(StatusError::new(http::StatusCode::NOT_FOUND).code(), "not_found");
+/// ```
+pub trait IntoStatus {
+    /// The status as a number.
+    fn into_status(self) -> u16;
+}
+
+impl IntoStatus for u16 {
+    fn into_status(self) -> u16 {
+        self
+    }
+}
+
+/// Integer literals are `i32` unless something says otherwise.
+impl IntoStatus for i32 {
+    fn into_status(self) -> u16 {
+        u16::try_from(self).unwrap_or(0)
+    }
+}
+
+impl IntoStatus for u32 {
+    fn into_status(self) -> u16 {
+        u16::try_from(self).unwrap_or(0)
+    }
+}
+
+impl IntoStatus for ::http::StatusCode {
+    fn into_status(self) -> u16 {
+        self.as_u16()
+    }
+}
+
+impl IntoStatus for &::http::StatusCode {
+    fn into_status(self) -> u16 {
+        self.as_u16()
+    }
+}
+
 /// What a status says about retrying.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StatusClass {

@@ -6,6 +6,7 @@ use std::error::Error as StdError;
 use std::fmt::{self, Write as _};
 use std::time::{Duration, SystemTime};
 
+use super::IntoStatus;
 use super::body::{self, BodyHints};
 use super::headers::{ServerHints, parse_retry_after};
 use super::kind::{Kind, TABLE};
@@ -92,7 +93,8 @@ impl StatusError {
     ///
     /// assert_eq!(StatusError::new(404).code(), "not_found");
     /// ```
-    pub fn new(status: u16) -> Self {
+    pub fn new(status: impl IntoStatus) -> Self {
+        let status = status.into_status();
         StatusError {
             status,
             retry_after: None,
@@ -172,7 +174,7 @@ impl StatusError {
     /// assert_eq!(e.recovery(), Recovery::Fallback);
     /// ```
     pub fn from_parts(
-        status: impl Into<u16>,
+        status: impl IntoStatus,
         headers: &::http::HeaderMap,
         body: impl AsRef<[u8]>,
     ) -> Self {
@@ -194,7 +196,7 @@ impl StatusError {
     /// assert_eq!(e.code(), "provider_unavailable");
     /// assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
     /// ```
-    pub fn from_head(status: impl Into<u16>, headers: &::http::HeaderMap) -> Self {
+    pub fn from_head(status: impl IntoStatus, headers: &::http::HeaderMap) -> Self {
         Self::from_parts(status, headers, b"")
     }
 
@@ -213,12 +215,12 @@ impl StatusError {
     /// assert_eq!(e.retry_after(), Some(Duration::from_secs(60)));
     /// ```
     pub fn from_parts_at(
-        status: impl Into<u16>,
+        status: impl IntoStatus,
         headers: &::http::HeaderMap,
         body: impl AsRef<[u8]>,
         now: SystemTime,
     ) -> Self {
-        let status = status.into();
+        let status = status.into_status();
         let hints = ServerHints::read(headers, status, now);
         let mut e = Self::new(status);
         e.retry_after = hints.retry_after;
@@ -238,7 +240,7 @@ impl StatusError {
     /// assert_eq!(e.retry_after(), Some(Duration::from_secs(2)));
     /// ```
     pub fn from_response(
-        status: u16,
+        status: impl IntoStatus,
         retry_after: Option<&str>,
         body: impl Into<String>,
         now: SystemTime,
