@@ -63,7 +63,7 @@ pub async fn complete(client: &reqwest::Client, base: &str) -> anyhow::Result<St
         .body(r#"{"model":"small","messages":[{"role":"user","content":"Hi"}]}"#)
         .send()
         .await?;
-    let response = agent_error::reqwest::check(response).await?;
+    let response = agent_error::reqwest::check_as(response, "llm.generate").await?;
     Ok(response.text().await?)
 }
 

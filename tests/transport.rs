@@ -147,13 +147,21 @@ fn check_lets_a_success_through_and_classifies_an_error_response() {
         let client = client(Duration::from_secs(5));
         let url = format!("{base}/v1/chat/completions");
         let first = client.post(&url).send().await.unwrap();
-        let err = agent_error::reqwest::check(first).await.unwrap_err();
+        let err = agent_error::reqwest::check_as(first, "llm.generate")
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), "rate_limit");
+        assert_eq!(err.op(), "llm.generate");
+        assert!(
+            err.to_string().starts_with("llm.generate [rate_limit]: "),
+            "{err}"
+        );
         assert_eq!(err.retry_after(), Some(Duration::from_millis(300)));
         assert_eq!(err.status(), 429);
         let second = client.post(&url).send().await.unwrap();
         let err = agent_error::http::StatusError::from_reqwest(second).await;
         assert_eq!(err.code(), "provider_unavailable");
+        assert_eq!(err.op(), "http");
         assert!(err.body().contains("overloaded"));
         let third = client.post(&url).send().await.unwrap();
         let ok = agent_error::reqwest::check(third).await.unwrap();

@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+use std::borrow::Cow;
+
 use ::reqwest::{Error as ReqwestError, Response};
 
 use agent_error_runtime::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
@@ -63,6 +65,7 @@ agent_error_runtime::__private::register_classifier!(
 
 /// Lets a successful response through, and turns an error response (4xx, 5xx) into a
 /// classified [`StatusError`] with [`StatusError::from_reqwest`]: one `?` after `send()`.
+/// Its op is `"http"`; [`check_as`] names the operation instead.
 ///
 /// ```no_run
 /// # async fn call(client: reqwest::Client) -> anyhow::Result<String> {
@@ -72,9 +75,28 @@ agent_error_runtime::__private::register_classifier!(
 /// # }
 /// ```
 pub async fn check(response: Response) -> Result<Response, StatusError> {
+    check_as(response, OP).await
+}
+
+/// [`check`], with the operation the request was for as the error's op, given once here
+/// rather than mapped onto each error afterwards.
+///
+/// ```no_run
+/// # async fn call(client: reqwest::Client) -> anyhow::Result<String> {
+/// use agent_error::reqwest::check_as;
+///
+/// let response = client.post("http://127.0.0.1:8080/v1/chat/completions").send().await?;
+/// let response = check_as(response, "llm.generate").await?; // `llm.generate [rate_limit]: …`
+/// Ok(response.text().await?)
+/// # }
+/// ```
+pub async fn check_as(
+    response: Response,
+    op: impl Into<Cow<'static, str>>,
+) -> Result<Response, StatusError> {
     let status = response.status();
     if status.is_client_error() || status.is_server_error() {
-        Err(StatusError::from_reqwest(response).await)
+        Err(StatusError::from_reqwest(response).await.with_op(op))
     } else {
         Ok(response)
     }
