@@ -309,6 +309,8 @@ fn a_tool_result_is_one_allocation() {
         ),
     ];
     for e in errors {
+        // The first classification of a cause builds the registry's tables, once a process.
+        let _ = agent_error::tool::render(&*e);
         let (n, text) = allocations(|| agent_error::tool::render(&*e));
         assert_eq!(n, 1, "{text}");
     }
