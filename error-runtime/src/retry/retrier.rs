@@ -215,7 +215,7 @@ impl<T, E> Outcome<T, E> {
 }
 
 /// Whether a classified failure goes back to the caller at once, unretried ([`Stop::FellBack`]).
-pub(crate) type HandBack<'h> = &'h dyn Fn(&dyn AgentError) -> bool;
+pub(crate) type HandBack<'h> = &'h (dyn Fn(&dyn AgentError) -> bool + Sync);
 
 /// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
 /// as an HTTP middleware, and for the retrier's own loops. The decision after a failure is
