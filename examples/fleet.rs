@@ -89,7 +89,10 @@ async fn fleet(make: impl Fn() -> Arc<dyn Store>) -> std::io::Result<(u32, u32)>
     for r in replicas {
         let _ = r.await;
     }
-    Ok((hits.all.load(Ordering::Relaxed), hits.throttled.load(Ordering::Relaxed)))
+    Ok((
+        hits.all.load(Ordering::Relaxed),
+        hits.throttled.load(Ordering::Relaxed),
+    ))
 }
 
 /// A `redis-server` of the example's own on a free loopback port, killed on drop.
@@ -103,9 +106,20 @@ impl Drop for OwnRedis {
 }
 
 fn own_redis() -> Result<(OwnRedis, String), Box<dyn std::error::Error>> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
     let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("redis-server: {e} (install it: apt-get install -y redis-server)"))?;
@@ -135,7 +149,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Each replica its own connection and local copy, as separate processes would have.
     let mut stores = Vec::new();
     for _ in 0..4 {
-        stores.push(RedisStore::builder(url.as_str()).prefix(format!("fleet-example-{}", std::process::id())).connect().await?);
+        stores.push(
+            RedisStore::builder(url.as_str())
+                .prefix(format!("fleet-example-{}", std::process::id()))
+                .connect()
+                .await?,
+        );
     }
     let next = AtomicU32::new(0);
     let (all, throttled) = fleet(|| {

@@ -115,8 +115,7 @@ impl<C> Fallback<C> {
             retrier: Retrier::new(),
             clock: SystemClock,
             store: None,
-            jitter: crate::retry::JitterSource::from_entropy().next_u64() as f64
-                / u64::MAX as f64,
+            jitter: crate::retry::JitterSource::from_entropy().next_u64() as f64 / u64::MAX as f64,
         }
     }
 }
@@ -267,8 +266,8 @@ impl<C, K: Clock> Fallback<C, K> {
     {
         let mut call = Call::new(self);
         if let Some(store) = &self.store {
-            call.shared = block_on(self.shared_cooldowns(&**store), store.wait_limit())
-                .unwrap_or_default();
+            call.shared =
+                block_on(self.shared_cooldowns(&**store), store.wait_limit()).unwrap_or_default();
         }
         while let Some(index) = call.next() {
             let value = &self.candidates[index].value;

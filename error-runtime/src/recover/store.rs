@@ -91,8 +91,12 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Pauses `key` for `wait` from now because of an error with code `code`; when a later
     /// deadline is already set it stays (the later deadline wins). Returns the pause in force.
-    fn set_pause<'a>(&'a self, key: &'a str, wait: Duration, code: &'a str)
-    -> StoreFuture<'a, Pause>;
+    fn set_pause<'a>(
+        &'a self,
+        key: &'a str,
+        wait: Duration,
+        code: &'a str,
+    ) -> StoreFuture<'a, Pause>;
 
     /// The state of `key`'s circuit. An open circuit whose cooldown has passed, or a
     /// half-open one whose trial's lease expired, is `Open { closes_in: 0 }`: a trial may
@@ -101,8 +105,11 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Counts one more failure in a row on `key`'s closed circuit, opening it at the
     /// rule's threshold. Returns the state after.
-    fn record_failure<'a>(&'a self, key: &'a str, rule: BreakerRule)
-    -> StoreFuture<'a, CircuitState>;
+    fn record_failure<'a>(
+        &'a self,
+        key: &'a str,
+        rule: BreakerRule,
+    ) -> StoreFuture<'a, CircuitState>;
 
     /// A call on `key`'s closed circuit succeeded: its failures in a row go back to zero.
     fn record_success<'a>(&'a self, key: &'a str) -> StoreFuture<'a, ()>;
@@ -110,8 +117,11 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Claims the one trial call of `key`'s circuit, whose cooldown has passed: a token
     /// valid for `lease`, or `None` when the circuit is closed, still cooling down, or
     /// another caller (anywhere in the fleet) holds the trial.
-    fn claim_trial<'a>(&'a self, key: &'a str, lease: Duration)
-    -> StoreFuture<'a, Option<TrialToken>>;
+    fn claim_trial<'a>(
+        &'a self,
+        key: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Option<TrialToken>>;
 
     /// Reports the trial's result with its token: success closes the circuit, failure
     /// opens it for the rule's cooldown. A token that expired or was replaced changes nothing.

@@ -602,7 +602,11 @@ impl Retrier {
     /// assert!(b_slept[0] > Duration::from_secs(19));
     /// ```
     #[must_use]
-    pub fn pauses(mut self, store: std::sync::Arc<dyn Store>, key: impl Into<std::sync::Arc<str>>) -> Self {
+    pub fn pauses(
+        mut self,
+        store: std::sync::Arc<dyn Store>,
+        key: impl Into<std::sync::Arc<str>>,
+    ) -> Self {
         self.pauses = Some((store, key.into()));
         self
     }
@@ -620,7 +624,11 @@ impl Retrier {
 
     /// Announces the pause a failure asked for; the pre-attempt wait then waits it out.
     /// Returns the delay still to wait before that (none once it is shared).
-    async fn announce<R: Borrow<Retrier>>(&self, run: &mut RetryState<R>, delay: Duration) -> Duration {
+    async fn announce<R: Borrow<Retrier>>(
+        &self,
+        run: &mut RetryState<R>,
+        delay: Duration,
+    ) -> Duration {
         let (Some((store, key)), Some((asked, code))) = (&self.pauses, run.tally.announced.take())
         else {
             return delay;

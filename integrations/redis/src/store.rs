@@ -374,7 +374,12 @@ impl RedisStore {
         pause_from(until_at, length, code)
     }
 
-    fn circuit_answer(&self, key: String, read: Instant, answer: (i64, i64, i64, i64)) -> CircuitState {
+    fn circuit_answer(
+        &self,
+        key: String,
+        read: Instant,
+        answer: (i64, i64, i64, i64),
+    ) -> CircuitState {
         let (now, failures, until, lease) = answer;
         let copy = Copy::Circuit {
             read,
@@ -500,7 +505,12 @@ impl Store for RedisStore {
         })
     }
 
-    fn set_pause<'a>(&'a self, name: &'a str, wait: Duration, code: &'a str) -> StoreFuture<'a, Pause> {
+    fn set_pause<'a>(
+        &'a self,
+        name: &'a str,
+        wait: Duration,
+        code: &'a str,
+    ) -> StoreFuture<'a, Pause> {
         let local = self.inner.local.set_pause_now(name, wait, code);
         let key = self.key("pause", name);
         let grace = ms(Duration::from_secs(1)) + 1000;
@@ -508,7 +518,11 @@ impl Store for RedisStore {
         let remote = self.remote(
             &scripts::PAUSE_SET,
             key.clone(),
-            vec![ms(wait).max(1).to_string(), code.to_owned(), grace.to_string()],
+            vec![
+                ms(wait).max(1).to_string(),
+                code.to_owned(),
+                grace.to_string(),
+            ],
         );
         Box::pin(async move {
             match remote.await {
@@ -536,7 +550,11 @@ impl Store for RedisStore {
         })
     }
 
-    fn record_failure<'a>(&'a self, name: &'a str, rule: BreakerRule) -> StoreFuture<'a, CircuitState> {
+    fn record_failure<'a>(
+        &'a self,
+        name: &'a str,
+        rule: BreakerRule,
+    ) -> StoreFuture<'a, CircuitState> {
         let local = self.inner.local.record_failure_now(name, rule);
         let key = self.key("circuit", name);
         let read = Instant::now();
@@ -572,7 +590,11 @@ impl Store for RedisStore {
         })
     }
 
-    fn claim_trial<'a>(&'a self, name: &'a str, lease: Duration) -> StoreFuture<'a, Option<TrialToken>> {
+    fn claim_trial<'a>(
+        &'a self,
+        name: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Option<TrialToken>> {
         let key = self.key("circuit", name);
         let remote = self.remote::<(i64, i64)>(
             &scripts::CLAIM,
@@ -583,8 +605,15 @@ impl Store for RedisStore {
             match remote.await {
                 Some((_, token)) => {
                     // The copy no longer says what the server does: read it again next time.
-                    self.inner.copies.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
-                    u64::try_from(token).ok().filter(|t| *t != 0).map(TrialToken)
+                    self.inner
+                        .copies
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&key);
+                    u64::try_from(token)
+                        .ok()
+                        .filter(|t| *t != 0)
+                        .map(TrialToken)
                 }
                 None => match self.inner.unavailable {
                     // Local trials carry the top bit, so that Redis never takes them for its own.
@@ -626,7 +655,11 @@ impl Store for RedisStore {
         );
         Box::pin(async move {
             remote.await;
-            self.inner.copies.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
+            self.inner
+                .copies
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
         })
     }
 
@@ -640,7 +673,12 @@ impl Store for RedisStore {
         let remote = self.remote::<(i64, i64)>(
             &scripts::FINISH,
             self.key("circuit", name),
-            vec![token.0.to_string(), "-1".to_owned(), "0".to_owned(), "0".to_owned()],
+            vec![
+                token.0.to_string(),
+                "-1".to_owned(),
+                "0".to_owned(),
+                "0".to_owned(),
+            ],
         );
         // Nobody waits: the lease ends the trial anyway if this does not reach Redis.
         self.inner.handle.spawn(remote);
@@ -650,7 +688,11 @@ impl Store for RedisStore {
         let remote = self.remote::<(i64, i64)>(
             &scripts::SPEND,
             self.key("budget", name),
-            vec![cost.to_string(), capacity.to_string(), ms(self.inner.ttl).to_string()],
+            vec![
+                cost.to_string(),
+                capacity.to_string(),
+                ms(self.inner.ttl).to_string(),
+            ],
         );
         Box::pin(async move {
             match remote.await {

@@ -7,8 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What to run when `redis-server` is missing.
-pub const INSTALL: &str =
-    "redis-server not found: install it (`apt-get install -y redis-server`) or run `scripts/test.sh`, which does";
+pub const INSTALL: &str = "redis-server not found: install it (`apt-get install -y redis-server`) or run `scripts/test.sh`, which does";
 
 pub struct Server {
     pub port: u16,
@@ -48,7 +47,10 @@ impl Server {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("redis-server did not answer on port {} within 10 s", self.port);
+        panic!(
+            "redis-server did not answer on port {} within 10 s",
+            self.port
+        );
     }
 
     pub fn url(&self) -> String {
@@ -84,7 +86,14 @@ impl Server {
         };
         info.lines()
             .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
-            .filter_map(|l| l.split("calls=").nth(1)?.split(',').next()?.parse::<u64>().ok())
+            .filter_map(|l| {
+                l.split("calls=")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
             .sum()
     }
 
