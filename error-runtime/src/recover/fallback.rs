@@ -171,7 +171,7 @@ impl<C, K: Clock> Fallback<C, K> {
     /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     /// let replica_a = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store.clone());
     /// let replica_b = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store);
-    /// let call = |model: &&str, _| match *model {
+    /// let call = |model: &&'static str, _| match *model {
     ///     "gpt-4o" => Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")),
     ///     _ => Ok(*model),
     /// };
