@@ -72,6 +72,7 @@
 //! | `axum` | no | [`axum::ApiError`] (implies `serde` and `http`; adds the crate `agent-error-axum`, with `axum` 0.8 without default features, `serde_json`) |
 //! | `rmcp` | no | [`rmcp`]: errors as MCP tool results or JSON-RPC errors, read back into a `Report` (implies `serde`; adds the crate `agent-error-rmcp`, with `rmcp` and its `server` feature, `serde_json`) |
 //! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
+//! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses and (opt-in) retry budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`) |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
@@ -94,6 +95,8 @@ pub mod tool;
 pub use agent_error_axum as axum;
 #[cfg(feature = "async-openai")]
 pub use agent_error_openai as openai;
+#[cfg(feature = "redis")]
+pub use agent_error_redis as redis;
 #[cfg(feature = "reqwest")]
 pub use agent_error_reqwest as reqwest;
 #[cfg(feature = "rmcp")]

@@ -16,6 +16,8 @@
 //! - [Across services](across_services): the wire form, problem+json and tracing.
 //! - [Documenting your codes](documenting_codes): the catalog, its renderers and a
 //!   golden-file test.
+//! - [Across a fleet](fleet): cooldowns, circuit breakers, pauses and budgets shared by
+//!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
 //!
@@ -46,6 +48,10 @@ pub mod audiences {}
 #[cfg(all(feature = "serde", feature = "tracing"))]
 #[doc = include_str!("../../docs/guide/across_services.md")]
 pub mod across_services {}
+
+#[cfg(feature = "redis")]
+#[doc = include_str!("../../docs/guide/fleet.md")]
+pub mod fleet {}
 
 #[doc = include_str!("../../docs/guide/documenting_codes.md")]
 pub mod documenting_codes {}

@@ -12,6 +12,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use super::clock::{Clock, SystemClock, nanos, seconds_text};
+use super::store::{BreakerRule, Store, TrialToken, block_on};
 use crate::catalog::{Catalog, CodeDoc};
 use crate::{AgentError, Recovery, RetryPolicy};
 
@@ -76,6 +77,9 @@ pub struct CircuitBreaker<C = SystemClock> {
     circuits: RwLock<HashMap<Box<str>, Arc<Circuit>, BuildHasherDefault<KeyHasher>>>,
     /// How many keys the map holds, read without the lock: 0 lets every call through.
     tracked: AtomicUsize,
+    /// A shared store, when the circuits live there instead of in `circuits`.
+    store: Option<Arc<dyn Store>>,
+    trial_lease: Duration,
 }
 
 /// FxHash (rustc's): a multiply and a rotate a word, enough for short tool names.
@@ -197,6 +201,8 @@ impl CircuitBreaker {
     pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
     /// The default number of keys tracked at most: 1,024.
     pub const DEFAULT_CAPACITY: usize = 1024;
+    /// The default lease of a trial call in a shared [`Store`]: 30 s.
+    pub const DEFAULT_TRIAL_LEASE: Duration = Duration::from_secs(30);
 
     /// A breaker with the defaults, on the real monotonic clock.
     pub fn new() -> Self {
@@ -207,6 +213,8 @@ impl CircuitBreaker {
             clock: SystemClock,
             circuits: RwLock::new(HashMap::default()),
             tracked: AtomicUsize::new(0),
+            store: None,
+            trial_lease: Self::DEFAULT_TRIAL_LEASE,
         }
     }
 }
@@ -242,6 +250,89 @@ impl<C: Clock> CircuitBreaker<C> {
             clock,
             circuits: self.circuits,
             tracked: self.tracked,
+            store: self.store,
+            trial_lease: self.trial_lease,
+        }
+    }
+
+    /// Keeps the circuits in `store`, shared with every breaker (in this process or another
+    /// replica) that uses the same store: failures in a row, when a circuit opened, and the
+    /// one trial call after the cooldown, fleet-wide. The breaker's [`clock`](Self::clock)
+    /// and [`capacity`](Self::capacity) then no longer apply: the store keeps its own time.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, Store};
+    ///
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let a = CircuitBreaker::new().threshold(1).store(store.clone());
+    /// let b = CircuitBreaker::new().threshold(1).store(store);
+    /// let failed = a.call("search", || Err::<(), Box<dyn std::error::Error + Send + Sync>>("HTTP 500".into()));
+    /// assert!(failed.is_err());
+    /// // The other breaker knows: its call does not run.
+    /// assert!(matches!(b.state("search"), CircuitState::Open { .. }));
+    /// assert!(b.call("search", || Ok::<_, Box<dyn std::error::Error + Send + Sync>>(1)).is_err());
+    /// ```
+    #[must_use]
+    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// How long a trial call holds its permit in a shared store (30 s by default): if its
+    /// replica dies during the trial, another may make one after this.
+    #[must_use]
+    pub fn trial_lease(mut self, lease: Duration) -> Self {
+        self.trial_lease = lease;
+        self
+    }
+
+    fn rule(&self) -> BreakerRule {
+        BreakerRule {
+            threshold: self.threshold,
+            cooldown: self.cooldown,
+        }
+    }
+
+    /// Admission through the shared store: `Ok(None)` closed (with the failures in a row
+    /// known), `Ok(Some(token))` as the fleet's one trial.
+    async fn admit_shared(
+        &self,
+        store: &dyn Store,
+        key: &str,
+    ) -> Result<(u32, Option<TrialToken>), CircuitOpen> {
+        let open = |closes_in| CircuitOpen {
+            key: Cow::Owned(key.to_owned()),
+            failures: self.threshold,
+            closes_in,
+        };
+        match store.circuit(key).await {
+            CircuitState::Closed { failures } => Ok((failures, None)),
+            CircuitState::HalfOpen => Err(open(None)),
+            CircuitState::Open { closes_in } if !closes_in.is_zero() => Err(open(Some(closes_in))),
+            CircuitState::Open { .. } => match store.claim_trial(key, self.trial_lease).await {
+                Some(token) => Ok((0, Some(token))),
+                None => Err(open(None)),
+            },
+        }
+    }
+
+    /// Records a call's result in the shared store.
+    async fn record_shared(
+        &self,
+        store: &dyn Store,
+        key: &str,
+        failures: u32,
+        trial: Option<TrialToken>,
+        ok: bool,
+    ) {
+        match (trial, ok) {
+            (Some(token), ok) => store.finish_trial(key, token, ok, self.rule()).await,
+            (None, true) if failures == 0 => {}
+            (None, true) => store.record_success(key).await,
+            (None, false) => {
+                store.record_failure(key, self.rule()).await;
+            }
         }
     }
 
@@ -270,6 +361,20 @@ impl<C: Clock> CircuitBreaker<C> {
         E: From<CircuitOpen>,
         F: Future<Output = Result<T, E>>,
     {
+        if let Some(store) = &self.store {
+            let (failures, trial) = self.admit_shared(&**store, key).await?;
+            // Nothing is held across the call: a trial is a token with a lease.
+            let guard = TrialGuard {
+                store: &**store,
+                key,
+                trial,
+            };
+            let result = op.await;
+            let trial = guard.disarm();
+            self.record_shared(&**store, key, failures, trial, result.is_ok())
+                .await;
+            return result;
+        }
         let permit = self.acquire(key)?;
         let result = op.await;
         permit.record(result.is_ok());
@@ -289,6 +394,20 @@ impl<C: Clock> CircuitBreaker<C> {
     /// ```
     #[inline]
     pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b, C>, CircuitOpen> {
+        if let Some(store) = &self.store {
+            let limit = store.wait_limit();
+            // A store that does not answer in time lets the call through.
+            let (failures, token) =
+                block_on(self.admit_shared(&**store, key), limit).unwrap_or(Ok((0, None)))?;
+            return Ok(Permit {
+                breaker: self,
+                key,
+                circuit: None,
+                trial: token.is_some(),
+                done: false,
+                shared: Some((failures, token)),
+            });
+        }
         let (circuit, trial) = if self.tracked.load(Ordering::Acquire) == 0 {
             (None, false)
         } else {
@@ -300,6 +419,7 @@ impl<C: Clock> CircuitBreaker<C> {
             circuit,
             trial,
             done: false,
+            shared: None,
         })
     }
 
@@ -320,6 +440,10 @@ impl<C: Clock> CircuitBreaker<C> {
 
     /// The state of `key`'s circuit now.
     pub fn state(&self, key: &str) -> CircuitState {
+        if let Some(store) = &self.store {
+            return block_on(store.circuit(key), store.wait_limit())
+                .unwrap_or(CircuitState::Closed { failures: 0 });
+        }
         let Some(circuit) = self.find(key) else {
             return CircuitState::Closed { failures: 0 };
         };
@@ -464,6 +588,27 @@ impl<C: Clock> CircuitBreaker<C> {
     }
 }
 
+/// Gives a shared trial up when an async call is dropped before it reports.
+struct TrialGuard<'s> {
+    store: &'s dyn Store,
+    key: &'s str,
+    trial: Option<TrialToken>,
+}
+
+impl TrialGuard<'_> {
+    fn disarm(mut self) -> Option<TrialToken> {
+        self.trial.take()
+    }
+}
+
+impl Drop for TrialGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(token) = self.trial.take() {
+            self.store.abandon_trial(self.key, token);
+        }
+    }
+}
+
 /// Leave to make one call on a key, from [`CircuitBreaker::acquire`]. Report how it went
 /// with [`success`](Permit::success) or [`failure`](Permit::failure); a permit dropped
 /// without either counts as neither (a trial's turn goes to the next call).
@@ -474,6 +619,8 @@ pub struct Permit<'b, C: Clock> {
     circuit: Option<Arc<Circuit>>,
     trial: bool,
     done: bool,
+    /// With a shared store: the failures in a row at admission, and the trial's token.
+    shared: Option<(u32, Option<TrialToken>)>,
 }
 
 impl<C: Clock> fmt::Debug for Permit<'_, C> {
@@ -506,6 +653,17 @@ impl<C: Clock> Permit<'_, C> {
     #[inline]
     fn record(mut self, ok: bool) {
         self.done = true;
+        if let (Some((failures, token)), Some(store)) = (self.shared, &self.breaker.store) {
+            let record = self
+                .breaker
+                .record_shared(&**store, self.key, failures, token, ok);
+            if block_on(record, store.wait_limit()).is_none()
+                && let Some(token) = token
+            {
+                store.abandon_trial(self.key, token);
+            }
+            return;
+        }
         self.breaker
             .record(self.key, self.circuit.as_ref(), self.trial, ok);
     }
@@ -514,6 +672,12 @@ impl<C: Clock> Permit<'_, C> {
 impl<C: Clock> Drop for Permit<'_, C> {
     #[inline]
     fn drop(&mut self) {
+        if !self.done
+            && let (Some((_, Some(token))), Some(store)) = (self.shared, &self.breaker.store)
+        {
+            store.abandon_trial(self.key, token);
+            return;
+        }
         if !self.done
             && self.trial
             && let Some(circuit) = &self.circuit

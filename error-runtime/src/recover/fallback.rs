@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::clock::{Clock, SystemClock, nanos, seconds_text};
+use super::store::{Store, block_on};
 use crate::retry::{HandBack, Retrier, Stop};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 
@@ -64,6 +65,10 @@ pub struct Fallback<C, K = SystemClock> {
     candidates: Vec<Candidate<C>>,
     retrier: Retrier,
     clock: K,
+    /// A shared store of cooldowns, keyed by the candidates' names.
+    store: Option<Arc<dyn Store>>,
+    /// This value's own place (0 to 1) in the jitter after a shared cooldown's deadline.
+    jitter: f64,
 }
 
 struct Candidate<C> {
@@ -109,6 +114,8 @@ impl<C> Fallback<C> {
                 .collect(),
             retrier: Retrier::new(),
             clock: SystemClock,
+            store: None,
+            jitter: crate::retry::JitterSource::from_entropy().next_u64() as f64 / u64::MAX as f64,
         }
     }
 }
@@ -145,6 +152,60 @@ impl<C, K: Clock> Fallback<C, K> {
             candidates: self.candidates,
             retrier: self.retrier,
             clock,
+            store: self.store,
+            jitter: self.jitter,
+        }
+    }
+
+    /// Shares the cooldowns through `store`, keyed by the candidates' names: a candidate
+    /// that one replica put in cooldown is skipped by every replica using the same store
+    /// until the deadline (the later one, when two replicas set it), plus this value's own
+    /// positive jitter so that the fleet does not come back to it at one instant. The local
+    /// cooldowns ([`cooling_for`](Self::cooling_for)) are still kept.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_error::recover::{Fallback, LocalStore, Store};
+    /// use agent_error::{codes, Error};
+    ///
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let replica_a = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store.clone());
+    /// let replica_b = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store);
+    /// let call = |model: &&'static str, _| match *model {
+    ///     "gpt-4o" => Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")),
+    ///     _ => Ok(*model),
+    /// };
+    /// assert_eq!(replica_a.run_with_sleep(call, |_| {}).unwrap().failures.len(), 1);
+    /// // Replica B does not call gpt-4o at all: A's cooldown is shared.
+    /// let answer = replica_b.run_with_sleep(call, |_| {}).unwrap();
+    /// assert_eq!((answer.value, answer.failures.len(), answer.skipped.as_slice()), ("claude-sonnet", 0, &[0][..]));
+    /// ```
+    #[must_use]
+    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// What the shared store says of each candidate: how long to keep skipping it.
+    async fn shared_cooldowns(&self, store: &dyn Store) -> Vec<Option<Duration>> {
+        let mut waits = Vec::with_capacity(self.candidates.len());
+        for c in &self.candidates {
+            let wait = store
+                .pause(&c.name)
+                .await
+                .map(|p| p.wait(self.jitter))
+                .filter(|w| !w.is_zero());
+            waits.push(wait);
+        }
+        waits
+    }
+
+    /// Writes the cooldown a call just set into the shared store.
+    async fn share_cooldown(&self, store: &dyn Store, shared: Option<(usize, Duration, String)>) {
+        if let Some((index, cooldown, code)) = shared {
+            store
+                .set_pause(&self.candidates[index].name, cooldown, &code)
+                .await;
         }
     }
 
@@ -204,6 +265,10 @@ impl<C, K: Clock> Fallback<C, K> {
         E: ErrorChain<M> + Into<BoxError>,
     {
         let mut call = Call::new(self);
+        if let Some(store) = &self.store {
+            call.shared =
+                block_on(self.shared_cooldowns(&**store), store.wait_limit()).unwrap_or_default();
+        }
         while let Some(index) = call.next() {
             let value = &self.candidates[index].value;
             let outcome = self.retrier.run_blocking(
@@ -211,7 +276,12 @@ impl<C, K: Clock> Fallback<C, K> {
                 &mut sleep,
                 call.hand_back(),
             );
-            if let Some(answer) = call.after(index, outcome) {
+            let answer = call.after(index, outcome);
+            if let Some(store) = &self.store {
+                let shared = call.to_share.take();
+                block_on(self.share_cooldown(&**store, shared), store.wait_limit());
+            }
+            if let Some(answer) = answer {
                 return Ok(answer);
             }
         }
@@ -234,13 +304,21 @@ impl<C, K: Clock> Fallback<C, K> {
         SFut: Future<Output = ()>,
     {
         let mut call = Call::new(self);
+        if let Some(store) = &self.store {
+            call.shared = self.shared_cooldowns(&**store).await;
+        }
         while let Some(index) = call.next() {
             let value = &self.candidates[index].value;
             let outcome = self
                 .retrier
                 .run_async_with(|attempt| op(value, attempt), &mut sleep, call.hand_back())
                 .await;
-            if let Some(answer) = call.after(index, outcome) {
+            let answer = call.after(index, outcome);
+            if let Some(store) = &self.store {
+                let shared = call.to_share.take();
+                self.share_cooldown(&**store, shared).await;
+            }
+            if let Some(answer) = answer {
                 return Ok(answer);
             }
         }
@@ -261,6 +339,10 @@ struct Call<'f, C, K> {
     failures: Vec<Failure>,
     skipped: Vec<usize>,
     stopped: bool,
+    /// With a shared store: how long each candidate stays skipped, read when the call began.
+    shared: Vec<Option<Duration>>,
+    /// A cooldown to write into the shared store: the candidate, its length, the code.
+    to_share: Option<(usize, Duration, String)>,
 }
 
 impl<'f, C, K: Clock> Call<'f, C, K> {
@@ -271,6 +353,8 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
             failures: Vec::new(),
             skipped: Vec::new(),
             stopped: false,
+            shared: Vec::new(),
+            to_share: None,
         }
     }
 
@@ -278,8 +362,9 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
         let until = self.fallback.candidates[index]
             .until
             .load(Ordering::Relaxed);
+        let shared = self.shared.get(index).is_some_and(Option::is_some);
         // A candidate that never cooled down needs no look at the clock.
-        until == 0 || nanos(self.fallback.clock.now()) >= until
+        !shared && (until == 0 || nanos(self.fallback.clock.now()) >= until)
     }
 
     /// The next healthy candidate, skipping those in cooldown.
@@ -327,14 +412,20 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
             }
             Err(e) => e,
         };
-        let (another, retry_after) = match crate::classify(error.error_chain()) {
-            Some(c) => (asks_for_another(&*c), c.retry_after()),
-            None => (false, None),
+        let (another, retry_after, code) = match crate::classify(error.error_chain()) {
+            Some(c) => {
+                let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
+                (asks_for_another(&*c), c.retry_after(), code)
+            }
+            None => (false, None, None),
         };
         if another {
             let cooldown = candidate.cooldown.max(retry_after.unwrap_or_default());
             let until = nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown));
             candidate.until.store(until.max(1), Ordering::Relaxed);
+            if let Some(code) = code {
+                self.to_share = Some((index, cooldown, code));
+            }
         } else if outcome.stop == Stop::Permanent {
             self.stopped = true;
         }
@@ -353,7 +444,10 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
             Some(last) => Class::of(&*last.error),
             None => {
                 let wait = (0..self.fallback.candidates.len())
-                    .filter_map(|i| self.fallback.cooling_for(i))
+                    .filter_map(|i| {
+                        let shared = self.shared.get(i).copied().flatten();
+                        self.fallback.cooling_for(i).max(shared)
+                    })
                     .min()
                     .unwrap_or_default();
                 Class::cooling(wait, self.fallback.candidates.is_empty())

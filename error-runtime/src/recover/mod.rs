@@ -11,6 +11,11 @@
 //!   [`Stop::AlreadyRetried`](crate::retry::Stop::AlreadyRetried)), so that every retrier
 //!   in a call path, this module's included, takes part.
 //!
+//! - [`Store`]: where that state lives. Without one, each value keeps its own, in the
+//!   process; with one ([`LocalStore`] in a process, a shared store such as the `redis`
+//!   feature's across a fleet) cooldowns, circuits, server-announced pauses and budgets
+//!   are shared, so that what one replica learns every replica knows.
+//!
 //! Time comes from a [`Clock`]: the monotonic [`SystemClock`] by default, a [`ManualClock`]
 //! that tests move by hand.
 
@@ -18,8 +23,10 @@ mod breaker;
 mod clock;
 mod decide;
 mod fallback;
+mod store;
 
 pub use breaker::{CircuitBreaker, CircuitOpen, CircuitState, Permit, TOOL_DISABLED};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use decide::{Decision, decide};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
+pub use store::{BreakerRule, LocalStore, Pause, Store, StoreFuture, TrialToken, block_on};

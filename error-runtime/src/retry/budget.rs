@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::recover::{Store, block_on};
+
 /// A token bucket shared across retriers (clone the handle; every clone is the same bucket).
 ///
 /// Each retry spends tokens; when the bucket cannot pay for a retry, the error is returned
@@ -40,6 +42,8 @@ struct Bucket {
     retry_cost: u32,
     timeout_cost: u32,
     success_refill: u32,
+    /// A bucket kept in a shared store instead, under this key.
+    shared: Option<(Arc<dyn Store>, Box<str>)>,
 }
 
 impl RetryBudget {
@@ -86,6 +90,39 @@ impl RetryBudget {
                 retry_cost,
                 timeout_cost,
                 success_refill,
+                shared: None,
+            }),
+        }
+    }
+
+    /// The same bucket (capacity and costs), kept in `store` under `key` so that every
+    /// replica using that store and key spends from one bucket, fleet-wide. Opt-in: a
+    /// spend is then a store operation (a round trip for a remote store, waited at most the
+    /// store's [`wait_limit`](Store::wait_limit); a store that does not answer in time lets
+    /// the retry through). [`available`](Self::available) then reports the local count only.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use agent_error::recover::{LocalStore, Store};
+    /// use agent_error::retry::RetryBudget;
+    ///
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let a = RetryBudget::with_capacity(10).shared_in(store.clone(), "fleet");
+    /// let b = RetryBudget::with_capacity(10).shared_in(store, "fleet");
+    /// assert!(a.try_spend(5) && b.try_spend(5));
+    /// assert!(!a.try_spend(5)); // B spent the other half
+    /// ```
+    #[must_use]
+    pub fn shared_in(self, store: Arc<dyn Store>, key: &str) -> Self {
+        let b = &self.inner;
+        RetryBudget {
+            inner: Arc::new(Bucket {
+                tokens: AtomicU32::new(b.tokens.load(Ordering::Acquire)),
+                capacity: b.capacity,
+                retry_cost: b.retry_cost,
+                timeout_cost: b.timeout_cost,
+                success_refill: b.success_refill,
+                shared: Some((store, key.into())),
             }),
         }
     }
@@ -116,6 +153,10 @@ impl RetryBudget {
 
     /// Spends `cost` tokens if there are that many; `false` (and nothing spent) otherwise.
     pub fn try_spend(&self, cost: u32) -> bool {
+        if let Some((store, key)) = &self.inner.shared {
+            let spend = store.spend(key, cost, self.inner.capacity);
+            return block_on(spend, store.wait_limit()).unwrap_or(true);
+        }
         self.inner
             .tokens
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_sub(cost))
@@ -125,6 +166,10 @@ impl RetryBudget {
     /// Puts `tokens` back, never above the capacity.
     pub fn refill(&self, tokens: u32) {
         let capacity = self.inner.capacity;
+        if let Some((store, key)) = &self.inner.shared {
+            block_on(store.refill(key, tokens, capacity), store.wait_limit());
+            return;
+        }
         // The closure always returns Some, so the update cannot fail.
         let _ = self
             .inner

@@ -13,6 +13,7 @@ use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope};
 use crate::core::classify::classify_again;
 use crate::core::registry::Cast;
+use crate::recover::{Store, block_on};
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -110,6 +111,8 @@ pub struct Retrier {
     on_retry: Option<Box<OnRetry>>,
     budget: Option<RetryBudget>,
     jitter: JitterSource,
+    /// Server-announced pauses shared through a store, under the caller's key.
+    pauses: Option<(std::sync::Arc<dyn Store>, std::sync::Arc<str>)>,
 }
 
 impl fmt::Debug for Retrier {
@@ -212,7 +215,7 @@ impl<T, E> Outcome<T, E> {
 }
 
 /// Whether a classified failure goes back to the caller at once, unretried ([`Stop::FellBack`]).
-pub(crate) type HandBack<'h> = &'h dyn Fn(&dyn AgentError) -> bool;
+pub(crate) type HandBack<'h> = &'h (dyn Fn(&dyn AgentError) -> bool + Sync);
 
 /// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
 /// as an HTTP middleware, and for the retrier's own loops. The decision after a failure is
@@ -259,6 +262,8 @@ struct Tally {
     streak: u32,
     /// A hash of the last retryable failure's code: what a give-up marks.
     last_code: u64,
+    /// With shared pauses: the delay the server asked for after the last failure, and its code.
+    announced: Option<(Duration, String)>,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -334,6 +339,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 streak_code: 0,
                 streak: 0,
                 last_code: 0,
+                announced: None,
             },
             cast: None,
         }
@@ -473,7 +479,12 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
         Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
             return Err(Stop::WaitTooLong);
         }
-        Some(asked) => asked,
+        Some(asked) => {
+            if r.pauses.is_some() {
+                t.announced = Some((asked, failure.code().to_owned()));
+            }
+            asked
+        }
         None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),
     };
     if let (Some(limit), Some(started)) = (r.max_elapsed, t.started) {
@@ -520,6 +531,7 @@ impl Retrier {
             on_retry: None,
             budget: None,
             jitter: JitterSource::from_entropy(),
+            pauses: None,
         }
     }
 
@@ -560,6 +572,70 @@ impl Retrier {
     pub fn budget(mut self, budget: RetryBudget) -> Self {
         self.budget = Some(budget);
         self
+    }
+
+    /// Shares the pauses that servers announce (a 429's `Retry-After`) through `store`,
+    /// under `key`: name what the server limits, such as `openai/acct-1/gpt-4o`. A failure
+    /// whose error carries a `retry_after` sets the pause for every retrier on the same store
+    /// and key (the later deadline wins); before each attempt, a run waits out the pause in
+    /// force, plus a positive jitter of up to a fifth of it (at most 1 s) drawn for each wait,
+    /// so that replicas do not all come back at the deadline's instant. The waits count in
+    /// [`Outcome::waited`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use agent_error::recover::{LocalStore, Store};
+    /// use agent_error::{http::StatusError, retry::Retrier};
+    ///
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let a = Retrier::new().pauses(store.clone(), "openai/acct-1/gpt-4o");
+    /// let b = Retrier::new().pauses(store, "openai/acct-1/gpt-4o");
+    /// let mut slept = Vec::new();
+    /// let _ = a.run_detailed_with_sleep(|attempt| match attempt {
+    ///     1 => Err(StatusError::new(429).with_retry_after(Duration::from_secs(20))),
+    ///     _ => Ok(()),
+    /// }, |d| slept.push(d));
+    /// // B, about to call the same account and model, waits for the pause A met.
+    /// let mut b_slept = Vec::new();
+    /// let _ = b.run_detailed_with_sleep(|_| Ok::<_, StatusError>(()), |d| b_slept.push(d));
+    /// assert!(b_slept[0] > Duration::from_secs(19));
+    /// ```
+    #[must_use]
+    pub fn pauses(
+        mut self,
+        store: std::sync::Arc<dyn Store>,
+        key: impl Into<std::sync::Arc<str>>,
+    ) -> Self {
+        self.pauses = Some((store, key.into()));
+        self
+    }
+
+    /// The wait before an attempt: the shared pause in force, if any, with this wait's jitter.
+    async fn shared_pause(&self) -> Duration {
+        match &self.pauses {
+            Some((store, key)) => match store.pause(key).await {
+                Some(pause) => pause.wait(self.jitter.next_u64() as f64 / u64::MAX as f64),
+                None => Duration::ZERO,
+            },
+            None => Duration::ZERO,
+        }
+    }
+
+    /// Announces the pause a failure asked for; the pre-attempt wait then waits it out.
+    /// Returns the delay still to wait before that (none once it is shared).
+    async fn announce<R: Borrow<Retrier>>(
+        &self,
+        run: &mut RetryState<R>,
+        delay: Duration,
+    ) -> Duration {
+        let (Some((store, key)), Some((asked, code))) = (&self.pauses, run.tally.announced.take())
+        else {
+            return delay;
+        };
+        store.set_pause(key, asked, &code).await;
+        run.tally.waited = run.tally.waited.saturating_sub(delay);
+        Duration::ZERO
     }
 
     /// Seeds the jitter, so that the same seed gives the same delays.
@@ -606,13 +682,31 @@ impl Retrier {
         hand_back: Option<HandBack<'_>>,
     ) -> Outcome<T, E> {
         let mut run = self.start();
+        let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
         loop {
+            if let Some(limit) = limit {
+                let wait = block_on(self.shared_pause(), limit).unwrap_or_default();
+                if !wait.is_zero() {
+                    sleep(wait);
+                    run.tally.waited = run.tally.waited.saturating_add(wait);
+                }
+            }
             let scope = AttemptScope::enter();
             let result = op(run.attempt());
             let mark = scope.mark();
             drop(scope);
             match run.after(&result, mark, hand_back) {
-                Ok(delay) => sleep(delay),
+                Ok(delay) => {
+                    let delay = match limit {
+                        Some(limit) => {
+                            block_on(self.announce(&mut run, delay), limit).unwrap_or(delay)
+                        }
+                        None => delay,
+                    };
+                    if !(delay.is_zero() && limit.is_some()) {
+                        sleep(delay);
+                    }
+                }
                 Err(stop) => return run.outcome(result, stop),
             }
         }
@@ -664,6 +758,13 @@ impl Retrier {
     {
         let mut run = self.start();
         loop {
+            if self.pauses.is_some() {
+                let wait = self.shared_pause().await;
+                if !wait.is_zero() {
+                    sleep(wait).await;
+                    run.tally.waited = run.tally.waited.saturating_add(wait);
+                }
+            }
             let mut attempt = pin!(op(run.attempt()));
             let mut mark = None;
             // Each poll is a scope: a nested run that ends during it marks this attempt.
@@ -675,6 +776,12 @@ impl Retrier {
             })
             .await;
             match run.after(&result, mark, hand_back) {
+                Ok(delay) if self.pauses.is_some() => {
+                    let delay = self.announce(&mut run, delay).await;
+                    if !delay.is_zero() {
+                        sleep(delay).await;
+                    }
+                }
                 Ok(delay) => sleep(delay).await,
                 Err(stop) => return run.outcome(result, stop),
             }

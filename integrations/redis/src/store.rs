@@ -1,0 +1,725 @@
+//! `RedisStore`: the shared [`Store`] on Redis — key layout, the local copy that spares
+//! healthy keys a round trip, and what happens when Redis is down or slow.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_error_runtime::recover::{
+    BreakerRule, CircuitState, LocalStore, Pause, Store, StoreFuture, TrialToken,
+};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{RedisResult, Script};
+use tokio::runtime::Handle;
+
+use crate::scripts;
+
+/// What a [`RedisStore`] answers while Redis cannot be reached (down, or slower than the
+/// [`timeout`](RedisStoreBuilder::timeout)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unavailable {
+    /// Serve the state this replica knows (what it read from Redis and what it recorded
+    /// itself), kept and updated in the process as a [`LocalStore`] would: the replica
+    /// goes on alone, as a single process does. The default.
+    #[default]
+    Local,
+    /// Let everything through: no pause, circuits closed, budgets paying.
+    FailOpen,
+    /// Hold everything back: every key paused, every circuit open, budgets empty, until
+    /// Redis answers again.
+    FailClosed,
+}
+
+/// A [`Store`] on Redis, shared by every replica that connects to the same server and prefix.
+///
+/// - **Keys**: `{prefix}:v1:{kind}:{{key}}`, one Redis hash per entity (`kind` is `pause`,
+///   `circuit` or `budget`), the entity's name in a Cluster hash tag, so that each lives
+///   on one slot; characters `{`, `}` and `%` of a name are percent-encoded. Every key has
+///   a TTL: a pause lives until its deadline plus its jitter, a circuit its cooldown plus
+///   the [`ttl`](RedisStoreBuilder::ttl), a budget the `ttl` after its last spend.
+/// - **Writes**: each transition is one Lua script on one key (EVALSHA, loaded again when
+///   the server answers NOSCRIPT), on the server's clock.
+/// - **Reads**: from a local copy at most [`staleness`](RedisStoreBuilder::staleness) old,
+///   so that a call on a healthy key makes no round trip; a copy older than that is read
+///   again (one round trip). Every write's answer refreshes the copy.
+/// - **Redis down or slow**: each operation waits at most the
+///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
+///   stops asking Redis for [`retry_interval`](RedisStoreBuilder::retry_interval) and
+///   answers as [`Unavailable`] says; one `tracing` warning when it degrades and one
+///   info event when Redis answers again. The connection reconnects by itself. Nothing
+///   panics; nothing blocks longer than the timeout.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use agent_error::recover::{CircuitBreaker, Store};
+/// use agent_error::redis::RedisStore;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let store: Arc<dyn Store> = Arc::new(RedisStore::builder("redis://127.0.0.1:6379").connect().await?);
+/// let breaker = CircuitBreaker::new().store(store);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: ConnectionManager,
+    handle: Handle,
+    prefix: String,
+    staleness: Duration,
+    timeout: Duration,
+    ttl: Duration,
+    retry_interval: Duration,
+    unavailable: Unavailable,
+    copies: Mutex<HashMap<String, Copy>>,
+    local: LocalStore,
+    /// The store's own breaker around Redis.
+    down_until: Mutex<Option<Instant>>,
+    degraded: AtomicBool,
+    round_trips: AtomicU64,
+    failures: AtomicU32,
+}
+
+/// What this replica last read of a key, with the server's deadlines turned into its own instants.
+#[derive(Clone)]
+enum Copy {
+    Pause {
+        read: Instant,
+        until: Instant,
+        length: Duration,
+        code: String,
+    },
+    Circuit {
+        read: Instant,
+        failures: u32,
+        until: Option<Instant>,
+        lease: Option<Instant>,
+    },
+}
+
+impl Copy {
+    fn read(&self) -> Instant {
+        match self {
+            Copy::Pause { read, .. } | Copy::Circuit { read, .. } => *read,
+        }
+    }
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // No URL: it may carry a password.
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.prefix)
+            .field("staleness", &self.inner.staleness)
+            .field("timeout", &self.inner.timeout)
+            .field("unavailable", &self.inner.unavailable)
+            .field("degraded", &self.is_degraded())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Settings of a [`RedisStore`], from [`RedisStore::builder`].
+#[derive(Clone, Debug)]
+pub struct RedisStoreBuilder {
+    url: String,
+    prefix: String,
+    staleness: Duration,
+    timeout: Duration,
+    ttl: Duration,
+    retry_interval: Duration,
+    unavailable: Unavailable,
+}
+
+impl RedisStoreBuilder {
+    /// The prefix of every key (`agent-error` by default); the layout's version follows it.
+    #[must_use]
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// How old the local copy of a key may be when a call reads it (1 s by default): a
+    /// change made by another replica reaches this one within this plus one round trip.
+    #[must_use]
+    pub fn staleness(mut self, staleness: Duration) -> Self {
+        self.staleness = staleness;
+        self
+    }
+
+    /// The longest one operation waits for Redis (50 ms by default).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long idle keys live in Redis (1 hour by default).
+    #[must_use]
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// After Redis failed to answer, how long the store answers without asking it (1 s by
+    /// default); then one operation tries again.
+    #[must_use]
+    pub fn retry_interval(mut self, interval: Duration) -> Self {
+        self.retry_interval = interval;
+        self
+    }
+
+    /// What to answer while Redis cannot be reached ([`Unavailable::Local`] by default).
+    #[must_use]
+    pub fn when_unavailable(mut self, unavailable: Unavailable) -> Self {
+        self.unavailable = unavailable;
+        self
+    }
+
+    /// Makes the store. It connects lazily and reconnects by itself, so a Redis that is
+    /// down now is no error: the store starts degraded. Must run on a tokio runtime, whose
+    /// handle the store keeps; an invalid URL or no runtime is an error.
+    pub async fn connect(self) -> RedisResult<RedisStore> {
+        let handle = Handle::try_current().map_err(|_| {
+            redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "RedisStore::connect must run on a tokio runtime",
+            ))
+        })?;
+        let client = redis::Client::open(self.url.as_str())?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(self.timeout))
+            .set_connection_timeout(Some(self.timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(self.retry_interval);
+        let conn = ConnectionManager::new_lazy_with_config(client, config)?;
+        Ok(RedisStore {
+            inner: Arc::new(Inner {
+                conn,
+                handle,
+                prefix: format!("{}:v1", self.prefix),
+                staleness: self.staleness,
+                timeout: self.timeout,
+                ttl: self.ttl,
+                retry_interval: self.retry_interval,
+                unavailable: self.unavailable,
+                copies: Mutex::new(HashMap::new()),
+                local: LocalStore::new(),
+                down_until: Mutex::new(None),
+                degraded: AtomicBool::new(false),
+                round_trips: AtomicU64::new(0),
+                failures: AtomicU32::new(0),
+            }),
+        })
+    }
+}
+
+/// A key's name with the characters that would break its hash tag percent-encoded.
+fn tag(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '{' => out.push_str("%7B"),
+            '}' => out.push_str("%7D"),
+            '%' => out.push_str("%25"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The instant of a server deadline, from the server's `now` answered with it.
+fn local_instant(read: Instant, now_ms: i64, at_ms: i64) -> Instant {
+    let ahead = Duration::from_millis(at_ms.saturating_sub(now_ms).max(0) as u64);
+    read + ahead
+}
+
+impl RedisStore {
+    /// Settings for a store on the server at `url` (`redis://host:port/db`).
+    pub fn builder(url: impl Into<String>) -> RedisStoreBuilder {
+        RedisStoreBuilder {
+            url: url.into(),
+            prefix: "agent-error".to_owned(),
+            staleness: Duration::from_secs(1),
+            timeout: Duration::from_millis(50),
+            ttl: Duration::from_secs(3600),
+            retry_interval: Duration::from_secs(1),
+            unavailable: Unavailable::Local,
+        }
+    }
+
+    /// The Redis key of an entity: `{prefix}:v1:{kind}:{{name}}`.
+    pub fn key(&self, kind: &str, name: &str) -> String {
+        format!("{}:{kind}:{{{}}}", self.inner.prefix, tag(name))
+    }
+
+    /// Whether Redis is unreachable now, the state being served as [`Unavailable`] says.
+    pub fn is_degraded(&self) -> bool {
+        self.inner.degraded.load(Ordering::Acquire)
+    }
+
+    /// Round trips to Redis made so far (each operation that asked the server, answered or not).
+    pub fn round_trips(&self) -> u64 {
+        self.inner.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// Runs one script on one key on the runtime (so that any thread may wait for it),
+    /// within the timeout; `None` when Redis did not answer or the store's breaker is open.
+    fn remote<T>(
+        &self,
+        script: &'static Script,
+        key: String,
+        args: Vec<String>,
+    ) -> impl Future<Output = Option<T>> + Send + 'static
+    where
+        T: redis::FromRedisValue + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        let open = inner.breaker_open();
+        let task = (!open).then(|| {
+            let inner = inner.clone();
+            inner.round_trips.fetch_add(1, Ordering::Relaxed);
+            self.inner.handle.spawn(async move {
+                let mut conn = inner.conn.clone();
+                let mut call = script.prepare_invoke();
+                call.key(key);
+                for arg in args {
+                    call.arg(arg);
+                }
+                let answer =
+                    tokio::time::timeout(inner.timeout, call.invoke_async::<T>(&mut conn)).await;
+                match answer {
+                    Ok(Ok(value)) => {
+                        inner.up();
+                        Some(value)
+                    }
+                    Ok(Err(e)) => {
+                        inner.down(&format!("{:?}", e.kind()));
+                        None
+                    }
+                    Err(_) => {
+                        inner.down("timeout");
+                        None
+                    }
+                }
+            })
+        });
+        async move {
+            match task {
+                Some(task) => task.await.ok().flatten(),
+                None => None,
+            }
+        }
+    }
+
+    fn copy(&self, key: &str) -> Option<Copy> {
+        // While degraded the state is served as `Unavailable` says, not from old copies.
+        if self.is_degraded() {
+            return None;
+        }
+        let copies = self.inner.copies.lock().unwrap_or_else(|p| p.into_inner());
+        copies
+            .get(key)
+            .filter(|c| c.read().elapsed() <= self.inner.staleness)
+            .cloned()
+    }
+
+    fn keep(&self, key: String, copy: Copy) {
+        let mut copies = self.inner.copies.lock().unwrap_or_else(|p| p.into_inner());
+        if copies.len() >= LocalStore::DEFAULT_CAPACITY && !copies.contains_key(&key) {
+            let staleness = self.inner.staleness;
+            copies.retain(|_, c| c.read().elapsed() <= staleness);
+            if copies.len() >= LocalStore::DEFAULT_CAPACITY {
+                copies.clear();
+            }
+        }
+        copies.insert(key, copy);
+    }
+
+    /// Keeps a pause answer, mirrors it locally, and turns it into a [`Pause`].
+    fn pause_answer(
+        &self,
+        name: &str,
+        key: String,
+        read: Instant,
+        (now, until, set, code): (i64, i64, i64, String),
+    ) -> Option<Pause> {
+        let until_at = local_instant(read, now, until);
+        let length = Duration::from_millis(until.saturating_sub(set).max(0) as u64);
+        self.keep(
+            key,
+            Copy::Pause {
+                read,
+                until: until_at,
+                length,
+                code: code.clone(),
+            },
+        );
+        if until == 0 {
+            return None;
+        }
+        let remaining = until_at.saturating_duration_since(Instant::now());
+        if !remaining.is_zero() {
+            self.inner.local.set_pause_now(name, remaining, &code);
+        }
+        pause_from(until_at, length, code)
+    }
+
+    fn circuit_answer(
+        &self,
+        key: String,
+        read: Instant,
+        answer: (i64, i64, i64, i64),
+    ) -> CircuitState {
+        let (now, failures, until, lease) = answer;
+        let copy = Copy::Circuit {
+            read,
+            failures: u32::try_from(failures).unwrap_or(u32::MAX),
+            until: (until != 0).then(|| local_instant(read, now, until)),
+            lease: (lease != 0).then(|| local_instant(read, now, lease)),
+        };
+        let state = circuit_from(&copy);
+        self.keep(key, copy);
+        state
+    }
+
+    fn fallback_pause(&self, name: &str) -> Option<Pause> {
+        match self.inner.unavailable {
+            Unavailable::Local => self.inner.local.pause_now(name),
+            Unavailable::FailOpen => None,
+            Unavailable::FailClosed => Some(Pause {
+                remaining: self.inner.retry_interval,
+                overdue: Duration::ZERO,
+                length: self.inner.retry_interval,
+                code: "provider_unavailable".to_owned(),
+            }),
+        }
+    }
+
+    fn fallback_circuit(&self, name: &str) -> CircuitState {
+        match self.inner.unavailable {
+            Unavailable::Local => self.inner.local.circuit_now(name),
+            Unavailable::FailOpen => CircuitState::Closed { failures: 0 },
+            Unavailable::FailClosed => CircuitState::Open {
+                closes_in: self.inner.retry_interval,
+            },
+        }
+    }
+}
+
+fn pause_from(until: Instant, length: Duration, code: String) -> Option<Pause> {
+    let now = Instant::now();
+    let pause = Pause {
+        remaining: until.saturating_duration_since(now),
+        overdue: now.saturating_duration_since(until),
+        length,
+        code,
+    };
+    (pause.overdue <= pause.max_jitter()).then_some(pause)
+}
+
+fn circuit_from(copy: &Copy) -> CircuitState {
+    let Copy::Circuit {
+        failures,
+        until,
+        lease,
+        ..
+    } = copy
+    else {
+        return CircuitState::Closed { failures: 0 };
+    };
+    let now = Instant::now();
+    match until {
+        None => CircuitState::Closed {
+            failures: *failures,
+        },
+        Some(_) if lease.is_some_and(|l| now < l) => CircuitState::HalfOpen,
+        Some(until) => CircuitState::Open {
+            closes_in: until.saturating_duration_since(now),
+        },
+    }
+}
+
+impl Inner {
+    fn breaker_open(&self) -> bool {
+        let down = self.down_until.lock().unwrap_or_else(|p| p.into_inner());
+        down.is_some_and(|until| Instant::now() < until)
+    }
+
+    fn up(&self) {
+        self.failures.store(0, Ordering::Relaxed);
+        *self.down_until.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if self.degraded.swap(false, Ordering::AcqRel) {
+            tracing::info!(
+                target: "agent_error::redis",
+                prefix = %self.prefix,
+                "Redis answers again: shared state is back"
+            );
+        }
+    }
+
+    fn down(&self, why: &str) {
+        self.failures.fetch_add(1, Ordering::Relaxed);
+        *self.down_until.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Instant::now() + self.retry_interval);
+        if !self.degraded.swap(true, Ordering::AcqRel) {
+            tracing::warn!(
+                target: "agent_error::redis",
+                prefix = %self.prefix,
+                error = why,
+                fallback = ?self.unavailable,
+                "Redis is unreachable: serving resilience state without it"
+            );
+        }
+    }
+}
+
+impl Store for RedisStore {
+    fn pause<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Pause>> {
+        let key = self.key("pause", name);
+        if let Some(Copy::Pause {
+            until,
+            length,
+            code,
+            ..
+        }) = self.copy(&key)
+        {
+            return Box::pin(std::future::ready(pause_from(until, length, code)));
+        }
+        let read = Instant::now();
+        let remote = self.remote(&scripts::PAUSE_GET, key.clone(), Vec::new());
+        Box::pin(async move {
+            match remote.await {
+                Some(answer) => self.pause_answer(name, key, read, answer),
+                None => self.fallback_pause(name),
+            }
+        })
+    }
+
+    fn set_pause<'a>(
+        &'a self,
+        name: &'a str,
+        wait: Duration,
+        code: &'a str,
+    ) -> StoreFuture<'a, Pause> {
+        let local = self.inner.local.set_pause_now(name, wait, code);
+        let key = self.key("pause", name);
+        let grace = ms(Duration::from_secs(1)) + 1000;
+        let read = Instant::now();
+        let remote = self.remote(
+            &scripts::PAUSE_SET,
+            key.clone(),
+            vec![
+                ms(wait).max(1).to_string(),
+                code.to_owned(),
+                grace.to_string(),
+            ],
+        );
+        Box::pin(async move {
+            match remote.await {
+                Some(answer) => self.pause_answer(name, key, read, answer).unwrap_or(local),
+                None => match self.inner.unavailable {
+                    Unavailable::FailOpen => local,
+                    _ => self.fallback_pause(name).unwrap_or(local),
+                },
+            }
+        })
+    }
+
+    fn circuit<'a>(&'a self, name: &'a str) -> StoreFuture<'a, CircuitState> {
+        let key = self.key("circuit", name);
+        if let Some(copy) = self.copy(&key) {
+            return Box::pin(std::future::ready(circuit_from(&copy)));
+        }
+        let read = Instant::now();
+        let remote = self.remote(&scripts::CIRCUIT_GET, key.clone(), Vec::new());
+        Box::pin(async move {
+            match remote.await {
+                Some(answer) => self.circuit_answer(key, read, answer),
+                None => self.fallback_circuit(name),
+            }
+        })
+    }
+
+    fn record_failure<'a>(
+        &'a self,
+        name: &'a str,
+        rule: BreakerRule,
+    ) -> StoreFuture<'a, CircuitState> {
+        let local = self.inner.local.record_failure_now(name, rule);
+        let key = self.key("circuit", name);
+        let read = Instant::now();
+        let remote = self.remote(
+            &scripts::FAILURE,
+            key.clone(),
+            vec![
+                rule.threshold.max(1).to_string(),
+                ms(rule.cooldown).to_string(),
+                ms(self.inner.ttl).to_string(),
+            ],
+        );
+        Box::pin(async move {
+            match remote.await {
+                Some(answer) => self.circuit_answer(key, read, answer),
+                None => match self.inner.unavailable {
+                    Unavailable::Local => local,
+                    _ => self.fallback_circuit(name),
+                },
+            }
+        })
+    }
+
+    fn record_success<'a>(&'a self, name: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.local.record_success_now(name);
+        let key = self.key("circuit", name);
+        let read = Instant::now();
+        let remote = self.remote(&scripts::SUCCESS, key.clone(), Vec::new());
+        Box::pin(async move {
+            if let Some(answer) = remote.await {
+                self.circuit_answer(key, read, answer);
+            }
+        })
+    }
+
+    fn claim_trial<'a>(
+        &'a self,
+        name: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Option<TrialToken>> {
+        let key = self.key("circuit", name);
+        let remote = self.remote::<(i64, i64)>(
+            &scripts::CLAIM,
+            key.clone(),
+            vec![ms(lease).max(1).to_string(), ms(self.inner.ttl).to_string()],
+        );
+        Box::pin(async move {
+            match remote.await {
+                Some((_, token)) => {
+                    // The copy no longer says what the server does: read it again next time.
+                    self.inner
+                        .copies
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&key);
+                    u64::try_from(token)
+                        .ok()
+                        .filter(|t| *t != 0)
+                        .map(TrialToken)
+                }
+                None => match self.inner.unavailable {
+                    // Local trials carry the top bit, so that Redis never takes them for its own.
+                    Unavailable::Local => self
+                        .inner
+                        .local
+                        .claim_trial_now(name, lease)
+                        .map(|t| TrialToken(t.0 | 1 << 63)),
+                    Unavailable::FailOpen => Some(TrialToken(1 << 63)),
+                    Unavailable::FailClosed => None,
+                },
+            }
+        })
+    }
+
+    fn finish_trial<'a>(
+        &'a self,
+        name: &'a str,
+        token: TrialToken,
+        ok: bool,
+        rule: BreakerRule,
+    ) -> StoreFuture<'a, ()> {
+        if token.0 & 1 << 63 != 0 {
+            self.inner
+                .local
+                .finish_trial_now(name, TrialToken(token.0 & !(1 << 63)), ok, rule);
+            return Box::pin(std::future::ready(()));
+        }
+        let key = self.key("circuit", name);
+        let remote = self.remote::<(i64, i64)>(
+            &scripts::FINISH,
+            key.clone(),
+            vec![
+                token.0.to_string(),
+                if ok { "1" } else { "0" }.to_owned(),
+                ms(rule.cooldown).to_string(),
+                ms(self.inner.ttl).to_string(),
+            ],
+        );
+        Box::pin(async move {
+            remote.await;
+            self.inner
+                .copies
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
+        })
+    }
+
+    fn abandon_trial(&self, name: &str, token: TrialToken) {
+        if token.0 & 1 << 63 != 0 {
+            self.inner
+                .local
+                .abandon_trial(name, TrialToken(token.0 & !(1 << 63)));
+            return;
+        }
+        let remote = self.remote::<(i64, i64)>(
+            &scripts::FINISH,
+            self.key("circuit", name),
+            vec![
+                token.0.to_string(),
+                "-1".to_owned(),
+                "0".to_owned(),
+                "0".to_owned(),
+            ],
+        );
+        // Nobody waits: the lease ends the trial anyway if this does not reach Redis.
+        self.inner.handle.spawn(remote);
+    }
+
+    fn spend<'a>(&'a self, name: &'a str, cost: u32, capacity: u32) -> StoreFuture<'a, bool> {
+        let remote = self.remote::<(i64, i64)>(
+            &scripts::SPEND,
+            self.key("budget", name),
+            vec![
+                cost.to_string(),
+                capacity.to_string(),
+                ms(self.inner.ttl).to_string(),
+            ],
+        );
+        Box::pin(async move {
+            match remote.await {
+                Some((_, paid)) => paid == 1,
+                None => match self.inner.unavailable {
+                    Unavailable::Local => self.inner.local.spend_now(name, cost, capacity),
+                    Unavailable::FailOpen => true,
+                    Unavailable::FailClosed => false,
+                },
+            }
+        })
+    }
+
+    fn refill<'a>(&'a self, name: &'a str, tokens: u32, capacity: u32) -> StoreFuture<'a, ()> {
+        self.inner.local.refill_now(name, tokens, capacity);
+        let remote = self.remote::<(i64, i64)>(
+            &scripts::REFILL,
+            self.key("budget", name),
+            vec![tokens.to_string(), capacity.to_string()],
+        );
+        Box::pin(async move {
+            remote.await;
+        })
+    }
+
+    fn wait_limit(&self) -> Duration {
+        // The timeout, and a margin for the runtime to schedule the operation.
+        self.inner.timeout + Duration::from_millis(20)
+    }
+}
