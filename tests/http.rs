@@ -1144,10 +1144,11 @@ fn status_taking_functions_take_literals_and_status_codes() {
         StatusError::from_response(429, None, "", now),
     ];
     let code = http::StatusCode::TOO_MANY_REQUESTS;
+    let borrowed: &http::StatusCode = &code;
     let from_status_code = [
         StatusError::new(code),
         StatusError::from_parts(code, &headers, "slow down"),
-        StatusError::from_head(&code, &headers),
+        StatusError::from_head(borrowed, &headers),
         StatusError::from_parts_at(code, &headers, b"", now),
         StatusError::from_response(code, None, "", now),
     ];

@@ -48,6 +48,8 @@ pub mod recover;
 #[cfg(feature = "serde")]
 pub mod report;
 pub mod retry;
+// The state that retry and recover keep, and where it lives: below both.
+mod store;
 #[cfg(feature = "tokio")]
 mod tokio;
 pub mod tool;

@@ -22,11 +22,17 @@ fn classify(_: &Elapsed) -> Option<crate::Error> {
     ))
 }
 
-crate::__private::register_classifier!(
-    Elapsed,
-    classify,
-    crate::__private::ClassifierOrigin::Builtin
-);
+/// [`classify`] for a link of any type, registered as every classifier is.
+fn classify_link(link: &(dyn std::error::Error + 'static)) -> Option<crate::Error> {
+    link.downcast_ref::<Elapsed>().and_then(classify)
+}
+
+inventory::submit! {
+    crate::core::registry::ClassifierRegistration::of::<Elapsed>(
+        classify_link,
+        crate::core::registry::Origin::Builtin,
+    )
+}
 
 /// The sleep an integration awaits between attempts: tokio's, unless the user gave one
 /// (another runtime's, or a fake one in tests).

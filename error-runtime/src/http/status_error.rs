@@ -356,7 +356,7 @@ impl fmt::Display for StatusError {
         crate::core::agent::write_head(f, &self.op, self.code())?;
         self.fmt_message(f)?;
         match &self.source {
-            Some(source) => crate::__private::write_cause(f, &**source),
+            Some(source) => crate::core::agent::write_cause(f, &**source),
             None => Ok(()),
         }
     }

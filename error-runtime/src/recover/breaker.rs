@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use super::clock::{Clock, SystemClock, nanos, seconds_text};
-use super::store::{BreakerRule, Store, TrialToken, block_on};
 use crate::catalog::{Catalog, CodeDoc};
+use crate::store::{BreakerRule, CircuitState, Store, TrialToken, block_on};
+use crate::store::{Clock, SystemClock, nanos, seconds_text};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.
@@ -131,23 +131,6 @@ impl Default for CircuitBreaker {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The state of one key's circuit, as [`CircuitBreaker::state`] reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CircuitState {
-    /// Calls run; `failures` is how many failed in a row.
-    Closed {
-        /// Failures in a row.
-        failures: u32,
-    },
-    /// Calls fail fast; the next call after `closes_in` is the trial.
-    Open {
-        /// How long until a trial call is let through.
-        closes_in: Duration,
-    },
-    /// The one trial call is running; other calls fail fast.
-    HalfOpen,
 }
 
 /// One key's circuit: the failures in a row, and the state with the end of its cooldown.

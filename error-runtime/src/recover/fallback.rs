@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::clock::{Clock, SystemClock, nanos, seconds_text};
-use super::store::{Store, block_on};
 use crate::retry::{HandBack, Retrier, Stop};
+use crate::store::{Clock, SystemClock, nanos, seconds_text};
+use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 
 /// A boxed error, as every failure of a [`Fallback`] is kept.

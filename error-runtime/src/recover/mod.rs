@@ -1,4 +1,4 @@
-//! Recovering in an agent loop (SPEC §9): fallback chains, circuit breakers and one
+//! Recovering in an agent loop: fallback chains, circuit breakers and one
 //! decision function, built on the classification and the [`Retrier`](crate::retry::Retrier).
 //!
 //! - [`Fallback`]: ordered candidates (models, endpoints); a rate-limited one, or one whose
@@ -20,13 +20,13 @@
 //! that tests move by hand.
 
 mod breaker;
-mod clock;
 mod decide;
 mod fallback;
-mod store;
 
-pub use breaker::{CircuitBreaker, CircuitOpen, CircuitState, Permit, TOOL_DISABLED};
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use crate::store::{
+    BreakerRule, CircuitState, Clock, LocalStore, ManualClock, Pause, Store, StoreFuture,
+    SystemClock, TrialToken, block_on,
+};
+pub use breaker::{CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
-pub use store::{BreakerRule, LocalStore, Pause, Store, StoreFuture, TrialToken, block_on};

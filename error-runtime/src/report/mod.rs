@@ -25,7 +25,6 @@ use serde::{Deserialize, Serialize};
 
 use lenient::{Lenient, Strings};
 
-use crate::__private::Remote;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 mod lenient;
@@ -315,6 +314,21 @@ fn valid_code(code: String) -> String {
 fn valid_op(op: Option<String>) -> String {
     op.filter(|op| crate::core::codes::is_valid_op(op))
         .unwrap_or_default()
+}
+
+#[doc(hidden)]
+/// A classification read back from another protocol's error (an MCP tool result, a gRPC
+/// status), before it becomes a [`Report`].
+pub struct Remote {
+    pub op: String,
+    pub code: String,
+    pub message: String,
+    pub retryable: bool,
+    pub rate_limited: bool,
+    pub retry_after: Option<Duration>,
+    /// `None`: the code's default in the shared vocabulary, else `retry` or `abort`.
+    pub recovery: Option<Recovery>,
+    pub hints: Vec<String>,
 }
 
 impl Report {

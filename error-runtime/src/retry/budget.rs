@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::recover::{Store, block_on};
+use crate::store::{Store, block_on};
 
 /// A token bucket shared across retriers (clone the handle; every clone is the same bucket).
 ///

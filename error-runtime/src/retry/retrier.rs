@@ -13,7 +13,7 @@ use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope};
 use crate::core::classify::classify_again;
 use crate::core::registry::Cast;
-use crate::recover::{Store, block_on};
+use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for

@@ -1,6 +1,7 @@
 //! `Store`: where the resilience state that a fleet of replicas must share is kept —
-//! cooldowns and server-announced pauses, circuit breakers, retry budgets — and
-//! `LocalStore`, the in-process one.
+//! cooldowns and server-announced pauses, circuit breakers, retry budgets — with
+//! `LocalStore`, the in-process one, and the `Clock` it reads. Below `retry` and `recover`,
+//! which both keep such state; its public names are `recover::`'s.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -11,8 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use super::breaker::CircuitState;
-use super::clock::{Clock, SystemClock, nanos};
+mod clock;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub(crate) use clock::{nanos, seconds_text};
 
 /// The future a [`Store`] operation returns: boxed, so that the trait stays object safe.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -68,7 +71,7 @@ pub struct BreakerRule {
     pub cooldown: Duration,
 }
 
-/// The state that [`Fallback`](super::Fallback) (cooldowns), [`CircuitBreaker`](super::CircuitBreaker)
+/// The state that [`Fallback`](crate::recover::Fallback) (cooldowns), [`CircuitBreaker`](crate::recover::CircuitBreaker)
 /// (per-key circuits) and the [`Retrier`](crate::retry::Retrier) (server-announced pauses,
 /// and opt-in its budget) keep, behind one object-safe trait: [`LocalStore`] in one
 /// process, a shared store (such as the Redis one of the `redis` feature) across a fleet.
@@ -228,7 +231,7 @@ impl LocalStore {
         Self::with_clock(SystemClock)
     }
 
-    /// An empty store reading time from `clock` (a [`ManualClock`](super::ManualClock) in tests).
+    /// An empty store reading time from `clock` (a [`ManualClock`](ManualClock) in tests).
     pub fn with_clock(clock: impl Clock + 'static) -> Self {
         LocalStore {
             clock: Arc::new(clock),
@@ -536,4 +539,21 @@ pub fn block_on<F: Future>(future: F, limit: Duration) -> Option<F::Output> {
         }
         std::thread::park_timeout(left);
     }
+}
+
+/// The state of one key's circuit, as [`CircuitBreaker::state`](crate::recover::CircuitBreaker::state) reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CircuitState {
+    /// Calls run; `failures` is how many failed in a row.
+    Closed {
+        /// Failures in a row.
+        failures: u32,
+    },
+    /// Calls fail fast; the next call after `closes_in` is the trial.
+    Open {
+        /// How long until a trial call is let through.
+        closes_in: Duration,
+    },
+    /// The one trial call is running; other calls fail fast.
+    HalfOpen,
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// A monotonic clock: the time elapsed since a fixed point of the clock's choosing.
 ///
-/// [`Fallback`](super::Fallback) and [`CircuitBreaker`](super::CircuitBreaker) read it to
+/// [`Fallback`](crate::recover::Fallback) and [`CircuitBreaker`](crate::recover::CircuitBreaker) read it to
 /// start and end cooldowns; [`SystemClock`] is the real one, [`ManualClock`] the one tests
 /// move by hand. A clock never goes back.
 pub trait Clock: Send + Sync {
