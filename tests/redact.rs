@@ -1,5 +1,6 @@
-//! `#[redact]`: the public message shows `[redacted]`, the operator's view (Display,
-//! `fmt_message`, `message()`) the real value; hints are public.
+//! `#[redact]`: the public message and Display (logs leave the process) show
+//! `[redacted]`; only an explicit call (`fmt_message`, `message()`, `unredacted()`) shows the
+//! real value; hints are public.
 
 use std::fmt;
 
@@ -91,10 +92,15 @@ fn the_public_message_hides_a_redacted_field() {
 }
 
 #[test]
-fn display_and_message_show_the_real_value() {
+fn display_redacts_and_explicit_calls_show_the_real_value() {
+    use agent_error::display::Unredact;
     let e = bad_key();
     assert_eq!(
         e.to_string(),
+        "auth.login [auth_error]: login failed for alice with key [redacted]"
+    );
+    assert_eq!(
+        e.unredacted().to_string(),
         "auth.login [auth_error]: login failed for alice with key sk-123"
     );
     assert_eq!(e.message(), "login failed for alice with key sk-123");
@@ -185,6 +191,10 @@ fn a_redacted_struct_field() {
     assert_eq!(public(&e), "query [redacted] failed");
     assert_eq!(
         e.to_string(),
+        "db.query [query_failed]: query [redacted] failed"
+    );
+    assert_eq!(
+        agent_error::display::unredacted(&e).to_string(),
         "db.query [query_failed]: query SELECT * FROM users failed"
     );
 }

@@ -12,7 +12,7 @@ use syn::{Attribute, LitStr, Token};
 use crate::errors::Errors;
 use crate::format;
 use crate::model::{
-    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant,
+    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant, View,
     formatter,
 };
 use crate::parse::Sp;
@@ -149,6 +149,7 @@ fn function_call(
         by_function: true,
         lit,
         args: vec![call.clone()],
+        display_args: vec![call.clone()],
         public_args: vec![call],
         uses: Vec::new(),
         shown: Vec::new(),
@@ -264,7 +265,7 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             }
         }
     };
-    let message = c.message().write(&f, false);
+    let message = c.message().write(&f, View::Display);
     let body = match shown_cause(c) {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
@@ -319,15 +320,19 @@ pub fn expand_messages(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
     let method = |public: bool| {
-        let (name, ask) = if public {
-            (quote!(fmt_public_message), Ask::FmtPublicMessage)
+        let (name, ask, view) = if public {
+            (
+                quote!(fmt_public_message),
+                Ask::FmtPublicMessage,
+                View::Public,
+            )
         } else {
-            (quote!(fmt_message), Ask::FmtMessage)
+            (quote!(fmt_message), Ask::FmtMessage, View::Full)
         };
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
                 let pattern = v.bind_all();
-                let write = c.message().write(&f, public);
+                let write = c.message().write(&f, view);
                 quote!(#pattern => #write,)
             }
             Body::Transparent(t) => transparent::arm(input, v, t, ask),

@@ -244,6 +244,18 @@ pub enum FmtTrait {
     Pointer,
 }
 
+/// Which text of a message a method writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Every field as it is (`fmt_message`).
+    Full,
+    /// `#[redact]` fields as `[redacted]`, the rest as it is (Display).
+    Display,
+    /// `#[redact]` fields as `[redacted]`, error fields in their public form
+    /// (`fmt_public_message`, hints).
+    Public,
+}
+
 /// A format string checked against the fields and rewritten into bindings (`format.rs`).
 #[derive(Clone)]
 pub struct Template {
@@ -253,7 +265,10 @@ pub struct Template {
     pub lit: LitStr,
     /// Arguments after the string, for the operator's view.
     pub args: Vec<TokenStream>,
-    /// The same arguments with redacted fields replaced, for public renderings.
+    /// The same arguments with `#[redact]` fields replaced, for Display.
+    pub display_args: Vec<TokenStream>,
+    /// The same arguments with redacted fields replaced and error fields in their public
+    /// form, for public renderings.
     pub public_args: Vec<TokenStream>,
     /// Fields the placeholders name, with the trait they are formatted with.
     pub uses: Vec<(usize, FmtTrait)>,
