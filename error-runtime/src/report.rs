@@ -172,9 +172,10 @@ impl Report {
     /// `StatusError`'s), else one that fits its code: 429 for `rate_limit` and
     /// `budget_exhausted`, 504 `timeout`, 503 `provider_unavailable`, 401 `auth_error`,
     /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
-    /// 500 otherwise.
+    /// 500 otherwise. Always an error status (400–599): a status outside it (a relayed
+    /// report that says `200`, `101` or `304`) is not the error's, and the code decides.
     pub fn http_status(&self) -> u16 {
-        if let Some(status) = valid_status(self.inner.status) {
+        if let Some(status) = self.inner.status.filter(|s| (400..=599).contains(s)) {
             return status;
         }
         match self.inner.code.as_str() {
