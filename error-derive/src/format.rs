@@ -48,11 +48,11 @@ impl Template {
         self.shown.contains(&index)
     }
 
-    /// Whether the public rendering differs from the operator's.
-    pub fn mentions_redacted(&self) -> bool {
+    /// Whether the message as `view` writes it differs from the operator's full text.
+    pub fn differs(&self, view: View) -> bool {
         self.args
             .iter()
-            .zip(&self.public_args)
+            .zip(self.args(view))
             .any(|(a, b)| a.to_string() != b.to_string())
     }
 

@@ -315,19 +315,15 @@ pub fn expand_display(input: &Input) -> TokenStream {
     }
 }
 
-/// `fmt_message` and `fmt_public_message` of `AgentError`.
+/// `fmt_message`, `fmt_redacted_message` and `fmt_public_message` of `AgentError`.
 pub fn expand_messages(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
-    let method = |public: bool| {
-        let (name, ask, view) = if public {
-            (
-                quote!(fmt_public_message),
-                Ask::FmtPublicMessage,
-                View::Public,
-            )
-        } else {
-            (quote!(fmt_message), Ask::FmtMessage, View::Full)
+    let method = |view: View| {
+        let (name, ask) = match view {
+            View::Full => (quote!(fmt_message), Ask::FmtMessage),
+            View::Display => (quote!(fmt_redacted_message), Ask::FmtRedactedMessage),
+            View::Public => (quote!(fmt_public_message), Ask::FmtPublicMessage),
         };
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
@@ -345,12 +341,22 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             }
         }
     };
-    let private = method(false);
-    let public = if input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => c.message().mentions_redacted(),
-        Body::Transparent(_) => true,
-    }) {
-        method(true)
+    let private = method(View::Full);
+    let differs = |view: View| {
+        input.variants.iter().any(|v| match &v.body {
+            Body::Classified(c) => c.message().differs(view),
+            Body::Transparent(_) => true,
+        })
+    };
+    // The trait's default (`fmt_message`) serves a type whose messages show no `#[redact]`
+    // field.
+    let redacted = if differs(View::Display) {
+        method(View::Display)
+    } else {
+        TokenStream::new()
+    };
+    let public = if differs(View::Public) {
+        method(View::Public)
     } else {
         quote! {
             #[inline]
@@ -359,5 +365,5 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             }
         }
     };
-    quote!(#private #public)
+    quote!(#private #redacted #public)
 }

@@ -231,7 +231,7 @@ impl fmt::Display for Chain<'_> {
                     } else if self.mode == Mode::Unredacted {
                         write!(OneLine::new(f, usize::MAX), "{}", Message(&*e))?;
                     } else {
-                        write!(OneLine::new(f, usize::MAX), "{}", PublicMessage(&*e))?;
+                        write!(OneLine::new(f, usize::MAX), "{}", RedactedMessage(&*e))?;
                     }
                 }
                 // Through `OneLine`, so that the caller's flags (`#`, width) do not reach a
@@ -255,11 +255,11 @@ impl fmt::Display for Message<'_> {
     }
 }
 
-/// A link's message as [`AgentError::fmt_public_message`] writes it, unfolded.
-struct PublicMessage<'a>(&'a dyn AgentError);
+/// A link's message as [`AgentError::fmt_redacted_message`] writes it, unfolded.
+struct RedactedMessage<'a>(&'a dyn AgentError);
 
-impl fmt::Display for PublicMessage<'_> {
+impl fmt::Display for RedactedMessage<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_public_message(f)
+        self.0.fmt_redacted_message(f)
     }
 }
