@@ -249,3 +249,48 @@ fn a_redacted_field_written_in_hex_reads_redacted() {
         "token [redacted] of    8 bytes"
     );
 }
+
+/// `#[agent(debug)]`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
+#[derive(AgentError)]
+#[agent(op = "auth.login", debug)]
+enum Login<T> {
+    #[agent(code = "auth_error")]
+    #[error("key {key} rejected for {user}")]
+    BadKey {
+        user: T,
+        #[redact]
+        key: String,
+    },
+    #[agent(code = "bad_token")]
+    #[error("token rejected")]
+    BadToken(#[redact] String, u32),
+    #[agent(code = "locked")]
+    #[error("account locked")]
+    Locked,
+}
+
+#[test]
+fn a_derived_debug_redacts_and_anyhow_shows_no_secret() {
+    let e = Login::BadKey {
+        user: "alice",
+        key: "sk-123".into(),
+    };
+    assert_eq!(
+        format!("{e:?}"),
+        r#"BadKey { user: "alice", key: [redacted] }"#
+    );
+    assert_eq!(
+        format!("{:?}", Login::<&str>::BadToken("tok-9".into(), 7)),
+        "BadToken([redacted], 7)"
+    );
+    assert_eq!(format!("{:?}", Login::<&str>::Locked), "Locked");
+    let e = anyhow::Error::new(e);
+    for text in [
+        format!("{e}"),
+        format!("{e:#}"),
+        format!("{e:?}"),
+        format!("{e:#?}"),
+    ] {
+        assert!(!text.contains("sk-123"), "{text}");
+    }
+}

@@ -47,6 +47,8 @@ pub struct Input<'a> {
     /// `PartialEq` or `Eq` in a `#[derive(...)]` after the one that holds `AgentError`
     /// (the derive does not see its own attribute nor the ones before it).
     pub derived_eq: Vec<syn::Path>,
+    /// `Debug` among the type's `#[derive(...)]` paths.
+    pub derived_debug: Vec<syn::Path>,
     pub krate: TokenStream,
     pub variants: Vec<Variant<'a>>,
 }
@@ -160,6 +162,8 @@ pub struct AgentAttrs {
     pub since: Option<Sp<String>>,
     pub deprecated: Option<Sp<String>>,
     pub no_eq: Option<Span>,
+    /// `debug`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
+    pub debug: Option<Span>,
     pub krate: Option<Sp<syn::Path>>,
 }
 
