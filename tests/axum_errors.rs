@@ -247,7 +247,7 @@ async fn a_relayed_report_that_says_success_answers_as_an_error() {
     for path in ["/relayed/200", "/relayed/101", "/relayed/304"] {
         let answer = call(path).await;
         assert_eq!(answer.status, 500, "{path}");
-        assert_eq!(answer.content_type.as_deref(), PROBLEM.as_deref());
+        assert_eq!(answer.content_type.as_deref(), PROBLEM);
         let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
         assert_eq!(body["status"], 500, "{path}");
         assert_eq!(body["code"], "tool_failed");

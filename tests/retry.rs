@@ -410,7 +410,7 @@ fn the_retriers_default_cap_bounds_alternating_codes() {
         (outcome.stop, outcome.attempts),
         (Stop::AttemptsExhausted, 6)
     );
-    assert!(6 < Retrier::DEFAULT_MAX_ATTEMPTS);
+    const { assert!(6 < Retrier::DEFAULT_MAX_ATTEMPTS) };
     assert_eq!(slept.len(), 5);
 }
 
