@@ -107,7 +107,10 @@ mod through_a_reexport {
             key: "a".into(),
             token: "t".into(),
         };
-        assert_eq!(e.to_string(), "re.export [not_found]: no key a, token [redacted]");
+        assert_eq!(
+            e.to_string(),
+            "re.export [not_found]: no key a, token [redacted]"
+        );
         assert_eq!(e.hints(), ["check a"]);
         assert_eq!(e.recovery(), Recovery::Replan);
         assert!(!e.is_retryable());

@@ -127,7 +127,11 @@ impl<W: fmt::Write + ?Sized> fmt::Write for OneLine<'_, W> {
     }
 }
 
-/// `text` folded onto one line (see [`OneLine`]) and cut after `cap` bytes.
+/// `text` folded onto one line, as every rendering that crosses a trust boundary folds it,
+/// and cut after `cap` bytes with [`ELLIPSIS`]: line and paragraph breaks (`\n`, `\r`,
+/// `\t`, VT, FF, FS, GS, RS, US, NEL, U+2028, U+2029) become spaces; every other C0 and C1
+/// control and the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069) go.
 ///
 /// ```
 /// use agent_error::display;
