@@ -176,19 +176,67 @@ fn trim_start_from(out: &mut String, start: usize) {
     out.replace_range(start..start + lead, "");
 }
 
-/// Writes `text` into `out` folded onto one line (see [`OneLine`]) and capped at `cap`
-/// bytes, then trims it: leading and trailing white space goes, and trailing periods.
-/// The text is written straight into `out`: most messages need no change, and then
-/// nothing is copied twice.
+/// A writer into a `String` that keeps at most `left` bytes (cut at a character boundary)
+/// and drops the rest: the cheap cap of [`push_folded`], which folds afterwards.
+struct Capped<'a> {
+    out: &'a mut String,
+    left: usize,
+    cut: bool,
+}
+
+impl fmt::Write for Capped<'_> {
+    #[inline]
+    fn write_str(&mut self, piece: &str) -> fmt::Result {
+        if piece.len() <= self.left {
+            self.left -= piece.len();
+            self.out.push_str(piece);
+        } else if !self.cut {
+            let mut end = self.left;
+            while !piece.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.out.push_str(&piece[..end]);
+            self.left = 0;
+            self.cut = true;
+        }
+        Ok(())
+    }
+}
+
+/// Folds what was written after `first` (a byte that [`suspect`] flags) as [`OneLine`]
+/// does.
+#[cold]
+fn fold_tail(out: &mut String, first: usize) {
+    let tail = out.split_off(first);
+    out.extend(tail.chars().filter_map(fold_char));
+}
+
+/// Writes `text` into `out` folded onto one line (as [`OneLine`] folds) and capped at
+/// `cap` bytes, then trims it: leading and trailing white space goes, and trailing
+/// periods; a cut text ends with [`ELLIPSIS`]. The text is written straight into `out` and
+/// looked at once, 16 bytes at a time: most messages need no change, and then nothing is
+/// copied twice.
 #[inline]
 fn push_folded(out: &mut String, text: fmt::Arguments<'_>, cap: usize) {
     let start = out.len();
+    let mut capped = Capped {
+        out,
+        left: cap,
+        cut: false,
+    };
     // Writing into a String cannot fail; a Display that fails leaves what it wrote.
-    let _ = OneLine::new(out, cap).write_fmt(text);
+    let _ = capped.write_fmt(text);
+    let cut = capped.cut;
+    if let Some(first) = find_suspect(&out.as_bytes()[start..]) {
+        fold_tail(out, start + first);
+    }
     if out.as_bytes().get(start).is_some_and(|&b| !solid(b)) {
         trim_start_from(out, start);
     }
     trim_end_from(out, start);
+    if cut {
+        out.push_str(ELLIPSIS);
+    }
 }
 
 /// The message of `e` as [`AgentError::fmt_public_message`] writes it, unfolded.
