@@ -71,6 +71,32 @@ async fn foreign_unclassified() -> Result<String, ApiError> {
     Err(ApiError::from_error(&std::io::Error::other(SECRET)))
 }
 
+/// A report relayed from another service, which says `status`.
+fn relayed(status: u16) -> Result<String, ApiError> {
+    let json = format!(
+        r#"{{"op":"orders.get","code":"tool_failed","message":"upstream said so","status":{status}}}"#
+    );
+    let report: agent_error::Report = serde_json::from_str(&json).unwrap();
+    Err(report)?
+}
+
+async fn relayed_200() -> Result<String, ApiError> {
+    relayed(200)
+}
+
+async fn relayed_101() -> Result<String, ApiError> {
+    relayed(101)
+}
+
+async fn relayed_304() -> Result<String, ApiError> {
+    relayed(304)
+}
+
+/// A 429 whose `Retry-After` saturated to `Duration::MAX` when it was read.
+async fn forever() -> Result<String, ApiError> {
+    Err(StatusError::new(429).with_retry_after(Duration::MAX))?
+}
+
 async fn ok() -> Result<String, ApiError> {
     Ok("fine".into())
 }
@@ -92,6 +118,10 @@ async fn call(path: &str) -> Answer {
         .route("/overloaded", get(overloaded))
         .route("/foreign/timeout", get(foreign_timeout))
         .route("/foreign/unclassified", get(foreign_unclassified))
+        .route("/relayed/200", get(relayed_200))
+        .route("/relayed/101", get(relayed_101))
+        .route("/relayed/304", get(relayed_304))
+        .route("/forever", get(forever))
         .route("/ok", get(ok));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -210,4 +240,27 @@ async fn a_success_is_untouched() {
     let a = call("/ok").await;
     assert_eq!(a.status, 200);
     assert_eq!(a.body, "fine");
+}
+
+#[tokio::test]
+async fn a_relayed_report_that_says_success_answers_as_an_error() {
+    for path in ["/relayed/200", "/relayed/101", "/relayed/304"] {
+        let answer = call(path).await;
+        assert_eq!(answer.status, 500, "{path}");
+        assert_eq!(answer.content_type.as_deref(), PROBLEM);
+        let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        assert_eq!(body["status"], 500, "{path}");
+        assert_eq!(body["code"], "tool_failed");
+    }
+}
+
+#[tokio::test]
+async fn an_endless_retry_after_is_clamped_on_the_wire() {
+    let answer = call("/forever").await;
+    assert_eq!(answer.status, 429);
+    assert_eq!(
+        answer.retry_after,
+        Some(agent_error::axum::MAX_RETRY_AFTER_SECS.to_string())
+    );
+    assert_eq!(agent_error::axum::MAX_RETRY_AFTER_SECS, 86_400);
 }

@@ -46,7 +46,7 @@ mod through_the_runtime {
         };
         assert_eq!(
             e.to_string(),
-            "rt.call [rate_limit]: throttled by upstream, secret s3cret: 429"
+            "rt.call [rate_limit]: throttled by upstream, secret [redacted]: 429"
         );
         assert_eq!(e.source().unwrap().to_string(), "429");
         assert!(e.is_rate_limited());
@@ -107,7 +107,10 @@ mod through_a_reexport {
             key: "a".into(),
             token: "t".into(),
         };
-        assert_eq!(e.to_string(), "re.export [not_found]: no key a, token t");
+        assert_eq!(
+            e.to_string(),
+            "re.export [not_found]: no key a, token [redacted]"
+        );
         assert_eq!(e.hints(), ["check a"]);
         assert_eq!(e.recovery(), Recovery::Replan);
         assert!(!e.is_retryable());

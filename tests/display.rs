@@ -580,7 +580,16 @@ fn public_renderings_show_a_derived_cause_without_its_head() {
     let e = Completion::Http(Http::Secret {
         key: "sk-123".into(),
     });
-    assert_eq!(e.message(), "completion failed: key sk-123 refused");
+    // A cause written into a message is written as its Display, which redacts; the
+    // value is read only on purpose, through the unredacted chain.
+    assert_eq!(e.message(), "completion failed: key [redacted] refused");
+    assert!(
+        agent_error::display::unredacted(&e)
+            .to_string()
+            .ends_with(": key sk-123 refused"),
+        "{}",
+        agent_error::display::unredacted(&e)
+    );
     assert_eq!(
         agent_error::tool::render(&e),
         "[error:http] completion failed: key [redacted] refused"

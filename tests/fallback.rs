@@ -372,3 +372,20 @@ async fn the_async_run_falls_back_and_cools_down_too() {
     assert_eq!(answer.failures[0].stop, Stop::FellBack);
     assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
 }
+
+#[test]
+fn a_peers_retry_after_cools_a_candidate_for_an_hour_at_most() {
+    let m = Models::new();
+    let _ = m.run(|model| match model {
+        "primary" => Err(rate_limited().with_retry_after(Duration::MAX)),
+        _ => Ok("answer"),
+    });
+    assert_eq!(
+        m.fallback.cooling_for(0),
+        Some(Fallback::<&str>::MAX_SERVER_COOLDOWN)
+    );
+    assert_eq!(Fallback::<&str>::MAX_SERVER_COOLDOWN, 3600 * SEC);
+    // An hour later, the primary is tried again.
+    m.clock.advance(3600 * SEC);
+    assert_eq!(m.fallback.cooling_for(0), None);
+}

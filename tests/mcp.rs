@@ -230,3 +230,69 @@ fn an_unclassified_error_stays_on_the_server() {
     );
     assert!(!serde_json::to_string(&result).unwrap().contains("10.0.0.7"));
 }
+
+#[cfg(feature = "tracing")]
+#[path = "support/capture.rs"]
+mod capture;
+
+/// A peer's JSON-RPC error, as an MCP client meets it: its text is the peer's.
+#[test]
+fn a_peers_mcp_error_text_never_crosses_the_boundary() {
+    const LEAK: &str = "DATABASE_URL=postgres://admin:hunter2@10.0.0.7/prod";
+    let data =
+        || rmcp::model::ErrorData::internal_error(format!("open /srv/.env failed: {LEAK}"), None);
+    let chains: Vec<anyhow::Error> = vec![
+        anyhow::Error::new(data()).context("calling the tool"),
+        anyhow::Error::new(ServiceError::McpError(data())),
+    ];
+    for err in &chains {
+        let err: &(dyn std::error::Error + 'static) = err.as_ref();
+        let result = mcp::respond(err).unwrap();
+        let text = result.content[0].as_text().unwrap().text.clone();
+        assert_eq!(text, "[error:unclassified] internal error");
+        assert_eq!(
+            agent_error::tool::render_error(err),
+            "[error:unclassified] internal error"
+        );
+        let public = agent_error::display::public_chain(err).to_string();
+        assert_eq!(public, "mcp.call_tool [unclassified]: internal error");
+        let report = agent_error::Report::capture(err);
+        let json = serde_json::to_string(&report).unwrap();
+        let mut texts = vec![text, public, json];
+        #[cfg(feature = "axum")]
+        {
+            let detail = agent_error::axum::ApiError::from_error(err)
+                .report()
+                .to_problem()
+                .detail
+                .unwrap();
+            assert_eq!(detail, "internal error");
+            texts.push(detail);
+        }
+        for text in texts {
+            assert!(!text.contains("hunter2"), "{text}");
+        }
+    }
+    // Read on purpose, the peer's message is there, as the peer's words.
+    assert!(mcp::read_error(&data()).message().contains("hunter2"));
+    #[cfg(feature = "tracing")]
+    {
+        let capture = capture::Capture::default();
+        tracing::subscriber::with_default(capture.clone(), || {
+            for err in &chains {
+                agent_error::trace::record(err.as_ref());
+            }
+        });
+        for (_, fields) in capture.events.lock().unwrap().iter() {
+            for (name, value) in fields {
+                assert!(!value.contains("hunter2"), "{name} = {value:?}");
+            }
+        }
+    }
+    // A code the peer names still classifies.
+    let invalid = rmcp::model::ErrorData::invalid_params(format!("bad {LEAK}"), None);
+    assert_eq!(
+        agent_error::tool::render_error(&invalid),
+        "[error:invalid_input] invalid params"
+    );
+}

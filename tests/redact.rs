@@ -1,5 +1,6 @@
-//! `#[redact]`: the public message shows `[redacted]`, the operator's view (Display,
-//! `fmt_message`, `message()`) the real value; hints are public.
+//! `#[redact]`: the public message and Display (logs leave the process) show
+//! `[redacted]`; only an explicit call (`fmt_message`, `message()`, `unredacted()`) shows the
+//! real value; hints are public.
 
 use std::fmt;
 
@@ -91,10 +92,15 @@ fn the_public_message_hides_a_redacted_field() {
 }
 
 #[test]
-fn display_and_message_show_the_real_value() {
+fn display_redacts_and_explicit_calls_show_the_real_value() {
+    use agent_error::display::Unredact;
     let e = bad_key();
     assert_eq!(
         e.to_string(),
+        "auth.login [auth_error]: login failed for alice with key [redacted]"
+    );
+    assert_eq!(
+        e.unredacted().to_string(),
         "auth.login [auth_error]: login failed for alice with key sk-123"
     );
     assert_eq!(e.message(), "login failed for alice with key sk-123");
@@ -185,6 +191,10 @@ fn a_redacted_struct_field() {
     assert_eq!(public(&e), "query [redacted] failed");
     assert_eq!(
         e.to_string(),
+        "db.query [query_failed]: query [redacted] failed"
+    );
+    assert_eq!(
+        agent_error::display::unredacted(&e).to_string(),
         "db.query [query_failed]: query SELECT * FROM users failed"
     );
 }
@@ -238,4 +248,49 @@ fn a_redacted_field_written_in_hex_reads_redacted() {
         agent_error::display::public(&e).to_string(),
         "token [redacted] of    8 bytes"
     );
+}
+
+/// `#[agent(debug)]`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
+#[derive(AgentError)]
+#[agent(op = "auth.login", debug)]
+enum Login<T> {
+    #[agent(code = "auth_error")]
+    #[error("key {key} rejected for {user}")]
+    BadKey {
+        user: T,
+        #[redact]
+        key: String,
+    },
+    #[agent(code = "bad_token")]
+    #[error("token rejected")]
+    BadToken(#[redact] String, u32),
+    #[agent(code = "locked")]
+    #[error("account locked")]
+    Locked,
+}
+
+#[test]
+fn a_derived_debug_redacts_and_anyhow_shows_no_secret() {
+    let e = Login::BadKey {
+        user: "alice",
+        key: "sk-123".into(),
+    };
+    assert_eq!(
+        format!("{e:?}"),
+        r#"BadKey { user: "alice", key: [redacted] }"#
+    );
+    assert_eq!(
+        format!("{:?}", Login::<&str>::BadToken("tok-9".into(), 7)),
+        "BadToken([redacted], 7)"
+    );
+    assert_eq!(format!("{:?}", Login::<&str>::Locked), "Locked");
+    let e = anyhow::Error::new(e);
+    for text in [
+        format!("{e}"),
+        format!("{e:#}"),
+        format!("{e:?}"),
+        format!("{e:#?}"),
+    ] {
+        assert!(!text.contains("sk-123"), "{text}");
+    }
 }

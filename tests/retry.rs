@@ -404,11 +404,14 @@ fn the_retriers_default_cap_bounds_alternating_codes() {
             "down",
         ))
     });
+    // Alternating codes each start a new streak; the run stops at twice the largest
+    // policy's attempts (3 by default), below the retrier's own cap.
     assert_eq!(
         (outcome.stop, outcome.attempts),
-        (Stop::AttemptsExhausted, Retrier::DEFAULT_MAX_ATTEMPTS)
+        (Stop::AttemptsExhausted, 6)
     );
-    assert_eq!(slept.len(), 9);
+    const { assert!(6 < Retrier::DEFAULT_MAX_ATTEMPTS) };
+    assert_eq!(slept.len(), 5);
 }
 
 /// A plain `io::Error` is classified (SPEC §7): a timeout is retried like a derived one.
@@ -472,4 +475,35 @@ fn boxed_and_anyhow_errors_are_retried_and_given_back_unchanged() {
         .run(|_| -> Result<(), anyhow::Error> { Err(anyhow::anyhow!("no such model")) })
         .unwrap_err();
     assert_eq!(permanent.to_string(), "no such model");
+}
+
+/// A peer that cycles 429, 503 and 504, each with `Retry-After: 60`, as the default
+/// retrier (and so `RetryMiddleware` and tower's `RetryLayer`) meets it.
+#[test]
+fn a_peer_cycling_codes_cannot_drive_the_retry_loop() {
+    use agent_error::http::StatusError;
+    let cycle = |attempt: u32| {
+        let status = [429, 503, 504][(attempt as usize - 1) % 3];
+        Err::<u32, _>(StatusError::new(status).with_retry_after(Duration::from_secs(60)))
+    };
+    let (outcome, slept) = run(&Retrier::new().seed(5), cycle);
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::WaitTooLong, 2));
+    assert_eq!(slept, [Duration::from_secs(60)]);
+    // Without delays, alternating codes stop at twice the default policy's attempts.
+    let (outcome, slept) = run(&Retrier::new().seed(5), |attempt| {
+        let status = [429, 503, 504][(attempt as usize - 1) % 3];
+        Err::<u32, _>(StatusError::new(status))
+    });
+    assert_eq!(
+        (outcome.stop, outcome.attempts),
+        (Stop::AttemptsExhausted, 6)
+    );
+    assert_eq!(slept.len(), 5);
+    // Small delays add up to the policy's max_wait (60 s) in all, never more.
+    let (outcome, slept) = run(&Retrier::new().seed(5), |attempt| {
+        let status = [429, 503][(attempt as usize - 1) % 2];
+        Err::<u32, _>(StatusError::new(status).with_retry_after(Duration::from_secs(25)))
+    });
+    assert_eq!(outcome.stop, Stop::WaitTooLong);
+    assert_eq!(slept, [Duration::from_secs(25), Duration::from_secs(25)]);
 }

@@ -304,6 +304,31 @@ fn structured_results_serialize_for_mcp() {
     );
 }
 
+/// What the renderings make of text, character by character: line and paragraph breaks
+/// become spaces; other controls and the bidirectional controls go.
+fn folded(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| match c {
+            '\n'
+            | '\r'
+            | '\t'
+            | '\u{0B}'
+            | '\u{0C}'
+            | '\u{1C}'..='\u{1F}'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}' => Some(' '),
+            c if c.is_control() => None,
+            '\u{061C}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}' => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
 /// Codes, messages and hints as an agent might produce them.
 fn any_error() -> impl Strategy<Value = Error> {
     let code = "[a-z][a-z0-9_]{0,10}(\\.[a-z][a-z0-9_]{0,8}){0,2}|[A-Z][A-Z0-9_]{0,12}";
@@ -324,10 +349,10 @@ proptest! {
         prop_assert!(!parsed.summary.is_empty());
         prop_assert!(!parsed.summary.contains(['\n', '\r', '\t']));
         prop_assert!(!parsed.summary.ends_with('.'));
-        let summary = e.message().trim_start().replace(['\n', '\r', '\t'], " ");
-        let summary = summary.trim_end_matches(|c: char| c == '.' || c.is_whitespace());
+        let summary = folded(&e.message());
+        let summary = summary.trim_start().trim_end_matches(|c: char| c == '.' || c.is_whitespace());
         prop_assert_eq!(&parsed.summary, if summary.is_empty() { e.code() } else { summary });
-        let hints: Vec<String> = e.hints().iter().map(|h| h.trim().replace(['\n', '\r', '\t'], " ")).map(|h| h.trim_end_matches(|c: char| c == '.' || c.is_whitespace()).to_string()).filter(|h| !h.is_empty()).collect();
+        let hints: Vec<String> = e.hints().iter().map(|h| folded(h).trim().to_string()).map(|h| h.trim_end_matches(|c: char| c == '.' || c.is_whitespace()).to_string()).filter(|h| !h.is_empty()).collect();
         prop_assert_eq!(parsed.hints, hints);
         prop_assert_eq!(parsed.body, None);
         prop_assert_eq!(text.lines().next().map(|l| l.starts_with("[error:")), Some(true));

@@ -27,6 +27,7 @@ const KEYS: &[Key<AgentAttrs>] = &[
     Key { name: "namespace", on: On::Container, example: "namespace = \"auth\"", parse: |a, arg| arg.set_string(&mut a.namespace) },
     Key { name: "docs_url", on: On::Container, example: "docs_url = \"https://example.com/errors/{code}\"", parse: |a, arg| arg.set_string(&mut a.docs_url) },
     Key { name: "no_eq", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.no_eq) },
+    Key { name: "debug", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.debug) },
     Key { name: "crate", on: On::Container, example: "crate = \"agent_error\"", parse: parse_crate },
     Key { name: "code", on: On::Variant, example: "code = \"rate_limit\"", parse: |a, arg| arg.set_string(&mut a.code) },
     Key { name: "retryable", on: On::Variant, example: "", parse: retry::parse_retryable },
@@ -163,7 +164,8 @@ pub fn container<'a>(
         _ => Vec::new(),
     };
     let model = Input {
-        derived_eq: derived_eq(&input.attrs),
+        derived_eq: derived(&input.attrs, &["PartialEq", "Eq"]),
+        derived_debug: derived(&input.attrs, &["Debug"]),
         ident: &input.ident,
         generics: &input.generics,
         place,
@@ -177,8 +179,8 @@ pub fn container<'a>(
     Some((model, raw))
 }
 
-/// `PartialEq` and `Eq` among the paths of `#[derive(...)]` attributes.
-fn derived_eq(attrs: &[Attribute]) -> Vec<syn::Path> {
+/// The paths of `#[derive(...)]` attributes whose last segment is one of `names`.
+fn derived(attrs: &[Attribute], names: &[&str]) -> Vec<syn::Path> {
     type Paths = syn::punctuated::Punctuated<syn::Path, syn::Token![,]>;
     attrs
         .iter()
@@ -189,7 +191,7 @@ fn derived_eq(attrs: &[Attribute]) -> Vec<syn::Path> {
         .filter(|path| {
             path.segments
                 .last()
-                .is_some_and(|s| s.ident == "PartialEq" || s.ident == "Eq")
+                .is_some_and(|s| names.iter().any(|n| s.ident == n))
         })
         .collect()
 }

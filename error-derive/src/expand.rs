@@ -6,7 +6,7 @@ use quote::quote;
 
 use crate::bounds::{self, Bounds};
 use crate::model::Input;
-use crate::{catalog, code, hint, message, op, retry, source, transparent};
+use crate::{catalog, code, debug, hint, message, op, retry, source, transparent};
 
 /// Every impl of a checked model.
 pub fn impls(input: &Input) -> TokenStream {
@@ -14,6 +14,7 @@ pub fn impls(input: &Input) -> TokenStream {
     let catalog_impl = catalog::expand(input);
     let from_impls = source::expand_from(input);
     let eq = eq(input);
+    let debug = debug::expand(input);
     let register = if input.generics.params.is_empty() && !may_be_unsized(input) {
         let (krate, ident) = (&input.krate, input.ident);
         quote!(#krate::__private::register_type!(#ident);)
@@ -25,6 +26,7 @@ pub fn impls(input: &Input) -> TokenStream {
         #catalog_impl
         #from_impls
         #eq
+        #debug
         #register
     })
 }

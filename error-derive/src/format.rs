@@ -7,7 +7,7 @@ use syn::LitStr;
 
 use crate::errors::Errors;
 use crate::joinable::{joinable, unsourced};
-use crate::model::{Field, FmtTrait, Format, Template};
+use crate::model::{Field, FmtTrait, Format, Template, View};
 
 impl FmtTrait {
     fn of_spec(spec: &str) -> Self {
@@ -48,24 +48,24 @@ impl Template {
         self.shown.contains(&index)
     }
 
-    /// Whether the public rendering differs from the operator's.
-    pub fn mentions_redacted(&self) -> bool {
+    /// Whether the message as `view` writes it differs from the operator's full text.
+    pub fn differs(&self, view: View) -> bool {
         self.args
             .iter()
-            .zip(&self.public_args)
+            .zip(self.args(view))
             .any(|(a, b)| a.to_string() != b.to_string())
     }
 
-    fn args(&self, public: bool) -> &[TokenStream] {
-        if public {
-            &self.public_args
-        } else {
-            &self.args
+    fn args(&self, view: View) -> &[TokenStream] {
+        match view {
+            View::Full => &self.args,
+            View::Display => &self.display_args,
+            View::Public => &self.public_args,
         }
     }
 
     /// `write!`s the message into `formatter`.
-    pub fn write(&self, formatter: &Ident, public: bool) -> TokenStream {
+    pub fn write(&self, formatter: &Ident, view: View) -> TokenStream {
         if let Some(plain) = &self.plain {
             return self.write_plain(formatter, plain, "", "");
         }
@@ -77,7 +77,7 @@ impl Template {
         } else {
             self.lit.clone()
         };
-        let args = self.args(public);
+        let args = self.args(view);
         quote!(::core::write!(#formatter, #lit #(, #args)*))
     }
 
@@ -118,30 +118,30 @@ impl Template {
             &format!("{head}{}{tail}", self.lit.value()),
             self.lit.span(),
         );
-        let args = self.args.iter().chain(extra);
+        let args = self.display_args.iter().chain(extra);
         Some(quote!(::core::write!(#formatter, #lit #(, #args)*)))
     }
 
     /// `format_args!` of the text (for hints, written straight where they go): the
     /// arguments of a plain text are a `&'static str` that the writer copies at once.
-    pub fn to_arguments(&self, public: bool) -> TokenStream {
+    pub fn to_arguments(&self, view: View) -> TokenStream {
         match &self.plain {
             Some(plain) if !self.joinable => quote!(::core::format_args!("{}", #plain)),
             _ => {
                 let lit = &self.lit;
-                let args = self.args(public);
+                let args = self.args(view);
                 quote!(::core::format_args!(#lit #(, #args)*))
             }
         }
     }
 
     /// The message as a `String` (for hints): borrowed when plain.
-    pub fn to_cow(&self, public: bool) -> TokenStream {
+    pub fn to_cow(&self, view: View) -> TokenStream {
         if let Some(plain) = &self.plain {
             return quote!(::std::borrow::Cow::Borrowed(#plain));
         }
         let lit = &self.lit;
-        let args = self.args(public);
+        let args = self.args(view);
         quote!(::std::borrow::Cow::Owned(::std::format!(#lit #(, #args)*)))
     }
 }
@@ -306,14 +306,24 @@ pub fn resolve(
     }
     let (mut args, mut public_args, mut shown) =
         user_arguments(format, fields, owner, krate, errors)?;
+    // The user's arguments that mention a `#[redact]` field are `[redacted]` in both.
+    let mut display_args = public_args.clone();
     shown.extend(names.used.iter().map(|(i, _)| *i));
-    field_arguments(&names, krate, &mut args, &mut public_args, errors)?;
+    field_arguments(
+        &names,
+        krate,
+        &mut args,
+        &mut display_args,
+        &mut public_args,
+        errors,
+    )?;
     let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
     Some(Template {
         written: text,
         joinable: joinable(&out, plain.is_some()),
         lit: LitStr::new(&out, format.lit.span()),
         args,
+        display_args,
         public_args,
         uses: names.used,
         shown,
@@ -429,15 +439,23 @@ fn field_arguments(
     names: &Names,
     krate: &TokenStream,
     args: &mut Vec<TokenStream>,
+    display_args: &mut Vec<TokenStream>,
     public_args: &mut Vec<TokenStream>,
     errors: &mut Errors,
 ) -> Option<()> {
+    let redacted = quote!(#krate::__private::Redacted);
     let mut ok = true;
     let mut seen: Vec<usize> = Vec::new();
     if names.names_self {
         let this = Ident::new(SELF_ARGUMENT, names.format.lit.span());
         args.push(quote!(#this = self));
-        public_args.push(quote!(#this = #krate::__private::Redacted));
+        // `{self:?}` is the Debug of every field, a `#[redact]` one included.
+        if names.fields.iter().any(|f| f.attrs.redact.is_some()) {
+            display_args.push(quote!(#this = #redacted));
+        } else {
+            display_args.push(quote!(#this = self));
+        }
+        public_args.push(quote!(#this = #redacted));
     }
     for &(index, pass) in &names.needed {
         let field = &names.fields[index];
@@ -450,6 +468,10 @@ fn field_arguments(
                 _ => quote!(*#binding),
             };
             args.push(quote!(#name = #value));
+            display_args.push(match field.attrs.redact {
+                Some(_) => quote!(#name = #redacted),
+                None => quote!(#name = #value),
+            });
             public_args.push(match (field.attrs.redact, pass) {
                 (Some(_), _) => quote!(#name = #krate::__private::Redacted),
                 (None, Pass::HeadFree) => {
@@ -464,6 +486,11 @@ fn field_arguments(
         }
         seen.push(index);
         args.push(quote!(#binding = #binding));
+        display_args.push(if field.attrs.redact.is_some() {
+            quote!(#binding = #redacted)
+        } else {
+            quote!(#binding = #binding)
+        });
         let width = names.widths.contains(&index);
         if let Some(redact) = field.attrs.redact.filter(|_| width) {
             errors.at(
@@ -512,7 +539,8 @@ fn argument_ident(name: &Ident) -> Ident {
 }
 
 /// `Path` or `PathBuf`, or a reference to one: not `Display`, shown as thiserror shows
-/// them, through `.display()`. Known by name, as `may_be_error` knows plain types.
+/// them, through `.display()`. Known by name: `.display()` is how they are shown, not a
+/// question of redaction.
 fn is_path(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => is_path(&r.elem),
@@ -572,34 +600,15 @@ fn rewrite_spec(spec: &str, lookup: &mut dyn FnMut(&str) -> String) -> String {
 }
 
 /// Whether a field of type `ty` may be an error, whose own Display must not reach a public
-/// message: every type but the ones known not to be (numbers, text, paths, durations, and
-/// collections or references of them). Those render as themselves without the autoref
-/// dispatch of `public_field!`, which keeps public messages cheap to compile.
+/// message: every type that can be `Display`. Which of them is an error is decided by
+/// trait, never by the type's name (a user's error type may be called `Url`):
+/// `public_field!` picks its public form by autoref specialization, and a value that is no
+/// error renders as itself. Arrays, slices and tuples are never `Display`.
 fn may_be_error(ty: &syn::Type) -> bool {
-    const PLAIN: &str = "u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize f32 f64 bool char \
-        str String Cow PathBuf Path Duration Instant SystemTime Vec Option Box Arc Rc NonZeroU16 \
-        NonZeroU32 NonZeroU64 NonZeroUsize SocketAddr IpAddr Url Uri";
     match ty {
         syn::Type::Reference(r) => may_be_error(&r.elem),
         syn::Type::Paren(p) => may_be_error(&p.elem),
         syn::Type::Group(g) => may_be_error(&g.elem),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return true;
-            };
-            let name = last.ident.to_string();
-            if !PLAIN.split_whitespace().any(|plain| plain == name) {
-                return true;
-            }
-            // `Box<dyn Error>`, `Option<io::Error>`: look at what they hold.
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|arg| match arg {
-                    syn::GenericArgument::Type(inner) => may_be_error(inner),
-                    _ => false,
-                }),
-                _ => false,
-            }
-        }
         syn::Type::Array(_) | syn::Type::Slice(_) | syn::Type::Tuple(_) => false,
         _ => true,
     }

@@ -7,7 +7,7 @@ use quote::quote;
 
 use crate::errors::Errors;
 use crate::format;
-use crate::model::{AgentAttrs, Body, Field, Input, Template};
+use crate::model::{AgentAttrs, Body, Field, Input, Template, View};
 use crate::parse::Arg;
 use crate::transparent::{self, Ask};
 
@@ -63,7 +63,7 @@ pub fn expand(input: &Input) -> TokenStream {
         Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
             let pattern = v.bind_all();
-            let hints = c.hints.iter().map(|h| h.to_cow(true));
+            let hints = c.hints.iter().map(|h| h.to_cow(View::Public));
             Some(quote!(#pattern => ::std::vec![#(#hints),*],))
         }
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Hints)),
@@ -95,7 +95,7 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
         Body::Classified(c) if c.hints.is_empty() && !c.from_cause => None,
         Body::Classified(c) if !c.hints.is_empty() => {
             let pattern = v.bind_all();
-            let hints = c.hints.iter().map(|h| h.to_arguments(true));
+            let hints = c.hints.iter().map(|h| h.to_arguments(View::Public));
             Some(quote!(#pattern => { #(#each(#hints);)* }))
         }
         // A cause's hints are its classification's, read without a `Vec` too.

@@ -9,6 +9,7 @@ mod attr;
 mod bounds;
 mod catalog;
 mod code;
+mod debug;
 mod duration;
 mod errors;
 mod expand;

@@ -12,7 +12,7 @@ use syn::{Attribute, LitStr, Token};
 use crate::errors::Errors;
 use crate::format;
 use crate::model::{
-    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant,
+    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant, View,
     formatter,
 };
 use crate::parse::Sp;
@@ -149,6 +149,7 @@ fn function_call(
         by_function: true,
         lit,
         args: vec![call.clone()],
+        display_args: vec![call.clone()],
         public_args: vec![call],
         uses: Vec::new(),
         shown: Vec::new(),
@@ -264,7 +265,7 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             }
         }
     };
-    let message = c.message().write(&f, false);
+    let message = c.message().write(&f, View::Display);
     let body = match shown_cause(c) {
         Some(i) => {
             let (_, cause, optional) = source::cause(v, i, krate);
@@ -314,20 +315,20 @@ pub fn expand_display(input: &Input) -> TokenStream {
     }
 }
 
-/// `fmt_message` and `fmt_public_message` of `AgentError`.
+/// `fmt_message`, `fmt_redacted_message` and `fmt_public_message` of `AgentError`.
 pub fn expand_messages(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let f = formatter();
-    let method = |public: bool| {
-        let (name, ask) = if public {
-            (quote!(fmt_public_message), Ask::FmtPublicMessage)
-        } else {
-            (quote!(fmt_message), Ask::FmtMessage)
+    let method = |view: View| {
+        let (name, ask) = match view {
+            View::Full => (quote!(fmt_message), Ask::FmtMessage),
+            View::Display => (quote!(fmt_redacted_message), Ask::FmtRedactedMessage),
+            View::Public => (quote!(fmt_public_message), Ask::FmtPublicMessage),
         };
         let arms = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
                 let pattern = v.bind_all();
-                let write = c.message().write(&f, public);
+                let write = c.message().write(&f, view);
                 quote!(#pattern => #write,)
             }
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
@@ -340,12 +341,22 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             }
         }
     };
-    let private = method(false);
-    let public = if input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => c.message().mentions_redacted(),
-        Body::Transparent(_) => true,
-    }) {
-        method(true)
+    let private = method(View::Full);
+    let differs = |view: View| {
+        input.variants.iter().any(|v| match &v.body {
+            Body::Classified(c) => c.message().differs(view),
+            Body::Transparent(_) => true,
+        })
+    };
+    // The trait's default (`fmt_message`) serves a type whose messages show no `#[redact]`
+    // field.
+    let redacted = if differs(View::Display) {
+        method(View::Display)
+    } else {
+        TokenStream::new()
+    };
+    let public = if differs(View::Public) {
+        method(View::Public)
     } else {
         quote! {
             #[inline]
@@ -354,5 +365,5 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             }
         }
     };
-    quote!(#private #public)
+    quote!(#private #redacted #public)
 }

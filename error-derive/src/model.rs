@@ -47,6 +47,8 @@ pub struct Input<'a> {
     /// `PartialEq` or `Eq` in a `#[derive(...)]` after the one that holds `AgentError`
     /// (the derive does not see its own attribute nor the ones before it).
     pub derived_eq: Vec<syn::Path>,
+    /// `Debug` among the type's `#[derive(...)]` paths.
+    pub derived_debug: Vec<syn::Path>,
     pub krate: TokenStream,
     pub variants: Vec<Variant<'a>>,
 }
@@ -160,6 +162,8 @@ pub struct AgentAttrs {
     pub since: Option<Sp<String>>,
     pub deprecated: Option<Sp<String>>,
     pub no_eq: Option<Span>,
+    /// `debug`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
+    pub debug: Option<Span>,
     pub krate: Option<Sp<syn::Path>>,
 }
 
@@ -244,6 +248,18 @@ pub enum FmtTrait {
     Pointer,
 }
 
+/// Which text of a message a method writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Every field as it is (`fmt_message`).
+    Full,
+    /// `#[redact]` fields as `[redacted]`, the rest as it is (Display).
+    Display,
+    /// `#[redact]` fields as `[redacted]`, error fields in their public form
+    /// (`fmt_public_message`, hints).
+    Public,
+}
+
 /// A format string checked against the fields and rewritten into bindings (`format.rs`).
 #[derive(Clone)]
 pub struct Template {
@@ -253,7 +269,10 @@ pub struct Template {
     pub lit: LitStr,
     /// Arguments after the string, for the operator's view.
     pub args: Vec<TokenStream>,
-    /// The same arguments with redacted fields replaced, for public renderings.
+    /// The same arguments with `#[redact]` fields replaced, for Display.
+    pub display_args: Vec<TokenStream>,
+    /// The same arguments with redacted fields replaced and error fields in their public
+    /// form, for public renderings.
     pub public_args: Vec<TokenStream>,
     /// Fields the placeholders name, with the trait they are formatted with.
     pub uses: Vec<(usize, FmtTrait)>,

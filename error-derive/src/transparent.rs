@@ -16,6 +16,7 @@ pub enum Ask {
     Code,
     Op,
     FmtMessage,
+    FmtRedactedMessage,
     FmtPublicMessage,
     RetryPolicy,
     IsRetryable,
@@ -72,6 +73,7 @@ fn method(ask: Ask, t: &Transparent) -> (TokenStream, Vec<TokenStream>) {
             (quote!(op), vec![quote!(#op)])
         }
         Ask::FmtMessage => (quote!(fmt_message), vec![quote!(#fmt)]),
+        Ask::FmtRedactedMessage => (quote!(fmt_redacted_message), vec![quote!(#fmt)]),
         Ask::FmtPublicMessage => (quote!(fmt_public_message), vec![quote!(#fmt)]),
         Ask::RetryPolicy => (quote!(retry_policy), vec![]),
         Ask::IsRetryable => (quote!(is_retryable), vec![]),

@@ -21,6 +21,7 @@ const CONTAINER: &[TypeRule] = &[
     namespace_in_grammar,
     container_base_within_max,
     own_eq_needs_no_eq,
+    own_debug_beside_debug,
 ];
 
 /// Checked as each classified variant is read, so that its errors are reported together.
@@ -197,6 +198,19 @@ fn own_eq_needs_no_eq(input: &Input, errors: &mut Errors) {
         errors.push(syn::Error::new_spanned(
             path,
             format!("`{name}` is derived here, and #[derive(AgentError)] writes `PartialEq` and `Eq` too (comparing codes only); add #[agent(no_eq)] to keep yours, or remove `{name}` here to compare by code"),
+        ));
+    }
+}
+
+/// `#[agent(debug)]` beside a `#[derive(Debug)]` the derive can see: two `Debug` impls.
+fn own_debug_beside_debug(input: &Input, errors: &mut Errors) {
+    if input.attrs.debug.is_none() {
+        return;
+    }
+    for path in &input.derived_debug {
+        errors.push(syn::Error::new_spanned(
+            path,
+            "`Debug` is derived here, and #[agent(debug)] asks #[derive(AgentError)] to write `Debug` with `#[redact]` fields as `[redacted]`; remove `Debug` here, or remove `debug` from #[agent(...)]",
         ));
     }
 }

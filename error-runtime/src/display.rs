@@ -23,12 +23,14 @@
 //! ```
 
 use std::error::Error as StdError;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use crate::AgentError;
 use crate::core::codes::{public_code, public_op};
-use crate::core::summary::push_summary;
-pub use crate::core::summary::{Public, public};
+pub use crate::core::summary::{
+    ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES, Public, one_line, public,
+};
+use crate::core::summary::{OneLine, push_summary};
 
 /// The message for the person using the product: the summary (the public message on one
 /// line), then `  - HINT` per hint, one a line. Redacted fields and foreign causes stay out.
@@ -57,8 +59,11 @@ pub fn for_user(e: &dyn AgentError) -> String {
 /// printed twice. A foreign link that a classifier knows (see [`classify`](crate::classify))
 /// prints `op [code]: ` before its own text; any other foreign link prints its own text.
 ///
-/// This is the operator's full text: `#[redact]` fields are redacted, but foreign errors'
-/// text (paths, hosts, SQL) is kept. For logs that leave the process, use [`public_chain`].
+/// This is the operator's text, as the errors' own Display shows it: `#[redact]` fields
+/// read `[redacted]`, but foreign errors' text (paths, hosts, SQL) is kept; each link is
+/// folded onto one line (line breaks become spaces, control and bidirectional characters
+/// go), so that no link can forge a log line. For logs that leave the process, use
+/// [`public_chain`]; for the values of `#[redact]` fields too, [`unredacted`].
 ///
 /// `{}` joins the links with `: ` on one line; `{:#}` puts each cause on its own line after
 /// `caused by: `. For an `anyhow::Error`, pass `err.as_ref()`.
@@ -84,7 +89,73 @@ pub fn for_user(e: &dyn AgentError) -> String {
 /// assert_eq!(display::chain(refused.as_ref()).to_string(), "calling the model: io [provider_unavailable]: 10.0.0.7:443 refused");
 /// ```
 pub fn chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
-    Chain { err, public: false }
+    Chain {
+        err,
+        mode: Mode::Operator,
+    }
+}
+
+/// The whole chain of `err` as [`chain`] writes it, but with the values of `#[redact]`
+/// fields: the one way, with [`AgentError::fmt_message`] and [`Unredact::unredacted`], to
+/// see them. Call it on purpose, where the text stays with the operator (a debugger, a
+/// local crash report); logs leave the process.
+///
+/// ```
+/// use agent_error::{display, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "llm.generate", code = "auth_error")]
+/// #[error("key {key} rejected")]
+/// struct KeyRejected { #[redact] key: String }
+///
+/// let e = KeyRejected { key: "sk-live-123".into() };
+/// assert_eq!(e.to_string(), "llm.generate [auth_error]: key [redacted] rejected");
+/// assert_eq!(display::unredacted(&e).to_string(), "llm.generate [auth_error]: key sk-live-123 rejected");
+/// ```
+pub fn unredacted<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
+    Chain {
+        err,
+        mode: Mode::Unredacted,
+    }
+}
+
+/// `err.unredacted()`: the error's whole chain with the values of `#[redact]` fields, as
+/// [`unredacted`] writes it. Display, `{:?}`, [`chain`] and every public rendering write
+/// `[redacted]` in their place.
+///
+/// ```
+/// use agent_error::{display::Unredact, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "db.connect", code = "auth_error")]
+/// #[error("password {password} rejected")]
+/// struct Rejected { #[redact] password: String }
+///
+/// let e = Rejected { password: "hunter2".into() };
+/// assert_eq!(format!("{e}"), "db.connect [auth_error]: password [redacted] rejected");
+/// assert_eq!(format!("{}", e.unredacted()), "db.connect [auth_error]: password hunter2 rejected");
+/// ```
+pub trait Unredact {
+    /// The whole chain with the values of `#[redact]` fields (see [`unredacted`]).
+    fn unredacted(&self) -> Chain<'_>;
+}
+
+impl<E: StdError + 'static> Unredact for E {
+    fn unredacted(&self) -> Chain<'_> {
+        unredacted(self)
+    }
+}
+
+impl Unredact for dyn StdError + 'static {
+    fn unredacted(&self) -> Chain<'_> {
+        unredacted(self)
+    }
+}
+
+impl Unredact for dyn StdError + Send + Sync + 'static {
+    fn unredacted(&self) -> Chain<'_> {
+        unredacted(self)
+    }
 }
 
 /// The chain of `err` as it may leave the process (logs, traces): each classified link
@@ -106,17 +177,31 @@ pub fn chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
 /// assert_eq!(display::public_chain(&std::io::Error::other("secret")).to_string(), "unclassified error");
 /// ```
 pub fn public_chain<'a>(err: &'a (dyn StdError + 'static)) -> Chain<'a> {
-    Chain { err, public: true }
+    Chain {
+        err,
+        mode: Mode::Public,
+    }
 }
 
 /// The text of a chain with no classified link, in [`public_chain`].
 pub const UNCLASSIFIED_CHAIN: &str = "unclassified error";
 
-/// The Display of an error chain returned by [`chain`] and [`public_chain`].
+/// The Display of an error chain returned by [`chain`], [`public_chain`] and [`unredacted`].
 #[derive(Clone, Copy)]
 pub struct Chain<'a> {
     err: &'a (dyn StdError + 'static),
-    public: bool,
+    mode: Mode,
+}
+
+/// Which text of each link a [`Chain`] shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Public messages of classified links, the text of the others.
+    Operator,
+    /// Public messages of classified links, nothing of the others.
+    Public,
+    /// Full messages of typed links (`#[redact]` values included), the text of the others.
+    Unredacted,
 }
 
 impl fmt::Debug for Chain<'_> {
@@ -144,7 +229,8 @@ impl fmt::Display for Chain<'_> {
                 }
                 links.next();
             }
-            if self.public && classified.is_none() {
+            let public = self.mode == Mode::Public;
+            if public && classified.is_none() {
                 continue;
             }
             if !first {
@@ -153,27 +239,48 @@ impl fmt::Display for Chain<'_> {
             first = false;
             match classified {
                 Some(e) => {
-                    if self.public {
+                    if public {
                         let (op, code) = (e.op(), e.code());
                         crate::core::agent::write_head(f, public_op(op), public_code(code))?;
                     } else {
                         crate::core::agent::write_head(f, e.op(), e.code())?;
                     }
-                    if self.public {
-                        e.fmt_public_message(f)?;
+                    if public {
+                        write!(f, "{}", crate::display::public(&*e))?;
                     } else if e.is_foreign() {
-                        write!(f, "{link}")?;
+                        write!(OneLine::new(f, usize::MAX), "{link}")?;
+                    } else if self.mode == Mode::Unredacted {
+                        write!(OneLine::new(f, usize::MAX), "{}", Message(&*e))?;
                     } else {
-                        e.fmt_message(f)?;
+                        write!(OneLine::new(f, usize::MAX), "{}", RedactedMessage(&*e))?;
                     }
                 }
-                // `write!` so that the caller's flags (`#`, width) do not reach a foreign link.
-                None => write!(f, "{link}")?,
+                // Through `OneLine`, so that the caller's flags (`#`, width) do not reach a
+                // foreign link, and its line breaks cannot forge a log line.
+                None => write!(OneLine::new(f, usize::MAX), "{link}")?,
             }
         }
-        if first && self.public {
+        if first && self.mode == Mode::Public {
             f.write_str(UNCLASSIFIED_CHAIN)?;
         }
         Ok(())
+    }
+}
+
+/// A link's message as [`AgentError::fmt_message`] writes it.
+struct Message<'a>(&'a dyn AgentError);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_message(f)
+    }
+}
+
+/// A link's message as [`AgentError::fmt_redacted_message`] writes it, unfolded.
+struct RedactedMessage<'a>(&'a dyn AgentError);
+
+impl fmt::Display for RedactedMessage<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_redacted_message(f)
     }
 }

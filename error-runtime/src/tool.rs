@@ -22,7 +22,8 @@
 
 use std::error::Error as StdError;
 
-use crate::core::summary::{push_hint, push_hints, push_summary};
+pub use crate::core::summary::{ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES};
+use crate::core::summary::{public_hints, push_hints, push_summary};
 use crate::{AgentError, Recovery};
 
 /// Renders an error for the model, exactly:
@@ -177,18 +178,10 @@ impl StructuredToolError {
     pub fn from_error(e: &dyn AgentError) -> Self {
         let mut summary = String::new();
         push_summary(&mut summary, e);
-        let mut hints = Vec::new();
-        e.each_hint(&mut |hint| {
-            let mut line = String::new();
-            push_hint(&mut line, "", hint);
-            if !line.is_empty() {
-                hints.push(line);
-            }
-        });
         StructuredToolError {
             code: crate::core::codes::public_code(e.code()).to_string(),
             summary,
-            hints,
+            hints: public_hints(e),
             retryable: e.is_retryable(),
             recovery: e.recovery(),
         }

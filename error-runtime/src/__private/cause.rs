@@ -72,15 +72,15 @@ pub fn cause_status(cause: Option<&(dyn StdError + 'static)>) -> Option<u16> {
 /// an [`AgentError`] field displays as [`WithoutHead`], its Display after the
 /// `op [code]: ` head, so that nested derived errors show one head; any other value
 /// (a foreign error, a number, a type parameter) is itself.
-pub struct HeadFree<'a, T>(pub &'a T);
+pub struct HeadFree<'a, T: ?Sized>(pub &'a T);
 
-impl<T> Clone for HeadFree<'_, T> {
+impl<T: ?Sized> Clone for HeadFree<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T> Copy for HeadFree<'_, T> {}
+impl<T: ?Sized> Copy for HeadFree<'_, T> {}
 
 /// [`HeadFree`] of an [`AgentError`] field.
 pub trait HeadFreeTyped<'a, T> {
@@ -96,12 +96,12 @@ impl<'a, T: AgentError> HeadFreeTyped<'a, T> for &HeadFree<'a, T> {
 }
 
 /// [`HeadFree`] of any other value: the value itself.
-pub trait HeadFreeValue<'a, T> {
+pub trait HeadFreeValue<'a, T: ?Sized> {
     /// The field itself.
     fn head_free(self) -> &'a T;
 }
 
-impl<'a, T> HeadFreeValue<'a, T> for HeadFree<'a, T> {
+impl<'a, T: ?Sized> HeadFreeValue<'a, T> for HeadFree<'a, T> {
     #[inline]
     fn head_free(self) -> &'a T {
         self.0

@@ -159,6 +159,11 @@ impl<'a, T: AgentError + 'a> Typed<'a, T> {
     }
 
     #[inline]
+    pub fn fmt_redacted_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_redacted_message(f)
+    }
+
+    #[inline]
     pub fn fmt_public_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt_public_message(f)
     }
@@ -249,6 +254,10 @@ impl<'a> Forwarded<'a> {
     }
 
     pub fn fmt_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.0, f)
+    }
+
+    pub fn fmt_redacted_message(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self.0, f)
     }
 

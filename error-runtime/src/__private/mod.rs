@@ -35,7 +35,7 @@ pub use register::{
 #[cfg(feature = "tokio")]
 pub use crate::tokio::{BoxSleep, Sleeper};
 #[cfg(feature = "serde")]
-pub use remote::{Remote, remote_report};
+pub use remote::{Remote, bounded_hints, remote_report};
 
 pub use crate::core::agent::write_cause;
 pub use crate::core::classify::UNCLASSIFIED_MESSAGE;

@@ -37,15 +37,15 @@ redacted_as!(Debug LowerHex UpperHex Octal Binary LowerExp UpperExp Pointer);
 /// `AgentError`'s public message, a foreign error's classification text, else
 /// `[redacted]`), never its own Display; any other value is itself. Generated code calls
 /// `public_field!(binding)`, which picks by autoref specialization as [`Forward`](super::Forward) does.
-pub struct PublicField<'a, T>(pub &'a T);
+pub struct PublicField<'a, T: ?Sized>(pub &'a T);
 
-impl<T> Clone for PublicField<'_, T> {
+impl<T: ?Sized> Clone for PublicField<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T> Copy for PublicField<'_, T> {}
+impl<T: ?Sized> Copy for PublicField<'_, T> {}
 
 pub trait PublicTyped<'a> {
     fn public_field(&self) -> PublicText<'a>;
@@ -73,7 +73,7 @@ pub trait PublicDeref<'a> {
     fn public_field(&self) -> PublicText<'a>;
 }
 
-impl<'a, T> PublicDeref<'a> for PublicField<'a, T>
+impl<'a, T: ?Sized> PublicDeref<'a> for PublicField<'a, T>
 where
     T: core::ops::Deref,
     T::Target: DynError,
@@ -84,11 +84,11 @@ where
     }
 }
 
-pub trait PublicValue<'a, T> {
+pub trait PublicValue<'a, T: ?Sized> {
     fn public_field(self) -> &'a T;
 }
 
-impl<'a, T> PublicValue<'a, T> for PublicField<'a, T> {
+impl<'a, T: ?Sized> PublicValue<'a, T> for PublicField<'a, T> {
     #[inline]
     fn public_field(self) -> &'a T {
         self.0

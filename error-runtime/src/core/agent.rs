@@ -58,6 +58,17 @@ pub trait AgentError: std::error::Error {
     /// Writes the message alone: no op, no code, no cause.
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 
+    /// Writes the message as Display shows it: `#[redact]` fields as `[redacted]`, and
+    /// everything else (a foreign cause written into the message) as
+    /// [`fmt_message`](AgentError::fmt_message) writes it. The operator's chain for logs
+    /// ([`display::chain`](crate::display::chain)) uses it.
+    ///
+    /// The default is [`fmt_message`](AgentError::fmt_message): a type without `#[redact]`
+    /// fields has nothing to hide there. The derive writes it when a message shows one.
+    fn fmt_redacted_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_message(f)
+    }
+
     /// Writes the message with `#[redact]` fields shown as `[redacted]`.
     ///
     /// Every public rendering (tool results, messages for people, the wire form)

@@ -23,7 +23,8 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// A call tries the candidates in order, skipping those in cooldown, each under the
 /// [`Retrier`] (so under its errors' own retry policies). After a candidate fails:
 /// - an error that is rate-limited, or whose recovery is `fallback`, puts the candidate in
-///   cooldown (60 s by default, or the server's `retry_after` when longer) and moves on to
+///   cooldown (60 s by default, or the server's `retry_after` when longer, up to
+///   [`MAX_SERVER_COOLDOWN`](Fallback::MAX_SERVER_COOLDOWN), an hour) and moves on to
 ///   the next candidate. While another healthy candidate follows, such an error is not
 ///   retried on this one ([`Stop::FellBack`]); the last healthy candidate is retried as its
 ///   policy says;
@@ -99,6 +100,11 @@ impl<C: fmt::Display> Fallback<C> {
 impl<C> Fallback<C> {
     /// The default cooldown of a candidate that was rate-limited or asked for a fallback: 60 s.
     pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
+
+    /// The longest cooldown a server's `retry_after` can set on a candidate: one hour. A
+    /// peer that answers `Retry-After: 99999999999999999999` cools the candidate for an
+    /// hour, not for centuries; a cooldown you set yourself is not bounded.
+    pub const MAX_SERVER_COOLDOWN: Duration = Duration::from_secs(60 * 60);
 
     /// Candidates in order of preference, each with its name (any `C`: clients, closures).
     pub fn named<N: Into<Arc<str>>>(candidates: impl IntoIterator<Item = (N, C)>) -> Self {
@@ -420,7 +426,10 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
             None => (false, None, None),
         };
         if another {
-            let cooldown = candidate.cooldown.max(retry_after.unwrap_or_default());
+            let asked = retry_after
+                .unwrap_or_default()
+                .min(Fallback::<C>::MAX_SERVER_COOLDOWN);
+            let cooldown = candidate.cooldown.max(asked);
             let until = nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown));
             candidate.until.store(until.max(1), Ordering::Relaxed);
             if let Some(code) = code {

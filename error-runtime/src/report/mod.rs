@@ -2,7 +2,7 @@
 //! links that keeps code, retryability and hints across services, and RFC 9457 problem+json.
 //!
 //! [`Report::capture`] walks a chain into the tree, with public messages only; a report read
-//! back implements [`AgentError`](crate::AgentError), so a client classifies a remote failure
+//! back implements [`AgentError`], so a client classifies a remote failure
 //! as the server did. [`Report::to_problem`] and [`Report::from_problem`] convert to and from
 //! problem details.
 //!
@@ -190,9 +190,10 @@ impl Report {
     /// `StatusError`'s), else one that fits its code: 429 for `rate_limit` and
     /// `budget_exhausted`, 504 `timeout`, 503 `provider_unavailable`, 401 `auth_error`,
     /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
-    /// 500 otherwise.
+    /// 500 otherwise. Always an error status (400–599): a status outside it (a relayed
+    /// report that says `200`, `101` or `304`) is not the error's, and the code decides.
     pub fn http_status(&self) -> u16 {
-        if let Some(status) = valid_status(self.inner.status) {
+        if let Some(status) = self.inner.status.filter(|s| (400..=599).contains(s)) {
             return status;
         }
         match self.inner.code.as_str() {

@@ -27,12 +27,18 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// classification's policy:
 /// - an unclassified or non-retryable error is returned at once;
 /// - a server-requested delay (`retry_after`) is waited exactly, unless it is longer than
-///   the `max_wait` (the smaller of the policy's and the retrier's): then the error is returned;
+///   the `max_wait` (the smaller of the policy's and the retrier's): then the error is
+///   returned. The server's delays of one run add up to at most that `max_wait` (60 s by
+///   default): a server that keeps asking for more, under one code or several, ends the
+///   run ([`Stop::WaitTooLong`]);
 /// - otherwise the delay is the policy's jittered backoff for this code's failures in a
 ///   row (the first 503 after a 429 waits `backoff(0)`), never above its `max_delay`;
 /// - a policy's `max_attempts` counts the attempts that failed with that same code in a
 ///   row (a 429 then two 503s is one `rate_limit` and two `provider_unavailable`), and the
 ///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_MAX_ATTEMPTS`] unless set);
+///   and since a server chooses the codes of its answers, a run's failures in all stay
+///   below twice the largest `max_attempts` of their policies (6 attempts with the default
+///   policies, however the codes alternate);
 /// - a retry that would end after `max_elapsed` is not made;
 /// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made;
 /// - an error that a retrier nested in the same call path already gave up on is not retried
@@ -264,6 +270,12 @@ struct Tally {
     last_code: u64,
     /// With shared pauses: the delay the server asked for after the last failure, and its code.
     announced: Option<(Duration, String)>,
+    /// Retryable failures in all, whatever their codes.
+    failures: u32,
+    /// The largest `max_attempts` of the policies of the run's failures.
+    most_attempts: u32,
+    /// The delays the server asked for (`retry_after`) and that were waited, in all.
+    asked: Duration,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -338,6 +350,9 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 spent: 0,
                 streak_code: 0,
                 streak: 0,
+                failures: 0,
+                most_attempts: 0,
+                asked: Duration::ZERO,
                 last_code: 0,
                 announced: None,
             },
@@ -472,17 +487,27 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
     } else {
         (t.streak_code, t.streak) = (code, 1);
     }
-    if t.streak >= policy.max_attempts() || t.attempt >= r.max_attempts {
+    t.failures = t.failures.saturating_add(1);
+    t.most_attempts = t.most_attempts.max(policy.max_attempts());
+    // A server that changes its answer's code (429, 503, 504, …) starts a new streak each
+    // time: in all, the run's failures stay below twice the largest policy's attempts.
+    if t.streak >= policy.max_attempts()
+        || t.attempt >= r.max_attempts
+        || t.failures >= t.most_attempts.saturating_mul(2)
+    {
         return Err(Stop::AttemptsExhausted);
     }
     let delay = match policy.retry_after() {
-        Some(asked) if asked > policy.max_wait().min(r.max_wait) => {
+        // The delays a server asks for add up, in one run, to at most the `max_wait` that
+        // each of them is held to: changing codes buys it no more waiting.
+        Some(asked) if t.asked.saturating_add(asked) > policy.max_wait().min(r.max_wait) => {
             return Err(Stop::WaitTooLong);
         }
         Some(asked) => {
             if r.pauses.is_some() {
                 t.announced = Some((asked, failure.code().to_owned()));
             }
+            t.asked = t.asked.saturating_add(asked);
             asked
         }
         None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),

@@ -13,12 +13,19 @@ use ::axum::response::{IntoResponse, Response};
 use agent_error_runtime::report::Problem;
 use agent_error_runtime::{AgentError, Report};
 
+/// The longest `Retry-After` an [`ApiError`] sends, in seconds: one day. A delay read from
+/// elsewhere may be anything up to `Duration::MAX`; what goes on the wire is bounded.
+pub const MAX_RETRY_AFTER_SECS: u64 = 24 * 60 * 60;
+
 /// A handler's error: any [`AgentError`] converts into it with `?`, and it answers with
 ///
 /// - the error's status ([`Report::http_status`]: its own `#[agent(status)]` or a
 ///   `StatusError`'s, else one fitting its code: 429 `rate_limit`, 503
 ///   `provider_unavailable`, 504 `timeout`, 400 `invalid_input`, … 500 otherwise);
-/// - `Retry-After` in whole seconds, rounded up, when the error carries a delay;
+///   never anything but 4xx or 5xx: a report relayed from elsewhere that says `200`, `101`
+///   or `304` answers with its code's status, 500 when the code has none;
+/// - `Retry-After` in whole seconds, rounded up, when the error carries a delay, at most
+///   [`MAX_RETRY_AFTER_SECS`] (a day): a longer or unbounded delay is sent as that;
 /// - `content-type: application/problem+json` and the error's [`Problem`] as the body.
 ///
 /// The body is built from [`Report::capture`]: public messages only, `#[redact]` fields as
@@ -68,9 +75,23 @@ impl ApiError {
         }
     }
 
-    /// The status it answers with.
+    /// The status it answers with: always 4xx or 5xx.
     pub fn status(&self) -> StatusCode {
-        StatusCode::from_u16(self.report.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+        match StatusCode::from_u16(self.report.http_status()) {
+            Ok(status) if status.is_client_error() || status.is_server_error() => status,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The `Retry-After` it answers with, in whole seconds rounded up, at most
+    /// [`MAX_RETRY_AFTER_SECS`]; `None` when the error carries no delay.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        self.report.retry_after().map(|delay| {
+            delay
+                .as_secs()
+                .saturating_add(u64::from(delay.subsec_nanos() > 0))
+                .min(MAX_RETRY_AFTER_SECS)
+        })
     }
 
     /// The report it answers with.
@@ -108,10 +129,7 @@ impl fmt::Display for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let retry_after = self.report.retry_after().map(|delay| {
-            let seconds = delay.as_secs() + u64::from(delay.subsec_nanos() > 0);
-            HeaderValue::from(seconds)
-        });
+        let retry_after = self.retry_after_secs().map(HeaderValue::from);
         let body = match serde_json::to_vec(&self.report.to_problem()) {
             Ok(body) => body,
             // A `Problem` is strings, numbers and booleans: it always serializes.

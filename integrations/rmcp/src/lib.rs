@@ -21,6 +21,15 @@
 //! the server's code, retryability, recovery and hints; `rmcp::ErrorData` and
 //! `rmcp::ServiceError` are also classified, so [`classify`](agent_error_runtime::classify) and
 //! the [`Retrier`](agent_error_runtime::retry::Retrier) read a failed client call as the server meant it.
+//!
+//! The server's text is untrusted. What [`read_result`] and [`read_error`] read on purpose
+//! is folded onto one line and capped (the summary at
+//! [`MAX_SUMMARY_BYTES`](agent_error_runtime::tool::MAX_SUMMARY_BYTES), each hint at
+//! [`MAX_HINT_BYTES`](agent_error_runtime::tool::MAX_HINT_BYTES), at most
+//! [`MAX_HINTS`](agent_error_runtime::tool::MAX_HINTS) hints). A classified `ErrorData` or
+//! `ServiceError` in a chain is a foreign link: its public message is the fixed text of its
+//! JSON-RPC code (`"internal error"`, `"invalid params"`, …) and it carries no hints, so
+//! the peer's text never reaches tool text, a person or a log.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -194,7 +203,8 @@ pub fn read_result(result: &CallToolResult) -> Option<Report> {
 /// that is a [`StructuredToolError`] (as [`error_data`] sends it); else by its code:
 /// `-32602 invalid params` → `invalid_input` and `-32601 method not found` →
 /// [`UNKNOWN_TOOL`] (both recovery `replan`), `-32002 resource not found` → `not_found`, any
-/// other → `unclassified`; none of them retryable. The message is the error's own.
+/// other → `unclassified`; none of them retryable. The message is the error's own, folded
+/// onto one line and capped: read it as the peer's words, not yours.
 pub fn read_error(error: &ErrorData) -> Report {
     if let Some(report) = error.data.as_ref().and_then(from_structured) {
         return report;
@@ -266,10 +276,31 @@ fn unclassified() -> Report {
     )
 }
 
+/// An `ErrorData` as a foreign link: classified as [`read_error`] reads it, but its public
+/// message is the fixed text of its JSON-RPC code and it has no hints, since its text is
+/// the peer's (a path, a connection string) and never crosses a trust boundary.
 fn classify_error_data(e: &ErrorData) -> Option<agent_error_runtime::Error> {
-    Some(agent_error_runtime::Error::classification_of(&read_error(
-        e,
-    )))
+    let report = read_error(e);
+    let out = agent_error_runtime::Error::new(
+        report.op().to_owned(),
+        report.code().to_owned(),
+        fixed_message(e.code),
+    )
+    .with_policy(report.retry_policy())
+    .with_recovery(report.recovery());
+    Some(out)
+}
+
+/// The fixed text of a JSON-RPC error code, the public message of a foreign `ErrorData`.
+fn fixed_message(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::INVALID_PARAMS => "invalid params",
+        ErrorCode::METHOD_NOT_FOUND => "method not found",
+        ErrorCode::RESOURCE_NOT_FOUND => "resource not found",
+        ErrorCode::INVALID_REQUEST => "invalid request",
+        ErrorCode::PARSE_ERROR => "parse error",
+        _ => agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
+    }
 }
 
 fn classify_service_error(e: &ServiceError) -> Option<agent_error_runtime::Error> {

@@ -39,7 +39,11 @@
 //! With an `ErrorInfo`, its `reason` is the code (when it is one by the grammar of codes),
 //! and its `metadata` says the rest: `op`, `retryable`, `rateLimited`, `recovery` and
 //! `hints` (one a line); what it leaves out comes from the gRPC code as above.
-//! `RetryInfo.retry_delay` is the `retry_after`.
+//! `RetryInfo.retry_delay` is the `retry_after` (a negative one is no delay).
+//!
+//! A `Status` met in a chain (classified by [`classify`](agent_error_runtime::classify)) is
+//! a foreign link: its public message is its gRPC code's fixed description and it carries
+//! no hints, whatever its message and `ErrorInfo` say.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -47,8 +51,11 @@
 use std::collections::HashMap;
 use std::error::Error as StdError;
 
+use std::time::Duration;
+
 use ::tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use prost::Message as _;
+use tonic_types::{ErrorDetails, StatusExt, pb};
 
 use agent_error_runtime::__private::Remote;
 use agent_error_runtime::{AgentError, Report, codes};
@@ -148,8 +155,12 @@ fn vocabulary_code(code: &str) -> Option<Code> {
 
 /// A gRPC status read back into a classified [`Report`] (the tables in the
 /// [module docs](self)): from its `ErrorInfo` and `RetryInfo` when it has them, else by
-/// its code alone, so a status from any gRPC server is classified. The message is the
-/// status's own.
+/// its code alone, so a status from any gRPC server is classified. The message and the
+/// hints are the status's own, read as untrusted input: folded onto one line and capped
+/// (the message at [`MAX_SUMMARY_BYTES`](agent_error_runtime::tool::MAX_SUMMARY_BYTES),
+/// each hint at [`MAX_HINT_BYTES`](agent_error_runtime::tool::MAX_HINT_BYTES), at most
+/// [`MAX_HINTS`](agent_error_runtime::tool::MAX_HINTS) hints). A negative `RetryInfo`
+/// delay is no delay.
 ///
 /// ```
 /// use agent_error::{tonic, AgentError};
@@ -198,15 +209,45 @@ fn classify_code(code: Code) -> Remote {
     }
 }
 
+/// The type URLs of the details read here.
+const RETRY_INFO: &str = "type.googleapis.com/google.rpc.RetryInfo";
+const ERROR_INFO: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+
+/// The `ErrorInfo` and `RetryInfo` of a status, decoded here: the details are the peer's,
+/// and tonic-types' own conversion of a `RetryInfo` panics on a negative delay
+/// (`seconds: i64::MIN`). Details that do not decode are left out.
+fn details_of(status: &Status) -> (Option<pb::ErrorInfo>, Option<pb::RetryInfo>) {
+    let (mut info, mut retry) = (None, None);
+    let Ok(decoded) = pb::Status::decode(status.details()) else {
+        return (None, None);
+    };
+    for any in decoded.details {
+        match any.type_url.as_str() {
+            ERROR_INFO if info.is_none() => info = pb::ErrorInfo::decode(&*any.value).ok(),
+            RETRY_INFO if retry.is_none() => retry = pb::RetryInfo::decode(&*any.value).ok(),
+            _ => {}
+        }
+    }
+    (info, retry)
+}
+
+/// A delay from the peer as a `Duration`, never panicking: a negative one is no delay,
+/// nanoseconds are bounded to below a second.
+fn delay_of(seconds: i64, nanos: i32) -> Duration {
+    match (u64::try_from(seconds), u32::try_from(nanos)) {
+        (Ok(seconds), Ok(nanos)) => Duration::new(seconds, nanos.min(999_999_999)),
+        (Ok(seconds), Err(_)) => Duration::from_secs(seconds),
+        _ => Duration::ZERO,
+    }
+}
+
 /// What `ErrorInfo` and `RetryInfo` say, over what the code said.
 fn read_details(status: &Status, remote: &mut Remote) {
-    let Ok(details) = status.check_error_details() else {
-        return;
-    };
-    if let Some(delay) = details.retry_info().and_then(|r| r.retry_delay) {
-        remote.retry_after = Some(delay);
+    let (info, retry) = details_of(status);
+    if let Some(delay) = retry.and_then(|r| r.retry_delay) {
+        remote.retry_after = Some(delay_of(delay.seconds, delay.nanos));
     }
-    let Some(info) = details.error_info() else {
+    let Some(info) = info else {
         return;
     };
     if codes::is_valid_code(&info.reason) {
@@ -230,18 +271,20 @@ fn read_details(status: &Status, remote: &mut Remote) {
     }
     remote.recovery = meta.get("recovery").and_then(|r| r.parse().ok());
     if let Some(hints) = meta.get("hints") {
-        remote.hints = hints.lines().map(str::to_owned).collect();
+        remote.hints = agent_error_runtime::__private::bounded_hints(hints.lines());
     }
 }
 
 /// A `tonic::Status` as a foreign link: as [`read_status`] reads it, but with the gRPC
-/// code's fixed description as its public message, since the text is another service's.
+/// code's fixed description as its public message and no hints, since its text, hints
+/// included, is another service's and never crosses a trust boundary.
 fn classify_status(status: &Status) -> Option<agent_error_runtime::Error> {
     if status.code() == Code::Ok {
         return None;
     }
     let mut remote = classify_code(status.code());
     read_details(status, &mut remote);
+    remote.hints.clear();
     Some(agent_error_runtime::Error::classification_of(
         &agent_error_runtime::__private::remote_report(remote),
     ))
