@@ -1127,7 +1127,7 @@ fn the_message_shows_the_first_line_cut_with_an_ellipsis_and_no_controls() {
         .with_body("boom\x1b[2J\rERROR fake\x07 \u{2028}admin \u{202E}evil\nsecond line");
     assert_eq!(
         hostile.message(),
-        "HTTP 500 Internal Server Error: boom [2J ERROR fake   admin  evil"
+        "HTTP 500 Internal Server Error: boom[2J ERROR fake  admin evil"
     );
 }
 

@@ -26,7 +26,7 @@ pub const ELLIPSIS: &str = "…";
 /// control and for the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
 /// U+2066–U+2069), else `c` itself.
 #[inline]
-fn fold_char(c: char) -> Option<char> {
+pub(crate) fn fold_char(c: char) -> Option<char> {
     match c {
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}' => Some(' '),
         '\u{85}' | '\u{2028}' | '\u{2029}' => Some(' '),

@@ -11,6 +11,7 @@ use super::body::{self, BodyHints};
 use super::headers::{ServerHints, parse_retry_after};
 use super::kind::{Kind, TABLE};
 use crate::catalog::{Catalog, CodeDoc};
+use crate::core::summary::fold_char;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The hint of a response the server said not to retry, in place of its kind's.
@@ -381,9 +382,9 @@ impl AgentError for StatusError {
 
     /// `HTTP 429 Too Many Requests`, then `: ` and the body's first line: at most
     /// [`FIRST_LINE_CHARS`](Self::FIRST_LINE_CHARS) characters, cut on a character
-    /// boundary with `…` after it, and every control or line-breaking character (ESC, CR,
-    /// BEL, U+2028, a bidi override, …) written as a space, so that a body cannot forge
-    /// log lines or move a terminal's cursor.
+    /// boundary with `…` after it, folded as every text that leaves the process is (a line
+    /// break is a space; ESC, BEL and the other controls, and bidi overrides, are dropped),
+    /// so that a body cannot forge log lines or move a terminal's cursor.
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write_status(f)?;
         let first = self.body.lines().map(str::trim).find(|l| !l.is_empty());
@@ -393,7 +394,9 @@ impl AgentError for StatusError {
         f.write_str(": ")?;
         let mut chars = line.chars();
         for c in chars.by_ref().take(Self::FIRST_LINE_CHARS) {
-            f.write_char(if is_unsafe_in_a_line(c) { ' ' } else { c })?;
+            if let Some(c) = fold_char(c) {
+                f.write_char(c)?;
+            }
         }
         if chars.next().is_some() {
             f.write_char('…')?;
@@ -452,16 +455,4 @@ impl Catalog for StatusError {
     /// One entry per kind of the table above; the op is set at run time (`"http"` by
     /// default). `x-should-retry` changes a response's retrying at run time, not its code.
     const CODES: &'static [CodeDoc] = &TABLE;
-}
-
-/// Whether `c` must not reach a line of text as it is: a control (C0, DEL, C1), a line or
-/// paragraph separator, or a bidi control that reorders what a terminal shows.
-fn is_unsafe_in_a_line(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-        )
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
 }
