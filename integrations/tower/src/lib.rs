@@ -120,7 +120,9 @@ impl<M, R> RetryLayer<M, R> {
     /// use agent_error::{codes, retry::Retrier, tower::RetryLayer, AgentError, Error};
     ///
     /// // A service that answers 0 when it is overloaded.
-    /// let layer = RetryLayer::new(Retrier::new()).classify_responses(|n: &u32| {
+    /// // The error marker is inferred once the layer wraps a service; named here, it has none.
+    /// let layer = RetryLayer::<agent_error::markers::Typed>::new(Retrier::new())
+    ///     .classify_responses(|n: &u32| {
     ///     (*n == 0).then(|| {
     ///         Box::new(Error::new("count", codes::PROVIDER_UNAVAILABLE, "overloaded"))
     ///             as Box<dyn AgentError + Send + Sync>
