@@ -112,7 +112,7 @@ fn main() {
             println!(
                 "step {step}: {} failed ({}), cooling down for {:?}",
                 failure.name,
-                display::chain(&*failure.error),
+                display::chain(&failure.error),
                 fallback.cooling_for(failure.candidate).unwrap_or_default(),
             );
         }

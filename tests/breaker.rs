@@ -25,7 +25,7 @@ fn ok() -> Result<(), BoxError> {
     Ok(())
 }
 
-fn breaker(clock: &ManualClock) -> CircuitBreaker<ManualClock> {
+fn breaker(clock: &ManualClock) -> CircuitBreaker {
     CircuitBreaker::new().clock(clock.clone())
 }
 
@@ -374,4 +374,148 @@ proptest! {
             prop_assert_eq!(b.state("k"), expected);
         }
     }
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "weather")]
+enum WeatherError {
+    /// The model asked for a city that does not exist.
+    #[agent(code = "unknown_city", recovery = "replan")]
+    #[error("unknown city")]
+    UnknownCity,
+    #[agent(code = "auth_error")]
+    #[error("bad key")]
+    BadKey,
+    #[agent(code = "invalid_input")]
+    #[error("bad arguments")]
+    BadArgs,
+    #[agent(code = "service_down", retryable)]
+    #[error("weather service unavailable")]
+    Down,
+    #[agent(code = "timeout", retryable)]
+    #[error("timed out")]
+    Timeout,
+    #[error(transparent)]
+    Disabled(#[from] CircuitOpen),
+}
+
+#[test]
+fn try_call_gives_the_tools_own_error_beside_the_refusal() {
+    let b = breaker(&ManualClock::new()).threshold(1);
+    match b.try_call("weather", || Err::<(), _>(WeatherError::Down)) {
+        Err(agent_error::recover::CallError::Tool(WeatherError::Down)) => {}
+        other => panic!("{other:?}"),
+    }
+    // An error type without `From<CircuitOpen>` works: `std::io::Error` here.
+    let refused = b
+        .try_call("weather", || Ok::<_, std::io::Error>(1))
+        .unwrap_err();
+    let open = refused.open().unwrap();
+    assert_eq!((open.code(), open.op()), ("TOOL_DISABLED", "weather"));
+    assert!(refused.into_tool().is_none());
+}
+
+#[test]
+fn the_callers_mistakes_do_not_open_the_circuit() {
+    let b = breaker(&ManualClock::new()).threshold(2);
+    for mistake in [
+        WeatherError::UnknownCity,
+        WeatherError::BadKey,
+        WeatherError::BadArgs,
+        WeatherError::UnknownCity,
+    ] {
+        assert!(b.call("weather", || Err::<(), _>(mistake)).is_err());
+    }
+    let not_found = || Err::<(), _>(Error::new("weather", codes::NOT_FOUND, "no such station"));
+    b.try_call("weather", not_found).unwrap_err();
+    b.try_call("weather", not_found).unwrap_err();
+    assert_eq!(b.state("weather"), CircuitState::Closed { failures: 0 });
+    assert_eq!(b.call("weather", || Ok::<_, WeatherError>(21)).unwrap(), 21);
+}
+
+#[test]
+fn the_tool_failing_opens_it_timeouts_outages_and_unclassified_errors() {
+    let b = breaker(&ManualClock::new()).threshold(3);
+    b.call("weather", || Err::<(), _>(WeatherError::Down))
+        .unwrap_err();
+    b.call("weather", || Err::<(), _>(WeatherError::Timeout))
+        .unwrap_err();
+    assert_eq!(b.state("weather"), CircuitState::Closed { failures: 2 });
+    // A caller's mistake in between is an answer from the tool: the count starts again.
+    b.call("weather", || Err::<(), _>(WeatherError::UnknownCity))
+        .unwrap_err();
+    assert_eq!(b.state("weather"), CircuitState::Closed { failures: 0 });
+    let unclassified = || Err::<(), BoxError>("connection reset by peer".into());
+    for _ in 0..3 {
+        b.call("weather", unclassified).unwrap_err();
+    }
+    let err = b.call("weather", || Ok::<_, WeatherError>(1)).unwrap_err();
+    // The refusal, through the enum's transparent variant: its op is the breaker's key.
+    assert!(matches!(err, WeatherError::Disabled(_)));
+    assert_eq!((err.code(), err.op()), ("TOOL_DISABLED", "weather"));
+}
+
+#[test]
+fn a_predicate_decides_what_counts() {
+    let every = breaker(&ManualClock::new()).threshold(1).counts(|_| true);
+    every
+        .call("weather", || Err::<(), _>(WeatherError::UnknownCity))
+        .unwrap_err();
+    assert!(matches!(every.state("weather"), CircuitState::Open { .. }));
+
+    let only_timeouts = breaker(&ManualClock::new())
+        .threshold(1)
+        .counts(|e| agent_error::has_code(e, codes::TIMEOUT));
+    only_timeouts
+        .call("weather", || Err::<(), _>(WeatherError::Down))
+        .unwrap_err();
+    assert_eq!(
+        only_timeouts.state("weather"),
+        CircuitState::Closed { failures: 0 }
+    );
+    only_timeouts
+        .call("weather", || Err::<(), _>(WeatherError::Timeout))
+        .unwrap_err();
+    assert!(matches!(
+        only_timeouts.state("weather"),
+        CircuitState::Open { .. }
+    ));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn try_call_async_counts_by_classification_too() {
+    let b = breaker(&ManualClock::new()).threshold(1);
+    let r = b
+        .try_call_async("weather", async { Err::<(), _>(WeatherError::BadArgs) })
+        .await;
+    assert!(matches!(
+        r,
+        Err(agent_error::recover::CallError::Tool(WeatherError::BadArgs))
+    ));
+    assert_eq!(b.state("weather"), CircuitState::Closed { failures: 0 });
+    let _ = b
+        .try_call_async("weather", async { Err::<(), _>(WeatherError::Down) })
+        .await;
+    let r = b
+        .try_call_async("weather", async { Ok::<_, WeatherError>(1) })
+        .await;
+    assert!(r.unwrap_err().open().is_some());
+}
+
+#[test]
+fn a_function_is_a_clock() {
+    let now = std::sync::Arc::new(std::sync::Mutex::new(std::time::Instant::now()));
+    let read = now.clone();
+    let b = CircuitBreaker::new()
+        .threshold(1)
+        .clock(move || *read.lock().unwrap());
+    b.call("t", failing).unwrap_err();
+    assert_eq!(
+        b.state("t"),
+        CircuitState::Open {
+            closes_in: 60 * SEC
+        }
+    );
+    *now.lock().unwrap() += 60 * SEC;
+    assert_eq!(b.call("t", ok).map_err(|e| e.to_string()), Ok(()));
 }

@@ -414,3 +414,61 @@ fn status_and_docs_url_are_known_at_run_time() {
         Some(503)
     );
 }
+
+#[allow(dead_code)] // the variants are read through the catalog only
+mod transparent_catalogs {
+    use agent_error::AgentError;
+    use agent_error::recover::CircuitOpen;
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "weather")]
+    pub enum WeatherError {
+        #[agent(code = "unknown_city", recovery = "replan")]
+        #[error("unknown city")]
+        UnknownCity,
+        #[error(transparent)]
+        Disabled(#[from] CircuitOpen),
+        /// A foreign field: no catalog, nothing added.
+        #[error(transparent)]
+        Io(std::io::Error),
+    }
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "agent.step")]
+    pub enum StepError {
+        #[agent(code = "step_budget", recovery = "abort")]
+        #[error("out of steps")]
+        OutOfSteps,
+        #[error(transparent)]
+        Weather(#[from] WeatherError),
+    }
+
+    fn codes(entries: &[&agent_error::catalog::CodeDoc]) -> Vec<&'static str> {
+        entries.iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn a_transparent_variants_catalog_is_listed_after_the_types_own() {
+        assert_eq!(
+            codes(&agent_error::catalog![WeatherError]),
+            ["unknown_city", "TOOL_DISABLED"]
+        );
+        // `CODES` itself stays the type's own entries.
+        assert_eq!(
+            <WeatherError as agent_error::catalog::Catalog>::CODES.len(),
+            1
+        );
+    }
+
+    #[test]
+    fn nested_catalogs_are_followed_and_each_entry_is_listed_once() {
+        assert_eq!(
+            codes(&agent_error::catalog![StepError]),
+            ["step_budget", "unknown_city", "TOOL_DISABLED"]
+        );
+        assert_eq!(
+            codes(&agent_error::catalog![StepError, WeatherError, CircuitOpen]),
+            ["step_budget", "unknown_city", "TOOL_DISABLED"]
+        );
+    }
+}

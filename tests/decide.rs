@@ -76,3 +76,58 @@ fn decisions_display_for_logs() {
     assert_eq!(Decision::Compact.to_string(), "compact");
     assert_eq!(Decision::Retry(Duration::ZERO).as_str(), "retry");
 }
+
+#[test]
+fn after_a_retrier_gave_up_the_decision_is_not_another_retry() {
+    use agent_error::recover::decide_after;
+    use agent_error::retry::{Retrier, Stop};
+    let outcome =
+        Retrier::new().run_detailed_with_sleep(|_| Err::<(), _>(e(codes::RATE_LIMIT)), |_| {});
+    assert_eq!(
+        (outcome.attempts, outcome.stop),
+        (3, Stop::AttemptsExhausted)
+    );
+    // The loop's own counter (1: its first call) would have said retry.
+    assert!(matches!(
+        decide(&e(codes::RATE_LIMIT), 1),
+        Decision::Retry(_)
+    ));
+    assert_eq!(decide_after(&outcome), Some(Decision::Fallback));
+
+    let outcome = Retrier::new()
+        .run_detailed_with_sleep(|_| Err::<(), _>(e(codes::CONTEXT_OVERFLOW)), |_| {});
+    assert_eq!(outcome.stop, Stop::Permanent);
+    assert_eq!(decide_after(&outcome), Some(Decision::Compact));
+
+    let outcome = Retrier::new().run_detailed_with_sleep(
+        |_| Err::<(), _>(std::io::Error::other("disk on fire")),
+        |_| {},
+    );
+    assert_eq!(decide_after(&outcome), Some(Decision::Abort));
+
+    let outcome = Retrier::new().run_detailed_with_sleep(
+        |attempt| {
+            if attempt < 2 {
+                Err(e(codes::TIMEOUT))
+            } else {
+                Ok(attempt)
+            }
+        },
+        |_| {},
+    );
+    assert_eq!(decide_after(&outcome), None);
+}
+
+#[test]
+fn after_an_empty_budget_the_decision_is_a_fallback() {
+    use agent_error::recover::decide_after;
+    use agent_error::retry::{Retrier, RetryBudget, Stop};
+    let retrier = Retrier::new().budget(RetryBudget::with_costs(0, 5, 10, 1));
+    let outcome = retrier.run_detailed_with_sleep(|_| Err::<(), _>(e(codes::TIMEOUT)), |_| {});
+    assert_eq!((outcome.attempts, outcome.stop), (1, Stop::BudgetEmpty));
+    assert_eq!(
+        decide(outcome.result.as_ref().unwrap_err(), outcome.attempts),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(decide_after(&outcome), Some(Decision::Fallback));
+}

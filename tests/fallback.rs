@@ -22,7 +22,7 @@ fn down() -> Error {
     )
 }
 
-fn models(clock: &ManualClock) -> Fallback<&'static str, ManualClock> {
+fn models(clock: &ManualClock) -> Fallback<&'static str> {
     Fallback::new(["primary", "secondary"])
         .retrier(Retrier::new().seed(3))
         .clock(clock.clone())
@@ -31,7 +31,7 @@ fn models(clock: &ManualClock) -> Fallback<&'static str, ManualClock> {
 /// The two models on a controllable clock, with every call logged as `name#attempt`.
 struct Models {
     clock: ManualClock,
-    fallback: Fallback<&'static str, ManualClock>,
+    fallback: Fallback<&'static str>,
     log: RefCell<Vec<String>>,
 }
 
@@ -49,7 +49,7 @@ impl Models {
     fn run<T>(
         &self,
         answer: impl Fn(&'static str) -> Result<T, Error>,
-    ) -> Result<Answer<T>, FallbackError> {
+    ) -> Result<Answer<T, Error>, FallbackError<Error>> {
         self.run_with_sleep(answer, |_| {})
     }
 
@@ -57,7 +57,7 @@ impl Models {
         &self,
         answer: impl Fn(&'static str) -> Result<T, Error>,
         sleep: impl FnMut(Duration),
-    ) -> Result<Answer<T>, FallbackError> {
+    ) -> Result<Answer<T, Error>, FallbackError<Error>> {
         self.fallback.run_with_sleep(
             |m: &&'static str, attempt| {
                 self.log.borrow_mut().push(format!("{m}#{attempt}"));
@@ -98,10 +98,7 @@ fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
     let failure = &answer.failures[0];
     assert_eq!((failure.candidate, &*failure.name), (0, "primary"));
     assert_eq!((failure.attempts, failure.stop), (1, Stop::FellBack));
-    assert_eq!(
-        failure.error.downcast_ref::<Error>().unwrap().code(),
-        codes::RATE_LIMIT
-    );
+    assert_eq!(failure.error.code(), codes::RATE_LIMIT);
     assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
     assert_eq!(models.fallback.cooling_for(1), None);
 }
@@ -266,12 +263,18 @@ fn when_every_candidate_cools_down_nothing_is_called_and_the_error_says_when() {
     assert_eq!(decide(&err, 1), Decision::Retry(15 * SEC));
     assert_eq!(
         err.to_string(),
-        "recover.fallback [provider_unavailable]: every candidate is cooling down; the first is tried again in 15s"
+        "recover.fallback [provider_unavailable]: no candidate was called"
+    );
+    // Why, in the source: a chain walk classifies it whatever the operation's error type.
+    assert_eq!(
+        display::chain(&err).to_string(),
+        "recover.fallback [provider_unavailable]: no candidate was called: recover.fallback [provider_unavailable]: every candidate is cooling down; the first is tried again in 15s"
     );
     assert_eq!(
         err.hints(),
         ["every candidate is cooling down after failures; try again in 15s"]
     );
+    assert!(err.into_last().is_none());
     fallback.reset();
     assert_eq!(fallback.cooling_for(0), None);
 }
@@ -279,7 +282,7 @@ fn when_every_candidate_cools_down_nothing_is_called_and_the_error_says_when() {
 #[test]
 fn the_error_lists_every_failure_and_is_classified_by_the_last() {
     let fallback = Fallback::new(["gpt", "claude"]).clock(ManualClock::new());
-    let err: FallbackError = fallback
+    let err: FallbackError<Error> = fallback
         .run_with_sleep(
             |m: &&str, _| {
                 Err::<(), _>(match *m {
@@ -297,12 +300,16 @@ fn the_error_lists_every_failure_and_is_classified_by_the_last() {
     assert_eq!(err.recovery(), Recovery::Escalate);
     assert_eq!(err.hints(), ["check the key"]);
     assert_eq!(err.last().unwrap().candidate, 1);
-    let all = "llm.generate [auth_error]: 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; claude: llm.generate [auth_error]: invalid api key: key sk-123 rejected";
-    assert_eq!(err.to_string(), all);
+    let all = "llm.generate [auth_error]: 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; then claude: llm.generate [auth_error]: invalid api key: key sk-123 rejected";
+    // The last error is the source: Display leaves it to the chain.
+    assert_eq!(
+        err.to_string(),
+        "llm.generate [auth_error]: 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; then claude"
+    );
     assert_eq!(display::chain(&err).to_string(), all);
     assert_eq!(
         agent_error::tool::render(&err),
-        "[error:auth_error] 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; claude: llm.generate [auth_error]: invalid api key\nhint: check the key"
+        "[error:auth_error] 2 candidates failed: gpt: llm.generate [rate_limit]: provider returned 429; then claude\nhint: check the key"
     );
     assert_eq!(decide(&err, 1), Decision::Escalate);
 
@@ -354,14 +361,11 @@ async fn the_async_run_falls_back_and_cools_down_too() {
     let fallback = models(&clock);
     let answer = fallback
         .run_async(
-            |m: &&str, _| {
-                let m = *m;
-                async move {
-                    if m == "primary" {
-                        Err(rate_limited())
-                    } else {
-                        Ok(m)
-                    }
+            async |m: &&'static str, _| {
+                if *m == "primary" {
+                    Err(rate_limited())
+                } else {
+                    Ok(*m)
                 }
             },
             |_| async {},
@@ -388,4 +392,143 @@ fn a_peers_retry_after_cools_a_candidate_for_an_hour_at_most() {
     // An hour later, the primary is tried again.
     m.clock.advance(3600 * SEC);
     assert_eq!(m.fallback.cooling_for(0), None);
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum LlmError {
+    #[agent(rate_limited)]
+    #[error("provider returned 429")]
+    RateLimit,
+    #[agent(code = "auth_error")]
+    #[error("invalid api key")]
+    BadKey(std::rc::Rc<str>),
+}
+
+#[test]
+fn the_last_error_comes_back_typed_and_need_not_be_send() {
+    // `Rc` is neither `Send` nor `Sync`: the failures are kept as they were returned.
+    let fallback = Fallback::new(["gpt", "claude"]);
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, _| {
+                Err::<(), _>(match *m {
+                    "gpt" => LlmError::RateLimit,
+                    _ => LlmError::BadKey("sk-1".into()),
+                })
+            },
+            |_| {},
+        )
+        .unwrap_err();
+    assert!(matches!(err.failures()[0].error, LlmError::RateLimit));
+    assert_eq!(err.code(), "auth_error");
+    // Classified through its source too, behind any wrapper.
+    assert_eq!(classify(&err).unwrap().code(), "auth_error");
+    match err.into_last() {
+        Some(LlmError::BadKey(key)) => assert_eq!(&*key, "sk-1"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_answer_keeps_the_typed_failures() {
+    let fallback = Fallback::new(["gpt", "claude"]);
+    let answer = fallback
+        .run_with_sleep(
+            |m: &&str, _| match *m {
+                "gpt" => Err(LlmError::RateLimit),
+                _ => Ok("hi"),
+            },
+            |_| {},
+        )
+        .unwrap();
+    assert!(matches!(answer.failures[0].error, LlmError::RateLimit));
+}
+
+/// A helper written for the default type takes a fallback on a test clock too.
+fn first_name<'a>(models: &'a Fallback<&'static str>) -> &'a str {
+    models.name(0).unwrap()
+}
+
+#[test]
+fn the_clock_is_not_part_of_the_type_and_a_function_is_a_clock() {
+    let manual = Fallback::new(["gpt", "claude"]).clock(ManualClock::new());
+    assert_eq!(first_name(&manual), "gpt");
+
+    let now = std::sync::Arc::new(std::sync::Mutex::new(std::time::Instant::now()));
+    let read = now.clone();
+    let fallback = Fallback::new(["gpt", "claude"]).clock(move || *read.lock().unwrap());
+    assert_eq!(first_name(&fallback), "gpt");
+    let _ = fallback.run_with_sleep(|_: &&str, _| Err::<(), _>(rate_limited()), |_| {});
+    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+    *now.lock().unwrap() += 45 * SEC;
+    assert_eq!(fallback.cooling_for(0), Some(15 * SEC));
+    *now.lock().unwrap() += 15 * SEC;
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+struct Client {
+    model: String,
+    calls: Cell<u32>,
+}
+
+impl Client {
+    async fn generate(&self, prompt: &str) -> Result<String, Error> {
+        self.calls.set(self.calls.get() + 1);
+        tokio::task::yield_now().await;
+        match self.model.as_str() {
+            "gpt-4o" => Err(rate_limited()),
+            model => Ok(format!("{model}: {prompt}")),
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_async_run_may_borrow_the_candidate() {
+    let client = |model: &str| Client {
+        model: model.into(),
+        calls: Cell::new(0),
+    };
+    let fallback = Fallback::named([("gpt-4o", client("gpt-4o")), ("claude", client("claude"))]);
+    let prompt = String::from("hi");
+    let answer = fallback
+        .run_async(
+            // The future borrows the candidate and the prompt: no clone.
+            async |c: &Client, _| c.generate(&prompt).await,
+            |_| async {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.value, "claude: hi");
+    assert_eq!(fallback.candidate(0).unwrap().calls.get(), 1);
+    assert_eq!(fallback.candidate(1).unwrap().calls.get(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn an_async_run_on_borrowed_candidates_can_be_spawned() {
+    struct Endpoint(String);
+    impl Endpoint {
+        async fn get(&self) -> Result<String, Error> {
+            tokio::task::yield_now().await;
+            match self.0.as_str() {
+                "a" => Err(rate_limited()),
+                url => Ok(url.to_string()),
+            }
+        }
+    }
+    let fallback = std::sync::Arc::new(Fallback::named([
+        ("a", Endpoint("a".into())),
+        ("b", Endpoint("b".into())),
+    ]));
+    let shared = fallback.clone();
+    let answer = tokio::spawn(async move {
+        shared
+            .run_async(async |e: &Endpoint, _| e.get().await, |_| async {})
+            .await
+            .map(|a| a.value)
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap();
+    assert_eq!(answer.as_deref(), Ok("b"));
 }

@@ -507,3 +507,37 @@ fn a_peer_cycling_codes_cannot_drive_the_retry_loop() {
     assert_eq!(outcome.stop, Stop::WaitTooLong);
     assert_eq!(slept, [Duration::from_secs(25), Duration::from_secs(25)]);
 }
+
+#[test]
+fn a_clone_shares_the_budget_and_the_hook() {
+    let budget = RetryBudget::with_costs(12, 5, 10, 1);
+    let retries = Arc::new(Mutex::new(0));
+    let count = retries.clone();
+    let retrier = Retrier::new()
+        .budget(budget.clone())
+        .on_retry(move |_, _, _| *count.lock().unwrap() += 1);
+    let clone = retrier.clone();
+    // The clone's timeout retry spends 10 of the 12 tokens, in the one bucket.
+    let (outcome, _) = run(&clone, fail_times(10, || Llm::Timeout));
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::BudgetEmpty, 2));
+    assert_eq!(budget.available(), 2);
+    // The original finds the bucket nearly empty: no retry.
+    let (outcome, slept) = run(&retrier, fail_times(10, || Llm::Timeout));
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::BudgetEmpty, 1));
+    assert!(slept.is_empty());
+    assert_eq!(
+        *retries.lock().unwrap(),
+        1,
+        "the hook is shared: one retry in all"
+    );
+}
+
+#[test]
+fn a_clones_caps_are_its_own() {
+    let retrier = Retrier::new().max_attempts(5);
+    let fewer = retrier.clone().max_attempts(2);
+    let (outcome, _) = run(&fewer, fail_times(10, || Llm::Timeout));
+    assert_eq!(outcome.attempts, 2);
+    let (outcome, _) = run(&retrier, fail_times(10, || Llm::Timeout));
+    assert_eq!(outcome.attempts, 5, "the original's cap, not the clone's");
+}

@@ -179,3 +179,54 @@ async fn any_service_s_classified_errors_are_retried_and_others_are_not() {
         Some("not_found".to_string())
     );
 }
+
+#[tokio::test]
+async fn a_service_answering_u32_is_served_without_a_newtype() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let seen = calls.clone();
+    let counter = tower::service_fn(move |prompt: &'static str| {
+        let n = seen.fetch_add(1, Ordering::SeqCst);
+        async move {
+            if n == 0 {
+                Err(std::io::Error::from(std::io::ErrorKind::TimedOut))
+            } else {
+                Ok::<u32, std::io::Error>(prompt.len() as u32)
+            }
+        }
+    });
+    let service = ServiceBuilder::new()
+        .layer(
+            RetryLayer::new(Retrier::new().seed(1))
+                .any_response()
+                .with_sleep(|_| async {}),
+        )
+        .service(counter);
+    assert_eq!(bounded(service.oneshot("hello")).await.unwrap(), 5);
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "the timeout was retried");
+}
+
+#[tokio::test]
+async fn a_function_classifies_responses_of_any_type() {
+    use agent_error::{AgentError, Error, codes};
+    let calls = Arc::new(AtomicU32::new(0));
+    let seen = calls.clone();
+    // Answers 0 ("overloaded") twice, then 42.
+    let counter = tower::service_fn(move |_: ()| {
+        let n = seen.fetch_add(1, Ordering::SeqCst);
+        async move { Ok::<u32, std::io::Error>(if n < 2 { 0 } else { 42 }) }
+    });
+    let layer = RetryLayer::new(Retrier::new().seed(1))
+        .classify_responses(|n: &u32| {
+            (*n == 0).then(|| {
+                Box::new(Error::new(
+                    "count",
+                    codes::PROVIDER_UNAVAILABLE,
+                    "overloaded",
+                )) as Box<dyn AgentError + Send + Sync>
+            })
+        })
+        .with_sleep(|_| async {});
+    let service = ServiceBuilder::new().layer(layer).service(counter);
+    assert_eq!(bounded(service.oneshot(())).await.unwrap(), 42);
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+}

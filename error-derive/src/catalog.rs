@@ -48,6 +48,32 @@ pub fn expand(input: &Input) -> TokenStream {
         Body::Classified(c) => Some(entry(input, v, c)),
         Body::Transparent(_) => None,
     });
+    // The catalogs of the types that transparent variants wrap, where they have one (found
+    // by autoref specialization: a field whose type has no catalog, or mentions a type
+    // parameter, adds nothing).
+    let nested: Vec<TokenStream> = input
+        .variants
+        .iter()
+        .filter_map(|v| match &v.body {
+            Body::Transparent(t) if !t.generic => v.fields.first().map(|f| {
+                let ty = f.ty;
+                quote!((&&#krate::__private::CatalogProbe::<#ty>::NEW).collect_into(out);)
+            }),
+            _ => None,
+        })
+        .collect();
+    let collect = if nested.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            fn collect_codes(out: &mut ::std::vec::Vec<&'static #krate::catalog::CodeDoc>) {
+                #[allow(unused_imports)]
+                use #krate::__private::{ProbeCatalog as _, ProbeNoCatalog as _};
+                out.extend(<Self as #krate::catalog::Catalog>::CODES.iter());
+                #(#nested)*
+            }
+        }
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::catalog::Catalog for #ident #ty_generics #where_clause {
@@ -56,6 +82,7 @@ pub fn expand(input: &Input) -> TokenStream {
                 const __AGENT_TYPE: &str = ::core::concat!(::core::module_path!(), "::", #type_name);
                 &[#(#entries),*]
             };
+            #collect
         }
     }
 }

@@ -22,3 +22,35 @@ pub const fn entry(
     doc.op = op;
     doc
 }
+
+/// Asks whether a transparent field's type `T` has a catalog, in generated
+/// `Catalog::collect_codes`: `(&&CatalogProbe::<T>::NEW).collect_into(out)` finds
+/// [`ProbeCatalog`] when `T: Catalog`, else [`ProbeNoCatalog`], which adds nothing.
+pub struct CatalogProbe<T: ?Sized>(core::marker::PhantomData<fn() -> *const T>);
+
+impl<T: ?Sized> CatalogProbe<T> {
+    /// The probe.
+    pub const NEW: Self = CatalogProbe(core::marker::PhantomData);
+}
+
+/// The probe of a type with a catalog: its entries and its own transparent types'.
+pub trait ProbeCatalog {
+    /// Adds the entries.
+    fn collect_into(&self, out: &mut Vec<&'static crate::core::code_doc::CodeDoc>);
+}
+
+impl<T: crate::core::code_doc::Catalog> ProbeCatalog for &CatalogProbe<T> {
+    fn collect_into(&self, out: &mut Vec<&'static crate::core::code_doc::CodeDoc>) {
+        T::collect_codes(out);
+    }
+}
+
+/// The probe of a type without a catalog: nothing to add.
+pub trait ProbeNoCatalog {
+    /// Adds nothing.
+    fn collect_into(&self, out: &mut Vec<&'static crate::core::code_doc::CodeDoc>);
+}
+
+impl<T: ?Sized> ProbeNoCatalog for CatalogProbe<T> {
+    fn collect_into(&self, _: &mut Vec<&'static crate::core::code_doc::CodeDoc>) {}
+}

@@ -13,7 +13,7 @@ mod register;
 #[cfg(feature = "serde")]
 mod remote;
 
-pub use catalog::entry;
+pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
 pub use cause::{
     HeadFree, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint, cause_hints,
     cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery, cause_retry_after,

@@ -100,13 +100,46 @@ pub fn retry_in_words(policy: &RetryPolicy) -> String {
 
 /// The entries of the given types, in order: `catalog![LlmError, ToolError]`. Works on
 /// every platform, registry or not.
+///
+/// Each type's entries are followed by those of the types its transparent variants wrap
+/// (see [`Catalog::collect_codes`]): an `#[error(transparent)] Disabled(#[from] CircuitOpen)`
+/// variant lists `TOOL_DISABLED`. An entry met twice (a type named and also wrapped) is
+/// listed once.
+///
+/// ```
+/// use agent_error::{recover::CircuitOpen, AgentError};
+///
+/// #[derive(Debug, AgentError)]
+/// #[agent(op = "weather")]
+/// enum WeatherError {
+///     #[agent(code = "unknown_city", recovery = "replan")]
+///     #[error("unknown city")]
+///     UnknownCity,
+///     #[error(transparent)]
+///     Disabled(#[from] CircuitOpen),
+/// }
+///
+/// let codes: Vec<&str> = agent_error::catalog![WeatherError].iter().map(|d| d.code).collect();
+/// assert_eq!(codes, ["unknown_city", "TOOL_DISABLED"]);
+/// ```
 #[macro_export]
 macro_rules! catalog {
     ($($ty:ty),* $(,)?) => {{
         let mut entries: ::std::vec::Vec<&'static $crate::catalog::CodeDoc> = ::std::vec::Vec::new();
-        $( entries.extend(<$ty as $crate::catalog::Catalog>::CODES.iter()); )*
-        entries
+        $( <$ty as $crate::catalog::Catalog>::collect_codes(&mut entries); )*
+        $crate::catalog::dedup(entries)
     }};
+}
+
+/// The entries in order, each listed once (the same type and variant met twice), for
+/// [`catalog!`](crate::catalog!).
+#[doc(hidden)]
+pub fn dedup(entries: Vec<&'static CodeDoc>) -> Vec<&'static CodeDoc> {
+    let mut seen = std::collections::HashSet::new();
+    entries
+        .into_iter()
+        .filter(|d| seen.insert((d.type_name, d.variant, d.code)))
+        .collect()
 }
 
 /// The entries of every type registered in the binary: every non-generic derived type (with

@@ -170,6 +170,19 @@ impl CodeDoc {
 /// assert!(doc.rate_limited);
 /// ```
 pub trait Catalog {
-    /// The type's codes, one entry per variant, in declaration order.
+    /// The type's codes, one entry per variant, in declaration order. Transparent
+    /// variants have no entry of their own: their codes are their field's type's.
     const CODES: &'static [CodeDoc];
+
+    /// Adds [`CODES`](Self::CODES) to `out`, then the entries of the types that its
+    /// transparent variants wrap, when those types have a catalog (a derived type, the
+    /// runtime's `CircuitOpen`), theirs included: every code a value of this type can
+    /// show. [`catalog!`](crate::catalog!) calls it. A transparent field whose type
+    /// mentions a type parameter adds nothing: name that type in `catalog!` too.
+    fn collect_codes(out: &mut Vec<&'static CodeDoc>)
+    where
+        Self: Sized,
+    {
+        out.extend(Self::CODES.iter());
+    }
 }

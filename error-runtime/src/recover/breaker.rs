@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::catalog::{Catalog, CodeDoc};
 use crate::store::{BreakerRule, CircuitState, Store, TrialToken, block_on};
 use crate::store::{Clock, SystemClock, nanos, seconds_text};
-use crate::{AgentError, Recovery, RetryPolicy};
+use crate::{AgentError, ErrorChain, Recovery, RetryPolicy};
 
 /// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.
 pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
@@ -69,17 +69,31 @@ pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
 /// clock.advance(Duration::from_secs(60));
 /// assert_eq!(breaker.call("fetch", || Ok::<_, Box<dyn std::error::Error + Send + Sync>>(7)).unwrap(), 7);
 /// ```
-pub struct CircuitBreaker<C = SystemClock> {
+pub struct CircuitBreaker {
     threshold: u32,
     cooldown: Duration,
     capacity: usize,
-    clock: C,
+    clock: Arc<dyn Clock>,
     circuits: RwLock<HashMap<Box<str>, Arc<Circuit>, BuildHasherDefault<KeyHasher>>>,
     /// How many keys the map holds, read without the lock: 0 lets every call through.
     tracked: AtomicUsize,
     /// A shared store, when the circuits live there instead of in `circuits`.
     store: Option<Arc<dyn Store>>,
     trial_lease: Duration,
+    /// Which errors count as the tool's failures; `None`: [`tool_is_failing`].
+    counts: Option<Arc<Counts>>,
+}
+
+/// A predicate that says whether an error counts as a failure of the tool.
+type Counts = dyn Fn(&(dyn StdError + 'static)) -> bool + Send + Sync;
+
+/// The default of [`CircuitBreaker::counts`]: whether `err` says that the tool itself is
+/// failing, and not that the call was wrong.
+fn tool_is_failing(err: &(dyn StdError + 'static)) -> bool {
+    match crate::classify(err) {
+        None => true,
+        Some(c) => c.is_retryable() || matches!(c.code(), crate::codes::TOOL_FAILED | "INTERNAL"),
+    }
 }
 
 /// FxHash (rustc's): a multiply and a rotate a word, enough for short tool names.
@@ -117,7 +131,7 @@ impl Hasher for KeyHasher {
     }
 }
 
-impl<C> fmt::Debug for CircuitBreaker<C> {
+impl fmt::Debug for CircuitBreaker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CircuitBreaker")
             .field("threshold", &self.threshold)
@@ -193,16 +207,15 @@ impl CircuitBreaker {
             threshold: Self::DEFAULT_THRESHOLD,
             cooldown: Self::DEFAULT_COOLDOWN,
             capacity: Self::DEFAULT_CAPACITY,
-            clock: SystemClock,
+            clock: Arc::new(SystemClock),
             circuits: RwLock::new(HashMap::default()),
             tracked: AtomicUsize::new(0),
             store: None,
             trial_lease: Self::DEFAULT_TRIAL_LEASE,
+            counts: None,
         }
     }
-}
 
-impl<C: Clock> CircuitBreaker<C> {
     /// Opens a circuit after `failures` failures in a row (at least 1).
     #[must_use]
     pub fn threshold(mut self, failures: u32) -> Self {
@@ -224,18 +237,12 @@ impl<C: Clock> CircuitBreaker<C> {
         self
     }
 
-    /// Reads time from `clock` (a [`ManualClock`](super::ManualClock) in tests).
-    pub fn clock<K: Clock>(self, clock: K) -> CircuitBreaker<K> {
-        CircuitBreaker {
-            threshold: self.threshold,
-            cooldown: self.cooldown,
-            capacity: self.capacity,
-            clock,
-            circuits: self.circuits,
-            tracked: self.tracked,
-            store: self.store,
-            trial_lease: self.trial_lease,
-        }
+    /// Reads time from `clock`: a [`ManualClock`](super::ManualClock) in tests, or any
+    /// `Fn() -> Instant`. The type stays `CircuitBreaker`.
+    #[must_use]
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
     }
 
     /// Keeps the circuits in `store`, shared with every breaker (in this process or another
@@ -268,6 +275,37 @@ impl<C: Clock> CircuitBreaker<C> {
     pub fn trial_lease(mut self, lease: Duration) -> Self {
         self.trial_lease = lease;
         self
+    }
+
+    /// Counts as failures the errors for which `counts(err)` is true, instead of the
+    /// default (see [`call`](Self::call)): `|_| true` counts every `Err`.
+    ///
+    /// ```
+    /// use agent_error::recover::{CircuitBreaker, CircuitState};
+    /// use agent_error::{codes, has_code, Error};
+    ///
+    /// // Rate limits are the provider's answer, not the tool failing: do not count them.
+    /// let breaker = CircuitBreaker::new()
+    ///     .threshold(1)
+    ///     .counts(|e| !has_code(e, codes::RATE_LIMIT));
+    /// let _ = breaker.try_call("search", || Err::<(), _>(Error::new("search", codes::RATE_LIMIT, "429")));
+    /// assert_eq!(breaker.state("search"), CircuitState::Closed { failures: 0 });
+    /// ```
+    #[must_use]
+    pub fn counts(
+        mut self,
+        counts: impl Fn(&(dyn StdError + 'static)) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.counts = Some(Arc::new(counts));
+        self
+    }
+
+    /// Whether `err` counts as a failure of the tool.
+    fn is_failure(&self, err: &(dyn StdError + 'static)) -> bool {
+        match &self.counts {
+            Some(counts) => counts(err),
+            None => tool_is_failing(err),
+        }
     }
 
     fn rule(&self) -> BreakerRule {
@@ -319,33 +357,108 @@ impl<C: Clock> CircuitBreaker<C> {
         }
     }
 
-    /// Runs `op` unless `key`'s circuit is open, and counts its result: any `Err` is a
-    /// failure. An open circuit returns [`CircuitOpen`] converted into `E` without running
-    /// `op` (`Box<dyn Error + Send + Sync>` and `anyhow::Error` convert as they are; give a
-    /// derived enum an `#[error(transparent)] Disabled(#[from] CircuitOpen)` variant).
+    /// Runs `op` unless `key`'s circuit is open, and counts its result. An open circuit
+    /// returns [`CircuitOpen`] converted into `E` without running `op`
+    /// (`Box<dyn Error + Send + Sync>` and `anyhow::Error` convert as they are; give a
+    /// derived enum an `#[error(transparent)] Disabled(#[from] CircuitOpen)` variant). To keep
+    /// the tool's own error type unchanged, use [`try_call`](Self::try_call).
     ///
-    /// To count only some errors as failures, use [`acquire`](Self::acquire).
+    /// An `Err` counts as a failure when it says that the tool itself is failing, by its
+    /// [`classify`](crate::classify)cation: unclassified, retryable (a timeout, an
+    /// unavailable service, a rate limit, an I/O error), `tool_failed`, or `INTERNAL` (a bug
+    /// in the tool). The caller's mistakes (invalid input or arguments, not found, a denied
+    /// permission, a bad key: errors that are not retryable) are not the tool's failures:
+    /// the tool answered, so they count as a success, and a model that keeps mistyping a
+    /// city cannot disable the tool for every other caller. [`counts`](Self::counts) sets
+    /// another rule.
+    ///
+    /// ```
+    /// use agent_error::recover::{CircuitBreaker, CircuitState};
+    /// use agent_error::{codes, Error};
+    ///
+    /// let breaker = CircuitBreaker::new().threshold(1);
+    /// let typo = || Err::<(), _>(Error::new("weather", codes::INVALID_INPUT, "unknown city"));
+    /// assert!(breaker.try_call("weather", typo).is_err());
+    /// assert_eq!(breaker.state("weather"), CircuitState::Closed { failures: 0 });
+    /// let down = || Err::<(), _>(Error::new("weather", codes::PROVIDER_UNAVAILABLE, "HTTP 503"));
+    /// assert!(breaker.try_call("weather", down).is_err());
+    /// assert!(matches!(breaker.state("weather"), CircuitState::Open { .. }));
+    /// ```
     #[inline]
-    pub fn call<T, E: From<CircuitOpen>>(
+    pub fn call<T, E, M>(&self, key: &str, op: impl FnOnce() -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<CircuitOpen> + ErrorChain<M>,
+    {
+        self.try_call(key, op).map_err(CallError::into_error)
+    }
+
+    /// [`call`](Self::call) that leaves the tool's error type alone: `Err(CallError::Open)`
+    /// when the circuit is open and `op` did not run, `Err(CallError::Tool(e))` with the
+    /// tool's own error, unchanged, when it ran and failed. No `From<CircuitOpen>` needed.
+    ///
+    /// ```
+    /// use agent_error::recover::{CallError, CircuitBreaker};
+    /// use agent_error::AgentError;
+    ///
+    /// #[derive(Debug, AgentError)]
+    /// #[agent(op = "weather")]
+    /// enum WeatherError {
+    ///     #[agent(code = "service_down", retryable)]
+    ///     #[error("weather service unavailable")]
+    ///     Down,
+    /// }
+    ///
+    /// let breaker = CircuitBreaker::new().threshold(1);
+    /// match breaker.try_call("weather", || Err::<(), _>(WeatherError::Down)) {
+    ///     Err(CallError::Tool(WeatherError::Down)) => {} // the tool's own error, as it was
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// match breaker.try_call("weather", || Ok::<_, WeatherError>(21)) {
+    ///     Err(CallError::Open(open)) => assert_eq!(open.op(), "weather"),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
+    #[inline]
+    pub fn try_call<T, E, M>(
         &self,
         key: &str,
         op: impl FnOnce() -> Result<T, E>,
-    ) -> Result<T, E> {
-        let permit = self.acquire(key)?;
+    ) -> Result<T, CallError<E>>
+    where
+        E: ErrorChain<M>,
+    {
+        let permit = self.acquire(key).map_err(CallError::Open)?;
         let result = op();
-        permit.record(result.is_ok());
-        result
+        let failed = result
+            .as_ref()
+            .is_err_and(|e| self.is_failure(e.error_chain()));
+        permit.record(!failed);
+        result.map_err(CallError::Tool)
     }
 
     /// [`call`](Self::call) for a future: awaits it unless `key`'s circuit is open. A
     /// trial future dropped before it completes lets the next call be the trial.
-    pub async fn call_async<T, E, F>(&self, key: &str, op: F) -> Result<T, E>
+    pub async fn call_async<T, E, M, F>(&self, key: &str, op: F) -> Result<T, E>
     where
-        E: From<CircuitOpen>,
+        E: From<CircuitOpen> + ErrorChain<M>,
+        F: Future<Output = Result<T, E>>,
+    {
+        self.try_call_async(key, op)
+            .await
+            .map_err(CallError::into_error)
+    }
+
+    /// [`try_call`](Self::try_call) for a future: awaits it unless `key`'s circuit is open.
+    pub async fn try_call_async<T, E, M, F>(&self, key: &str, op: F) -> Result<T, CallError<E>>
+    where
+        E: ErrorChain<M>,
         F: Future<Output = Result<T, E>>,
     {
         if let Some(store) = &self.store {
-            let (failures, trial) = self.admit_shared(&**store, key).await?;
+            let (failures, trial) = self
+                .admit_shared(&**store, key)
+                .await
+                .map_err(CallError::Open)?;
             // Nothing is held across the call: a trial is a token with a lease.
             let guard = TrialGuard {
                 store: &**store,
@@ -354,14 +467,20 @@ impl<C: Clock> CircuitBreaker<C> {
             };
             let result = op.await;
             let trial = guard.disarm();
-            self.record_shared(&**store, key, failures, trial, result.is_ok())
+            let failed = result
+                .as_ref()
+                .is_err_and(|e| self.is_failure(e.error_chain()));
+            self.record_shared(&**store, key, failures, trial, !failed)
                 .await;
-            return result;
+            return result.map_err(CallError::Tool);
         }
-        let permit = self.acquire(key)?;
+        let permit = self.acquire(key).map_err(CallError::Open)?;
         let result = op.await;
-        permit.record(result.is_ok());
-        result
+        let failed = result
+            .as_ref()
+            .is_err_and(|e| self.is_failure(e.error_chain()));
+        permit.record(!failed);
+        result.map_err(CallError::Tool)
     }
 
     /// Asks to make one call on `key`: a [`Permit`] to report its result with, or
@@ -376,7 +495,7 @@ impl<C: Clock> CircuitBreaker<C> {
     /// assert!(breaker.acquire("search").is_err());
     /// ```
     #[inline]
-    pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b, C>, CircuitOpen> {
+    pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b>, CircuitOpen> {
         if let Some(store) = &self.store {
             let limit = store.wait_limit();
             // A store that does not answer in time lets the call through.
@@ -596,8 +715,8 @@ impl Drop for TrialGuard<'_> {
 /// with [`success`](Permit::success) or [`failure`](Permit::failure); a permit dropped
 /// without either counts as neither (a trial's turn goes to the next call).
 #[must_use = "report the call's result with success() or failure()"]
-pub struct Permit<'b, C: Clock> {
-    breaker: &'b CircuitBreaker<C>,
+pub struct Permit<'b> {
+    breaker: &'b CircuitBreaker,
     key: &'b str,
     circuit: Option<Arc<Circuit>>,
     trial: bool,
@@ -606,7 +725,7 @@ pub struct Permit<'b, C: Clock> {
     shared: Option<(u32, Option<TrialToken>)>,
 }
 
-impl<C: Clock> fmt::Debug for Permit<'_, C> {
+impl fmt::Debug for Permit<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Permit")
             .field("key", &self.key)
@@ -615,7 +734,7 @@ impl<C: Clock> fmt::Debug for Permit<'_, C> {
     }
 }
 
-impl<C: Clock> Permit<'_, C> {
+impl Permit<'_> {
     /// Whether this call is the trial of a circuit that was open.
     pub fn is_trial(&self) -> bool {
         self.trial
@@ -652,7 +771,7 @@ impl<C: Clock> Permit<'_, C> {
     }
 }
 
-impl<C: Clock> Drop for Permit<'_, C> {
+impl Drop for Permit<'_> {
     #[inline]
     fn drop(&mut self) {
         if !self.done
@@ -666,6 +785,56 @@ impl<C: Clock> Drop for Permit<'_, C> {
             && let Some(circuit) = &self.circuit
         {
             self.breaker.abandon(circuit);
+        }
+    }
+}
+
+/// Why a [`CircuitBreaker::try_call`] did not give a value: the circuit was open and the
+/// tool did not run, or the tool ran and returned its own error, unchanged.
+#[derive(Debug)]
+pub enum CallError<E> {
+    /// The circuit is open: the tool was not called. Code `TOOL_DISABLED`, recovery
+    /// `replan`, the breaker's key as its op.
+    Open(CircuitOpen),
+    /// The tool ran and failed: its own error.
+    Tool(E),
+}
+
+impl<E> CallError<E> {
+    /// The tool's own error, when it ran.
+    pub fn into_tool(self) -> Option<E> {
+        match self {
+            CallError::Tool(e) => Some(e),
+            CallError::Open(_) => None,
+        }
+    }
+
+    /// The breaker's refusal, when the tool did not run.
+    pub fn open(&self) -> Option<&CircuitOpen> {
+        match self {
+            CallError::Open(open) => Some(open),
+            CallError::Tool(_) => None,
+        }
+    }
+
+    /// One error type for both: the refusal converted into `E`.
+    pub fn into_error(self) -> E
+    where
+        E: From<CircuitOpen>,
+    {
+        match self {
+            CallError::Open(open) => E::from(open),
+            CallError::Tool(e) => e,
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for CallError<E> {
+    /// The refusal's text, or the tool's error's own.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Open(open) => fmt::Display::fmt(open, f),
+            CallError::Tool(e) => fmt::Display::fmt(e, f),
         }
     }
 }

@@ -5,7 +5,8 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::time::Duration;
 
-use crate::Recovery;
+use crate::retry::{Outcome, Stop};
+use crate::{ErrorChain, Recovery};
 
 /// What an agent loop should do after a failure, as [`decide`] answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,8 +49,17 @@ impl fmt::Display for Decision {
 }
 
 /// What to do about `err` after attempt number `attempt` (1 for the first) failed, for
-/// loops that run their own `onError`. The error's [`classify`](crate::classify)cation
-/// decides:
+/// loops that run their own `onError`.
+///
+/// `attempt` counts the calls made for this one request that failed with an error retried
+/// by this decision, the failed one included: 1 after the first failure, 2 after the first
+/// retry failed. Not the agent loop's turn number, and not the attempts of a
+/// [`Retrier`](crate::retry::Retrier) that already retried the call: when the error comes
+/// out of a retrier, pass its [`Outcome`] to [`decide_after`] instead, which knows that the
+/// retrier spent the retries (a `decide(err, 1)` there would retry again what the retrier
+/// gave up on).
+///
+/// The error's [`classify`](crate::classify)cation decides:
 ///
 /// - unclassified: [`Decision::Abort`];
 /// - recovery `retry`: [`Decision::Retry`] while the policy allows another attempt
@@ -101,4 +111,37 @@ pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
         Recovery::Abort => Decision::Abort,
         Recovery::Escalate => Decision::Escalate,
     }
+}
+
+/// What to do after a [`Retrier`](crate::retry::Retrier) run ended, from its [`Outcome`]:
+/// `None` when it succeeded. The count is the retrier's, so it cannot be the wrong one:
+///
+/// - the retrier gave up on a retryable error (attempts exhausted, budget empty, deadline,
+///   a wait too long, an inner retrier's give-up): retrying again would only add load, so
+///   recovery `retry` becomes [`Decision::Fallback`]; other recoveries map as in [`decide`];
+/// - the error asked for another candidate ([`Stop::FellBack`]): [`Decision::Fallback`];
+/// - otherwise (a permanent or unclassified error): [`decide`] with the run's attempts.
+///
+/// ```
+/// use agent_error::recover::{decide_after, Decision};
+/// use agent_error::{codes, retry::{Retrier, Stop}, Error};
+///
+/// let outcome = Retrier::new().run_detailed_with_sleep(
+///     |_| Err::<(), _>(Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded")),
+///     |_| {},
+/// );
+/// assert_eq!((outcome.attempts, outcome.stop), (3, Stop::AttemptsExhausted));
+/// // The retrier made 3 attempts: not another retry, another model.
+/// assert_eq!(decide_after(&outcome), Some(Decision::Fallback));
+///
+/// let outcome = Retrier::new().run_detailed_with_sleep(|_| Ok::<_, Error>("hi"), |_| {});
+/// assert_eq!(decide_after(&outcome), None);
+/// ```
+pub fn decide_after<T, E: ErrorChain<M>, M>(outcome: &Outcome<T, E>) -> Option<Decision> {
+    let err = outcome.result.as_ref().err()?.error_chain();
+    Some(match outcome.stop {
+        Stop::FellBack => Decision::Fallback,
+        stop if stop.gave_up() => decide(err, u32::MAX),
+        _ => decide(err, outcome.attempts),
+    })
 }

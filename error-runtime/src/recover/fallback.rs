@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::retry::{HandBack, Retrier, Stop};
+use crate::retry::{HandBack, MakeAttempt, Retrier, Stop};
 use crate::store::{Clock, SystemClock, nanos, seconds_text};
 use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 
-/// A boxed error, as every failure of a [`Fallback`] is kept.
+/// A boxed error: the default error type of [`FallbackError`] and [`Failure`].
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// An ordered list of candidates (models, endpoints, anything), each call answered by the
@@ -33,12 +33,16 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// - a retryable error the retrier gave up on (attempts exhausted, budget, deadline) moves on
 ///   to the next candidate, without cooldown.
 ///
-/// The answer names the candidate that answered and keeps every failure on the way; when
-/// none answers, [`FallbackError`] lists them all. When every candidate is cooling down,
-/// nothing is called and the error says when the first one is tried again.
+/// The answer names the candidate that answered and keeps every failure on the way, each
+/// with the operation's own error; when none answers, [`FallbackError`] lists them all and
+/// gives the last error back as it was returned (no boxing, no downcast, no `Send + Sync`
+/// needed). When every candidate is cooling down, nothing is called and the error says when
+/// the first one is tried again.
 ///
 /// Cooldowns are shared by every call (the type is `Sync`) and read from a [`Clock`]:
-/// [`SystemClock`] by default, a [`ManualClock`](super::ManualClock) in tests.
+/// [`SystemClock`] by default, a [`ManualClock`](super::ManualClock) or any
+/// `Fn() -> Instant` in tests. The clock is not part of the type: a function written for
+/// `&Fallback<&str>` takes one with a test clock too.
 ///
 /// ```
 /// use std::time::Duration;
@@ -62,10 +66,10 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// let answer = models.run_with_sleep(call, |_| {}).unwrap();
 /// assert!(answer.failures.is_empty());
 /// ```
-pub struct Fallback<C, K = SystemClock> {
+pub struct Fallback<C> {
     candidates: Vec<Candidate<C>>,
     retrier: Retrier,
-    clock: K,
+    clock: Arc<dyn Clock>,
     /// A shared store of cooldowns, keyed by the candidates' names.
     store: Option<Arc<dyn Store>>,
     /// This value's own place (0 to 1) in the jitter after a shared cooldown's deadline.
@@ -80,7 +84,7 @@ struct Candidate<C> {
     until: AtomicU64,
 }
 
-impl<C, K> fmt::Debug for Fallback<C, K> {
+impl<C> fmt::Debug for Fallback<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = self.candidates.iter().map(|c| &*c.name).collect();
         f.debug_struct("Fallback")
@@ -119,14 +123,12 @@ impl<C> Fallback<C> {
                 })
                 .collect(),
             retrier: Retrier::new(),
-            clock: SystemClock,
+            clock: Arc::new(SystemClock),
             store: None,
             jitter: crate::retry::JitterSource::from_entropy().next_u64() as f64 / u64::MAX as f64,
         }
     }
-}
 
-impl<C, K: Clock> Fallback<C, K> {
     /// Sets every candidate's cooldown.
     #[must_use]
     pub fn cooldown(mut self, cooldown: Duration) -> Self {
@@ -145,22 +147,21 @@ impl<C, K: Clock> Fallback<C, K> {
         self
     }
 
-    /// The retrier each candidate is tried under (`Retrier::new()` by default).
+    /// The retrier each candidate is tried under (`Retrier::new()` by default). A
+    /// [`Retrier`] is cheap to clone: pass a clone and keep the one you configured; they
+    /// share the budget and the hook.
     #[must_use]
     pub fn retrier(mut self, retrier: Retrier) -> Self {
         self.retrier = retrier;
         self
     }
 
-    /// Reads time from `clock` (a [`ManualClock`](super::ManualClock) in tests).
-    pub fn clock<T: Clock>(self, clock: T) -> Fallback<C, T> {
-        Fallback {
-            candidates: self.candidates,
-            retrier: self.retrier,
-            clock,
-            store: self.store,
-            jitter: self.jitter,
-        }
+    /// Reads time from `clock`: a [`ManualClock`](super::ManualClock) in tests, or any
+    /// `Fn() -> Instant`. The type stays `Fallback<C>`.
+    #[must_use]
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
     }
 
     /// Shares the cooldowns through `store`, keyed by the candidates' names: a candidate
@@ -251,12 +252,42 @@ impl<C, K: Clock> Fallback<C, K> {
 
     /// Calls `op(candidate, attempt)` on the first healthy candidate, and on the next ones as
     /// the failures say (see [`Fallback`]), sleeping the thread between retries.
+    ///
+    /// The error is the operation's own, as [`Retrier::run`] gives it back: when no
+    /// candidate answers, [`FallbackError::into_last`] is the last error unchanged, and
+    /// [`failures`](FallbackError::failures) lists every one, typed.
+    ///
+    /// ```
+    /// use agent_error::recover::Fallback;
+    /// use agent_error::AgentError;
+    ///
+    /// #[derive(Debug, AgentError)]
+    /// #[agent(op = "llm.generate")]
+    /// enum LlmError {
+    ///     #[agent(rate_limited)]
+    ///     #[error("provider returned 429")]
+    ///     RateLimit,
+    ///     #[agent(code = "auth_error")]
+    ///     #[error("invalid api key")]
+    ///     BadKey,
+    /// }
+    ///
+    /// let models = Fallback::new(["gpt-4o", "claude-sonnet"]);
+    /// let err = models
+    ///     .run(|model: &&str, _| match *model {
+    ///         "gpt-4o" => Err::<(), _>(LlmError::RateLimit),
+    ///         _ => Err(LlmError::BadKey),
+    ///     })
+    ///     .unwrap_err();
+    /// assert!(matches!(err.failures()[0].error, LlmError::RateLimit));
+    /// assert!(matches!(err.into_last(), Some(LlmError::BadKey)));
+    /// ```
     pub fn run<T, E, M>(
         &self,
         op: impl FnMut(&C, u32) -> Result<T, E>,
-    ) -> Result<Answer<T>, FallbackError>
+    ) -> Result<Answer<T, E>, FallbackError<E>>
     where
-        E: ErrorChain<M> + Into<BoxError>,
+        E: ErrorChain<M>,
     {
         self.run_with_sleep(op, std::thread::sleep)
     }
@@ -266,9 +297,9 @@ impl<C, K: Clock> Fallback<C, K> {
         &self,
         mut op: impl FnMut(&C, u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
-    ) -> Result<Answer<T>, FallbackError>
+    ) -> Result<Answer<T, E>, FallbackError<E>>
     where
-        E: ErrorChain<M> + Into<BoxError>,
+        E: ErrorChain<M>,
     {
         let mut call = Call::new(self);
         if let Some(store) = &self.store {
@@ -297,15 +328,45 @@ impl<C, K: Clock> Fallback<C, K> {
     /// Calls `op(candidate, attempt)` as [`run`](Self::run) does, awaiting `sleep(delay)`
     /// between retries (with the `tokio` feature, pass
     /// [`tokio_sleep`](crate::retry::tokio_sleep)).
-    pub async fn run_async<T, E, M, F, Fut, S, SFut>(
+    ///
+    /// `op` is an async closure, and its future may borrow the candidate: no clone at the
+    /// call site.
+    ///
+    /// ```
+    /// use agent_error::recover::Fallback;
+    /// use agent_error::{codes, Error};
+    ///
+    /// struct Client { model: String }
+    ///
+    /// impl Client {
+    ///     async fn generate(&self, prompt: &str) -> Result<String, Error> {
+    ///         match self.model.as_str() {
+    ///             "gpt-4o" => Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")),
+    ///             model => Ok(format!("{model}: {prompt}")),
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let clients = Fallback::named([
+    ///     ("gpt-4o", Client { model: "gpt-4o".into() }),
+    ///     ("claude-sonnet", Client { model: "claude-sonnet".into() }),
+    /// ]);
+    /// let answer = clients
+    ///     .run_async(async |client: &Client, _attempt| client.generate("hi").await, |_| async {})
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!((answer.name(), answer.value.as_str()), ("claude-sonnet", "claude-sonnet: hi"));
+    /// # }
+    /// ```
+    pub async fn run_async<T, E, M, F, S, SFut>(
         &self,
         mut op: F,
         mut sleep: S,
-    ) -> Result<Answer<T>, FallbackError>
+    ) -> Result<Answer<T, E>, FallbackError<E>>
     where
-        E: ErrorChain<M> + Into<BoxError>,
-        F: FnMut(&C, u32) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
+        E: ErrorChain<M>,
+        F: AsyncFnMut(&C, u32) -> Result<T, E>,
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
@@ -317,7 +378,11 @@ impl<C, K: Clock> Fallback<C, K> {
             let value = &self.candidates[index].value;
             let outcome = self
                 .retrier
-                .run_async_with(|attempt| op(value, attempt), &mut sleep, call.hand_back())
+                .run_async_with(
+                    OnCandidate { op: &mut op, value },
+                    &mut sleep,
+                    call.hand_back(),
+                )
                 .await;
             let answer = call.after(index, outcome);
             if let Some(store) = &self.store {
@@ -332,17 +397,33 @@ impl<C, K: Clock> Fallback<C, K> {
     }
 }
 
+/// A fallback's operation on one candidate, for the retrier's async loop: each attempt's
+/// future borrows the operation and the candidate.
+struct OnCandidate<'c, F, C> {
+    op: &'c mut F,
+    value: &'c C,
+}
+
+impl<T, E, F, C> MakeAttempt<T, E> for OnCandidate<'_, F, C>
+where
+    F: AsyncFnMut(&C, u32) -> Result<T, E>,
+{
+    fn attempt(&mut self, attempt: u32) -> impl Future<Output = Result<T, E>> {
+        (self.op)(self.value, attempt)
+    }
+}
+
 /// Whether a failure asks for another candidate: rate-limited, or recovery `fallback`.
 fn asks_for_another(e: &dyn AgentError) -> bool {
     e.is_rate_limited() || e.recovery() == Recovery::Fallback
 }
 
 /// One call through the candidates: where it is, and the failures so far.
-struct Call<'f, C, K> {
-    fallback: &'f Fallback<C, K>,
+struct Call<'f, C, E> {
+    fallback: &'f Fallback<C>,
     /// The next candidate to consider.
     at: usize,
-    failures: Vec<Failure>,
+    failures: Vec<Failure<E>>,
     skipped: Vec<usize>,
     stopped: bool,
     /// With a shared store: how long each candidate stays skipped, read when the call began.
@@ -351,8 +432,8 @@ struct Call<'f, C, K> {
     to_share: Option<(usize, Duration, String)>,
 }
 
-impl<'f, C, K: Clock> Call<'f, C, K> {
-    fn new(fallback: &'f Fallback<C, K>) -> Self {
+impl<'f, C, E> Call<'f, C, E> {
+    fn new(fallback: &'f Fallback<C>) -> Self {
         Call {
             fallback,
             at: 0,
@@ -396,13 +477,13 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
         later.then_some(&asks_for_another)
     }
 
-    fn after<T, E, M>(
+    fn after<T, M>(
         &mut self,
         index: usize,
         outcome: crate::retry::Outcome<T, E>,
-    ) -> Option<Answer<T>>
+    ) -> Option<Answer<T, E>>
     where
-        E: ErrorChain<M> + Into<BoxError>,
+        E: ErrorChain<M>,
     {
         let candidate = &self.fallback.candidates[index];
         let error = match outcome.result {
@@ -441,16 +522,20 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
         self.failures.push(Failure {
             candidate: index,
             name: candidate.name.clone(),
-            error: error.into(),
+            error,
             attempts: outcome.attempts,
             stop: outcome.stop,
         });
         None
     }
 
-    fn error(self) -> FallbackError {
+    fn error<M>(self) -> FallbackError<E>
+    where
+        E: ErrorChain<M>,
+    {
+        let chain: fn(&E) -> &(dyn StdError + 'static) = <E as ErrorChain<M>>::error_chain;
         let class = match self.failures.last() {
-            Some(last) => Class::of(&*last.error),
+            Some(last) => Class::of(chain(&last.error)),
             None => {
                 let wait = (0..self.fallback.candidates.len())
                     .filter_map(|i| {
@@ -466,6 +551,7 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
             failures: self.failures,
             skipped: self.skipped,
             class: Box::new(class),
+            chain,
         }
     }
 }
@@ -473,7 +559,7 @@ impl<'f, C, K: Clock> Call<'f, C, K> {
 /// What answered a [`Fallback`] call, and what failed before it.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct Answer<T> {
+pub struct Answer<T, E = BoxError> {
     /// The answer.
     pub value: T,
     /// The index of the candidate that answered.
@@ -483,12 +569,12 @@ pub struct Answer<T> {
     /// The attempts it took on that candidate.
     pub attempts: u32,
     /// Every failure on the way, in order.
-    pub failures: Vec<Failure>,
+    pub failures: Vec<Failure<E>>,
     /// The candidates skipped because they were cooling down.
     pub skipped: Vec<usize>,
 }
 
-impl<T> Answer<T> {
+impl<T, E> Answer<T, E> {
     /// The name of the candidate that answered.
     pub fn name(&self) -> &str {
         &self.name
@@ -498,20 +584,24 @@ impl<T> Answer<T> {
 /// How one candidate failed during a [`Fallback`] call.
 #[derive(Debug)]
 #[non_exhaustive]
-pub struct Failure {
+pub struct Failure<E = BoxError> {
     /// The index of the candidate.
     pub candidate: usize,
     /// Its name.
     pub name: Arc<str>,
-    /// The last error it gave (downcast it to the operation's error type).
-    pub error: BoxError,
+    /// The last error it gave, as the operation returned it.
+    pub error: E,
     /// The attempts made on it.
     pub attempts: u32,
     /// How its retrier stopped.
     pub stop: Stop,
 }
 
-/// No candidate of a [`Fallback`] answered: every failure on the way, in order.
+/// No candidate of a [`Fallback`] answered: every failure on the way, in order, each with
+/// the operation's own error `E`.
+///
+/// [`into_last`](Self::into_last) gives the last error back unchanged, as
+/// [`Retrier::run`] does; [`failures`](Self::failures) lists them all, typed.
 ///
 /// It is classified by its last failure: code, op, retry policy, hints and recovery are
 /// that failure's classification (an unclassified one gives the code
@@ -519,10 +609,12 @@ pub struct Failure {
 /// cooling down and none was called, it is `provider_unavailable`, retryable after the
 /// time until the first one is tried again (its `retry_after`).
 ///
-/// Its message lists every failure, `name: chain` each (the chain as
-/// [`display::chain`](crate::display::chain) writes it), so `display::chain` of this error
-/// shows them all; its public message uses their public chains. It has no `source()`: the
-/// failures are a list, not a chain; read them with [`failures`](Self::failures).
+/// Its `source()` is the last failure's error (or, when none was called, why), so a chain
+/// walk ([`classify`](crate::classify), `?` into `anyhow`) classifies it the same way
+/// whatever `E` is. Its message names the failures before the last one, `name: chain` each
+/// (the chain as [`display::chain`](crate::display::chain) writes it), then the last
+/// candidate's name: `display::chain` of this error shows them all, the last through the
+/// source.
 ///
 /// ```
 /// use agent_error::recover::Fallback;
@@ -537,17 +629,22 @@ pub struct Failure {
 /// assert_eq!(err.code(), "auth_error"); // the last failure's
 /// assert_eq!(
 ///     display::chain(&err).to_string(),
-///     "llm.generate [auth_error]: 2 candidates failed: a: llm.generate [rate_limit]: provider returned 429; b: llm.generate [auth_error]: invalid api key",
+///     "llm.generate [auth_error]: 2 candidates failed: a: llm.generate [rate_limit]: provider returned 429; then b: llm.generate [auth_error]: invalid api key",
 /// );
+/// assert_eq!(err.into_last().unwrap().code(), "auth_error");
 /// ```
-pub struct FallbackError {
-    failures: Vec<Failure>,
+pub struct FallbackError<E = BoxError> {
+    failures: Vec<Failure<E>>,
     skipped: Vec<usize>,
     // Boxed so that `Result<Answer<T>, FallbackError>` stays small.
     class: Box<Class>,
+    /// How to walk an `E` (an `Error`, a boxed one, an `anyhow::Error`): taken from the
+    /// `ErrorChain` impl when the error was made, so that no impl below needs its marker.
+    chain: fn(&E) -> &(dyn StdError + 'static),
 }
 
 /// The classification a [`FallbackError`] takes from its last failure, kept as owned values.
+/// When no candidate was called, it is also the error's source, with its own message.
 #[derive(Debug)]
 struct Class {
     code: Cow<'static, str>,
@@ -557,6 +654,8 @@ struct Class {
     recovery: Recovery,
     /// Every candidate was cooling down: how long until the first is tried again.
     cooling: Option<Duration>,
+    /// There was no candidate at all.
+    no_candidate: bool,
 }
 
 impl Class {
@@ -569,6 +668,7 @@ impl Class {
                 hints: c.hints(),
                 recovery: c.recovery(),
                 cooling: None,
+                no_candidate: false,
             },
             None => Class {
                 code: Cow::Borrowed(codes::UNCLASSIFIED),
@@ -577,6 +677,7 @@ impl Class {
                 hints: Vec::new(),
                 recovery: Recovery::Abort,
                 cooling: None,
+                no_candidate: false,
             },
         }
     }
@@ -606,18 +707,66 @@ impl Class {
                 Recovery::Retry
             },
             cooling: Some(wait),
+            no_candidate,
         }
     }
 }
 
-impl FallbackError {
+/// The message of a call that called no candidate.
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::core::agent::write_head(f, &self.op, &self.code)?;
+        self.fmt_message(f)
+    }
+}
+
+impl StdError for Class {}
+
+impl AgentError for Class {
+    fn code(&self) -> &str {
+        &self.code
+    }
+
+    fn op(&self) -> &str {
+        &self.op
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.cooling {
+            Some(wait) if !self.no_candidate => write!(
+                f,
+                "every candidate is cooling down; the first is tried again in {}",
+                seconds_text(wait)
+            ),
+            _ => f.write_str("no candidate to call"),
+        }
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_message(f)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        self.policy
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        self.hints.clone()
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+}
+
+impl<E> FallbackError<E> {
     /// Every failure, in the order the candidates were tried; empty when none was called.
-    pub fn failures(&self) -> &[Failure] {
+    pub fn failures(&self) -> &[Failure<E>] {
         &self.failures
     }
 
     /// The failures, taken out.
-    pub fn into_failures(self) -> Vec<Failure> {
+    pub fn into_failures(self) -> Vec<Failure<E>> {
         self.failures
     }
 
@@ -627,58 +776,71 @@ impl FallbackError {
     }
 
     /// The last failure, the one that classifies this error.
-    pub fn last(&self) -> Option<&Failure> {
+    pub fn last(&self) -> Option<&Failure<E>> {
         self.failures.last()
     }
 
+    /// The last error, as the operation returned it; `None` when no candidate was called
+    /// (all cooling down, or none at all).
+    pub fn into_last(self) -> Option<E> {
+        self.failures.into_iter().next_back().map(|f| f.error)
+    }
+
     fn write_message(&self, f: &mut fmt::Formatter<'_>, public: bool) -> fmt::Result {
-        if self.failures.is_empty() {
-            return match self.class.cooling {
-                Some(wait) if !self.skipped.is_empty() => write!(
-                    f,
-                    "every candidate is cooling down; the first is tried again in {}",
-                    seconds_text(wait)
-                ),
-                _ => f.write_str("no candidate to call"),
-            };
-        }
+        let Some((last, before)) = self.failures.split_last() else {
+            return f.write_str("no candidate was called");
+        };
         let n = self.failures.len();
         write!(f, "{n} candidate{} failed: ", if n == 1 { "" } else { "s" })?;
-        for (i, failure) in self.failures.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
+        for failure in before {
+            let err = (self.chain)(&failure.error);
             let chain = if public {
-                crate::display::public_chain(&*failure.error)
+                crate::display::public_chain(err)
             } else {
-                crate::display::chain(&*failure.error)
+                crate::display::chain(err)
             };
-            write!(f, "{}: {chain}", failure.name)?;
+            write!(f, "{}: {chain}; then ", failure.name)?;
         }
-        Ok(())
+        // The last failure's error is the source: a chain walk writes it next.
+        f.write_str(&last.name)
     }
 }
 
-impl fmt::Debug for FallbackError {
+impl<E> fmt::Debug for FallbackError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let failures: Vec<(&str, Stop, String)> = self
+            .failures
+            .iter()
+            .map(|failure| {
+                let chain = crate::display::chain((self.chain)(&failure.error)).to_string();
+                (&*failure.name, failure.stop, chain)
+            })
+            .collect();
         f.debug_struct("FallbackError")
             .field("code", &self.class.code)
-            .field("failures", &self.failures)
+            .field("failures", &failures)
             .field("skipped", &self.skipped)
             .finish()
     }
 }
 
-impl fmt::Display for FallbackError {
+impl<E> fmt::Display for FallbackError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::core::agent::write_head(f, &self.class.op, &self.class.code)?;
         self.write_message(f, false)
     }
 }
 
-impl StdError for FallbackError {}
+impl<E> StdError for FallbackError<E> {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self.failures.last() {
+            Some(last) => Some((self.chain)(&last.error)),
+            None => Some(&*self.class),
+        }
+    }
+}
 
-impl AgentError for FallbackError {
+impl<E> AgentError for FallbackError<E> {
     fn code(&self) -> &str {
         &self.class.code
     }
@@ -709,3 +871,4 @@ impl AgentError for FallbackError {
 }
 
 inventory::submit! { crate::core::registry::Registration::uncatalogued::<FallbackError>() }
+inventory::submit! { crate::core::registry::Registration::uncatalogued::<Class>() }

@@ -5,7 +5,8 @@
 //!   error asks for a fallback, is skipped for a cooldown and the next one answers.
 //! - [`CircuitBreaker`]: a key (a tool) that keeps failing is disabled for a while with a
 //!   [`CircuitOpen`] error (`TOOL_DISABLED`, recovery `replan`), then one trial call decides.
-//! - [`decide`]: retry (after how long), fall back, compact, replan, abort or escalate.
+//! - [`decide`]: retry (after how long), fall back, compact, replan, abort or escalate;
+//!   [`decide_after`] the same after a [`Retrier`](crate::retry::Retrier) run, from its outcome.
 //! - Nested retries do not multiply: that one lives in the retrier itself (see
 //!   [`Retrier`](crate::retry::Retrier#nested-retriers-do-not-multiply) and
 //!   [`Stop::AlreadyRetried`](crate::retry::Stop::AlreadyRetried)), so that every retrier
@@ -27,6 +28,6 @@ pub use crate::store::{
     BreakerRule, CircuitState, Clock, LocalStore, ManualClock, Pause, Store, StoreFuture,
     SystemClock, TrialToken, block_on,
 };
-pub use breaker::{CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
-pub use decide::{Decision, decide};
+pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
+pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};

@@ -6,6 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
@@ -84,6 +85,23 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// or with the `anyhow` feature an `anyhow::Error` (see [`ErrorChain`]); it is given back
 /// unchanged.
 ///
+/// # Cloning
+///
+/// A `Retrier` is cheap to clone (a few words and reference counts), so one configured
+/// retrier can be handed to a [`Fallback`](crate::recover::Fallback) or a layer and kept.
+/// A clone shares what is meant to be shared: the [`RetryBudget`], the `on_retry` hook, the
+/// store of [`pauses`](Retrier::pauses) and the jitter source (one sequence, drawn by both).
+/// Its caps are copied: changing a clone's `max_attempts` leaves the original as it was.
+///
+/// ```
+/// use agent_error::retry::{Retrier, RetryBudget};
+///
+/// let budget = RetryBudget::new();
+/// let retrier = Retrier::new().budget(budget.clone());
+/// let for_fallback = retrier.clone(); // the same budget: retries through either spend it
+/// # let _ = for_fallback;
+/// ```
+///
 /// [`run`](Retrier::run) gives back the last error unchanged;
 /// [`run_detailed`](Retrier::run_detailed) also tells how it ended and after how many
 /// attempts. Nothing is allocated per attempt.
@@ -110,13 +128,14 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// assert_eq!(slept.len(), 2);
 /// assert!(slept[0] <= Duration::from_millis(200) && slept[1] <= Duration::from_millis(400));
 /// ```
+#[derive(Clone)]
 pub struct Retrier {
     max_attempts: u32,
     max_elapsed: Option<Duration>,
     max_wait: Duration,
-    on_retry: Option<Box<OnRetry>>,
+    on_retry: Option<Arc<OnRetry>>,
     budget: Option<RetryBudget>,
-    jitter: JitterSource,
+    jitter: Arc<JitterSource>,
     /// Server-announced pauses shared through a store, under the caller's key.
     pauses: Option<(std::sync::Arc<dyn Store>, std::sync::Arc<str>)>,
 }
@@ -555,7 +574,7 @@ impl Retrier {
             max_wait: Duration::MAX,
             on_retry: None,
             budget: None,
-            jitter: JitterSource::from_entropy(),
+            jitter: Arc::new(JitterSource::from_entropy()),
             pauses: None,
         }
     }
@@ -588,7 +607,7 @@ impl Retrier {
         mut self,
         hook: impl Fn(&dyn AgentError, u32, Duration) + Send + Sync + 'static,
     ) -> Self {
-        self.on_retry = Some(Box::new(hook));
+        self.on_retry = Some(Arc::new(hook));
         self
     }
 
@@ -666,7 +685,7 @@ impl Retrier {
     /// Seeds the jitter, so that the same seed gives the same delays.
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
-        self.jitter = JitterSource::seeded(seed);
+        self.jitter = Arc::new(JitterSource::seeded(seed));
         self
     }
 
@@ -764,11 +783,12 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        self.run_async_with(op, sleep, None).await
+        self.run_async_with(Plain(op), sleep, None).await
     }
 
     /// The async loop; `hand_back` returns chosen failures at once.
-    pub(crate) async fn run_async_with<T, E, M, F, Fut, S, SFut>(
+    /// `op` may lend: its future may borrow `op` (a fallback's candidate and closure).
+    pub(crate) async fn run_async_with<T, E, M, F, S, SFut>(
         &self,
         mut op: F,
         mut sleep: S,
@@ -776,8 +796,7 @@ impl Retrier {
     ) -> Outcome<T, E>
     where
         E: ErrorChain<M>,
-        F: FnMut(u32) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
+        F: MakeAttempt<T, E>,
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
@@ -790,7 +809,7 @@ impl Retrier {
                     run.tally.waited = run.tally.waited.saturating_add(wait);
                 }
             }
-            let mut attempt = pin!(op(run.attempt()));
+            let mut attempt = pin!(op.attempt(run.attempt()));
             let mut mark = None;
             // Each poll is a scope: a nested run that ends during it marks this attempt.
             let result = poll_fn(|cx| {
@@ -811,5 +830,24 @@ impl Retrier {
                 Err(stop) => return run.outcome(result, stop),
             }
         }
+    }
+}
+
+/// What the async loop calls once an attempt: an operation whose future may borrow it.
+pub(crate) trait MakeAttempt<T, E> {
+    /// The future of attempt `attempt`.
+    fn attempt(&mut self, attempt: u32) -> impl Future<Output = Result<T, E>>;
+}
+
+/// An operation whose future owns what it needs: `FnMut(u32) -> Fut`.
+pub(crate) struct Plain<F>(pub(crate) F);
+
+impl<T, E, F, Fut> MakeAttempt<T, E> for Plain<F>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    fn attempt(&mut self, attempt: u32) -> impl Future<Output = Result<T, E>> {
+        (self.0)(attempt)
     }
 }

@@ -15,16 +15,28 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> Duration;
 }
 
-/// The real monotonic clock ([`Instant`]), counted from the first time any `SystemClock`
-/// is read in the process.
+/// The real monotonic clock ([`Instant`]), counted from a fixed instant of the process.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> Duration {
-        static ORIGIN: OnceLock<Instant> = OnceLock::new();
-        ORIGIN.get_or_init(Instant::now).elapsed()
+        origin().elapsed()
     }
+}
+
+/// The instant [`SystemClock`] and function clocks count from: a day before the first time
+/// any clock is read (less when the monotonic clock has not run that long), so that a test's
+/// `Instant` taken just before is not before it.
+fn origin() -> Instant {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    *ORIGIN.get_or_init(|| {
+        let now = Instant::now();
+        [86_400, 3_600, 60, 1]
+            .into_iter()
+            .find_map(|secs| now.checked_sub(Duration::from_secs(secs)))
+            .unwrap_or(now)
+    })
 }
 
 /// A clock that moves only when told to, for tests and deterministic examples. Clones
@@ -67,15 +79,25 @@ impl Clock for ManualClock {
     }
 }
 
-impl<C: Clock + ?Sized> Clock for &C {
+/// A function that tells the time is a clock: `|| start + offset`, for a test that keeps
+/// its own `Instant`. Its readings are counted from [`SystemClock`]'s origin, a day before
+/// the process first read a clock (a reading before it counts as zero), and must not go
+/// back.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use std::time::{Duration, Instant};
+/// use agent_error::recover::CircuitBreaker;
+///
+/// let now = Arc::new(Mutex::new(Instant::now()));
+/// let read = now.clone();
+/// let breaker = CircuitBreaker::new().clock(move || *read.lock().unwrap());
+/// # let _ = breaker;
+/// *now.lock().unwrap() += Duration::from_secs(60); // the breaker's time moves on too
+/// ```
+impl<F: Fn() -> Instant + Send + Sync> Clock for F {
     fn now(&self) -> Duration {
-        (**self).now()
-    }
-}
-
-impl<C: Clock + ?Sized> Clock for Arc<C> {
-    fn now(&self) -> Duration {
-        (**self).now()
+        self().saturating_duration_since(origin())
     }
 }
 

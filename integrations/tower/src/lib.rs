@@ -34,6 +34,10 @@ use agent_error_runtime::{AgentError, ErrorChain};
 ///   ([`StatusError::from_head`]: `Retry-After`, `retry-after-ms`, `x-should-retry`); its
 ///   body is never read. Other response types are successes, or say otherwise by
 ///   implementing [`ClassifyResponse`].
+/// - Any other response type (a `u32`, a type of another crate) needs no impl and no
+///   newtype: [`any_response`](Self::any_response) passes every response through as a
+///   success, and [`classify_responses`](Self::classify_responses) takes a function that
+///   says which responses are failures.
 ///
 /// The request type must be `Clone` (each attempt sends a copy) and the inner service too,
 /// as with tower's own `Retry`. Waits use tokio's sleep unless
@@ -64,20 +68,80 @@ use agent_error_runtime::{AgentError, ErrorChain};
 /// assert_eq!(calls.into_inner(), 2);
 /// # }
 /// ```
-pub struct RetryLayer<M = markers::Typed> {
+pub struct RetryLayer<M = markers::Typed, R = ByType> {
     retrier: Arc<Retrier>,
     sleep: Sleeper,
+    responses: R,
     marker: PhantomData<fn() -> M>,
 }
 
 impl<M> RetryLayer<M> {
     /// A layer deciding with `retrier` (a `Retrier`, or an `Arc<Retrier>` shared with other
     /// code). `M` tells how the service's errors are walked (an `Error` type or a boxed
-    /// one, see [`ErrorChain`]); it is inferred.
+    /// one, see [`ErrorChain`]); it is inferred. Responses are classified by their type
+    /// ([`ClassifyResponse`]); for another response type, add
+    /// [`any_response`](Self::any_response) or [`classify_responses`](Self::classify_responses).
     pub fn new(retrier: impl Into<Arc<Retrier>>) -> Self {
         RetryLayer {
             retrier: retrier.into(),
             sleep: Sleeper::default(),
+            responses: ByType,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<M, R> RetryLayer<M, R> {
+    /// Treats every response as a success, whatever its type: only errors are retried. For
+    /// a `Service` whose response is a `u32`, a `Vec<T>`, any type of any crate.
+    ///
+    /// ```
+    /// use agent_error::{retry::Retrier, tower::RetryLayer};
+    /// use tower::{ServiceBuilder, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let tokens = tower::service_fn(|prompt: &'static str| async move {
+    ///     Ok::<u32, std::io::Error>(prompt.len() as u32)
+    /// });
+    /// let service = ServiceBuilder::new()
+    ///     .layer(RetryLayer::new(Retrier::new()).any_response())
+    ///     .service(tokens);
+    /// assert_eq!(service.oneshot("hello").await.unwrap(), 5);
+    /// # }
+    /// ```
+    pub fn any_response(self) -> RetryLayer<M, AnyResponse> {
+        self.responses(AnyResponse)
+    }
+
+    /// Classifies responses with `failure(&response)`: `Some(error)` when the response is a
+    /// failure (retried as that error's classification says), `None` for a success.
+    ///
+    /// ```
+    /// use agent_error::{codes, retry::Retrier, tower::RetryLayer, AgentError, Error};
+    ///
+    /// // A service that answers 0 when it is overloaded.
+    /// // The error marker is inferred once the layer wraps a service; named here, it has none.
+    /// let layer = RetryLayer::<agent_error::markers::Typed>::new(Retrier::new())
+    ///     .classify_responses(|n: &u32| {
+    ///     (*n == 0).then(|| {
+    ///         Box::new(Error::new("count", codes::PROVIDER_UNAVAILABLE, "overloaded"))
+    ///             as Box<dyn AgentError + Send + Sync>
+    ///     })
+    /// });
+    /// # let _ = layer;
+    /// ```
+    pub fn classify_responses<Res, F>(self, failure: F) -> RetryLayer<M, ClassifyWith<F>>
+    where
+        F: Fn(&Res) -> Option<Box<dyn AgentError + Send + Sync>> + Send + Sync + 'static,
+    {
+        self.responses(ClassifyWith(Arc::new(failure)))
+    }
+
+    fn responses<R2>(self, responses: R2) -> RetryLayer<M, R2> {
+        RetryLayer {
+            retrier: self.retrier,
+            sleep: self.sleep,
+            responses,
             marker: PhantomData,
         }
     }
@@ -95,17 +159,18 @@ impl<M> RetryLayer<M> {
     }
 }
 
-impl<M> Clone for RetryLayer<M> {
+impl<M, R: Clone> Clone for RetryLayer<M, R> {
     fn clone(&self) -> Self {
         RetryLayer {
             retrier: self.retrier.clone(),
             sleep: self.sleep.clone(),
+            responses: self.responses.clone(),
             marker: PhantomData,
         }
     }
 }
 
-impl<M> fmt::Debug for RetryLayer<M> {
+impl<M, R> fmt::Debug for RetryLayer<M, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RetryLayer")
             .field("retrier", &self.retrier)
@@ -114,14 +179,70 @@ impl<M> fmt::Debug for RetryLayer<M> {
     }
 }
 
-impl<S, M> Layer<S> for RetryLayer<M> {
-    type Service = Retry<ClassifiedRetry<M>, S>;
+impl<S, M, R: Clone> Layer<S> for RetryLayer<M, R> {
+    type Service = Retry<ClassifiedRetry<M, R>, S>;
 
     fn layer(&self, inner: S) -> Self::Service {
         Retry::new(
-            ClassifiedRetry::new(self.retrier.clone(), self.sleep.clone()),
+            ClassifiedRetry::new(
+                self.retrier.clone(),
+                self.sleep.clone(),
+                self.responses.clone(),
+            ),
             inner,
         )
+    }
+}
+
+/// How a [`RetryLayer`] reads a service's responses: [`ByType`] (the default),
+/// [`AnyResponse`] or [`ClassifyWith`].
+pub trait ResponsePolicy<Res> {
+    /// The response's failure, classified, when it is one; `None` for a success.
+    fn failure(&self, response: &Res) -> Option<Box<dyn AgentError + Send + Sync>>;
+}
+
+/// Responses classified by their type, through [`ClassifyResponse`]: `http::Response`
+/// statuses, and the types that implement it. The default of [`RetryLayer`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ByType;
+
+impl<Res: ClassifyResponse> ResponsePolicy<Res> for ByType {
+    fn failure(&self, response: &Res) -> Option<Box<dyn AgentError + Send + Sync>> {
+        response.failure()
+    }
+}
+
+/// Every response is a success, whatever its type ([`RetryLayer::any_response`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnyResponse;
+
+impl<Res> ResponsePolicy<Res> for AnyResponse {
+    fn failure(&self, _: &Res) -> Option<Box<dyn AgentError + Send + Sync>> {
+        None
+    }
+}
+
+/// Responses classified by a function of the caller's ([`RetryLayer::classify_responses`]).
+pub struct ClassifyWith<F>(Arc<F>);
+
+impl<F> Clone for ClassifyWith<F> {
+    fn clone(&self) -> Self {
+        ClassifyWith(self.0.clone())
+    }
+}
+
+impl<F> fmt::Debug for ClassifyWith<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ClassifyWith(..)")
+    }
+}
+
+impl<Res, F> ResponsePolicy<Res> for ClassifyWith<F>
+where
+    F: Fn(&Res) -> Option<Box<dyn AgentError + Send + Sync>>,
+{
+    fn failure(&self, response: &Res) -> Option<Box<dyn AgentError + Send + Sync>> {
+        (self.0)(response)
     }
 }
 
@@ -131,17 +252,19 @@ impl<S, M> Layer<S> for RetryLayer<M> {
 /// tower clones the policy for each call; a clone starts a new run (fresh attempt count,
 /// `max_elapsed` clock started), so calls never share their state, only the retrier and its
 /// budget.
-pub struct ClassifiedRetry<M = markers::Typed> {
+pub struct ClassifiedRetry<M = markers::Typed, R = ByType> {
     run: RetryState<Arc<Retrier>>,
     sleep: Sleeper,
+    responses: R,
     marker: PhantomData<fn() -> M>,
 }
 
-impl<M> ClassifiedRetry<M> {
-    fn new(retrier: Arc<Retrier>, sleep: Sleeper) -> Self {
+impl<M, R> ClassifiedRetry<M, R> {
+    fn new(retrier: Arc<Retrier>, sleep: Sleeper, responses: R) -> Self {
         ClassifiedRetry {
             run: RetryState::new(retrier),
             sleep,
+            responses,
             marker: PhantomData,
         }
     }
@@ -156,14 +279,14 @@ impl<M> ClassifiedRetry<M> {
     }
 }
 
-impl<M> Clone for ClassifiedRetry<M> {
-    /// A new run with the same retrier and sleep.
+impl<M, R: Clone> Clone for ClassifiedRetry<M, R> {
+    /// A new run with the same retrier, sleep and response policy.
     fn clone(&self) -> Self {
-        ClassifiedRetry::new(self.retrier(), self.sleep.clone())
+        ClassifiedRetry::new(self.retrier(), self.sleep.clone(), self.responses.clone())
     }
 }
 
-impl<M> fmt::Debug for ClassifiedRetry<M> {
+impl<M, R> fmt::Debug for ClassifiedRetry<M, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClassifiedRetry")
             .field("run", &self.run)
@@ -172,17 +295,17 @@ impl<M> fmt::Debug for ClassifiedRetry<M> {
     }
 }
 
-impl<Req, Res, E, M> Policy<Req, Res, E> for ClassifiedRetry<M>
+impl<Req, Res, E, M, R> Policy<Req, Res, E> for ClassifiedRetry<M, R>
 where
     Req: Clone,
-    Res: ClassifyResponse,
+    R: ResponsePolicy<Res>,
     E: ErrorChain<M>,
 {
     type Future = BoxSleep;
 
     fn retry(&mut self, _: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
         let decision = match result {
-            Ok(response) => match response.failure() {
+            Ok(response) => match self.responses.failure(response) {
                 Some(failure) => self.run.next_delay(&*failure),
                 None => {
                     self.run.succeeded();
@@ -219,6 +342,11 @@ where
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`RetryLayer::new` cannot tell whether a `{Self}` response is a failure",
+    label = "this service's response type",
+    note = "for any response type, add `.any_response()` (every response is a success) or `.classify_responses(|r: &{Self}| ..)` to the `RetryLayer`"
+)]
 pub trait ClassifyResponse {
     /// The response's failure, classified, when it is one; `None` for a success.
     fn failure(&self) -> Option<Box<dyn AgentError + Send + Sync>> {
