@@ -10,6 +10,28 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     /// The code of the error that a retrier nested in the current attempt gave up on.
     static GAVE_UP: Cell<Option<Code>> = const { Cell::new(None) };
+    /// Whether `GAVE_UP` holds a code: read first, so that an attempt with no mark (nearly
+    /// all of them) moves no code in or out.
+    static MARKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The mark of the current attempt, taken (none is left).
+#[inline]
+fn take() -> Option<Code> {
+    if MARKED.with(|m| m.replace(false)) {
+        GAVE_UP.with(Cell::take)
+    } else {
+        None
+    }
+}
+
+/// Sets the mark of the current attempt.
+#[inline]
+fn set(code: Option<Code>) {
+    if code.is_some() || MARKED.with(Cell::get) {
+        MARKED.with(|m| m.set(code.is_some()));
+        GAVE_UP.with(|g| g.set(code));
+    }
 }
 
 /// One attempt of a run, or one poll of an async attempt: a retrier run that ends inside it
@@ -23,16 +45,14 @@ impl AttemptScope {
     #[inline]
     pub(crate) fn enter() -> Self {
         DEPTH.with(|d| d.set(d.get() + 1));
-        AttemptScope {
-            saved: GAVE_UP.with(Cell::take),
-        }
+        AttemptScope { saved: take() }
     }
 
     /// The code a nested run gave up on during this scope, if one did. Taken: leaving the
     /// scope restores the enclosing attempt's mark anyway.
     #[inline]
     pub(crate) fn take_mark(&self) -> Option<Code> {
-        GAVE_UP.with(Cell::take)
+        take()
     }
 }
 
@@ -40,7 +60,7 @@ impl Drop for AttemptScope {
     #[inline]
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-        GAVE_UP.with(|g| g.set(self.saved.take()));
+        set(self.saved.take());
     }
 }
 
@@ -48,6 +68,6 @@ impl Drop for AttemptScope {
 /// another run's attempt on this thread; a top-level run leaves nothing behind.
 pub(crate) fn gave_up(code: &Code) {
     if DEPTH.with(Cell::get) > 0 {
-        GAVE_UP.with(|g| g.set(Some(code.clone())));
+        set(Some(code.clone()));
     }
 }
