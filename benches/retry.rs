@@ -1,7 +1,13 @@
 //! The retrier's own cost per attempt, with a zero delay, against a bare loop and against
-//! `backon`'s blocking retry doing the same attempts. Run with `cargo bench --bench retry`.
+//! `backon`'s blocking retry doing the same attempts; and the retrier against `backon`
+//! classifying each failure as the retrier does (`agent_error::is_retryable` in its `when`),
+//! for a typed error, `anyhow` over it, and a foreign `io::Error`.
+//! Run with `RUST_LIB_BACKTRACE=0 cargo bench --bench retry --features anyhow` (so that
+//! anyhow captures no backtrace).
 
+use std::error::Error as StdError;
 use std::hint::black_box;
+use std::io;
 use std::time::Duration;
 
 use agent_error::retry::Retrier;
@@ -80,5 +86,87 @@ fn bench(c: &mut Criterion) {
     black_box(RetryPolicy::NEVER);
 }
 
-criterion_group!(benches, bench);
+/// A timed-out call, typed: the default retry policy (3 attempts).
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum Call {
+    #[agent(code = "timeout", retryable)]
+    #[error("deadline exceeded")]
+    TimedOut,
+}
+
+/// Two failures, then a success: three attempts.
+fn twice<E>(fail: impl Fn() -> E) -> impl FnMut(u32) -> Result<u32, E> {
+    move |attempt| {
+        if black_box(attempt) < 3 {
+            Err(fail())
+        } else {
+            Ok(attempt)
+        }
+    }
+}
+
+/// The retrier and backon on the same three attempts of one error type, each failure
+/// classified with `agent_error::classify` (backon: `is_retryable` in `when`), sleeping nothing.
+fn against_backon<E, M>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    fail: fn() -> E,
+    chain: fn(&E) -> &(dyn StdError + 'static),
+) where
+    E: agent_error::ErrorChain<M>,
+{
+    let retrier = Retrier::new().seed(1);
+    group.bench_function(format!("{name}: Retrier"), |b| {
+        b.iter(|| {
+            retrier
+                .run_detailed_with_sleep(twice(fail), |d: Duration| {
+                    black_box(d);
+                })
+                .result
+        })
+    });
+    group.bench_function(format!("{name}: backon + is_retryable"), |b| {
+        b.iter(|| {
+            let mut attempt = 0;
+            let mut op = twice(fail);
+            (|| {
+                attempt += 1;
+                op(attempt)
+            })
+            .retry(
+                ConstantBuilder::default()
+                    .with_delay(Duration::ZERO)
+                    .with_max_times(2),
+            )
+            .sleep(|d: Duration| {
+                black_box(d);
+            })
+            .when(|e: &E| agent_error::is_retryable(chain(e)))
+            .call()
+        })
+    });
+}
+
+fn classified(c: &mut Criterion) {
+    let mut group = c.benchmark_group("retry, classified: 2 failures then success (3 attempts)");
+    against_backon(&mut group, "typed", || Call::TimedOut, |e| e);
+    // The retrier takes an `anyhow::Error` with the feature `anyhow`.
+    #[cfg(feature = "anyhow")]
+    against_backon(
+        &mut group,
+        "anyhow over typed",
+        || anyhow::Error::new(Call::TimedOut),
+        |e| e.as_ref(),
+    );
+    against_backon(
+        &mut group,
+        "foreign io::Error",
+        || io::Error::from(io::ErrorKind::TimedOut),
+        |e| e,
+    );
+    group.finish();
+}
+
+criterion_group!(benches, bench, classified);
 criterion_main!(benches);

@@ -188,3 +188,38 @@ async fn interleaved_async_runs_on_one_thread_keep_their_own_scopes() {
     assert_eq!((a.attempts, a.stop), (1, Stop::AlreadyRetried));
     assert_eq!((b.attempts, b.stop), (3, Stop::AttemptsExhausted));
 }
+
+/// Two codes of the grammar whose 64-bit hashes (the hash the retrier once kept a give-up
+/// mark as) are equal: a real collision, found by solving for the last eight bytes.
+const COLLIDING: [&str; 2] = ["provider.overloafaaaybhp", "provider.aex_xyz_r51____"];
+
+#[test]
+fn a_give_up_marks_its_code_not_another_code_of_the_same_hash() {
+    let failing = |code: &'static str| {
+        Error::new("llm.generate", code, "down").with_policy(agent_error::RetryPolicy::DEFAULT)
+    };
+    let calls = Cell::new(0);
+    let (outer, inner) = (retrier(), retrier());
+    let outcome = outer.run_detailed_with_sleep(
+        |_| {
+            let given_up = inner.run_detailed_with_sleep(
+                |_| {
+                    calls.set(calls.get() + 1);
+                    Err::<(), _>(failing(COLLIDING[0]))
+                },
+                |_| {},
+            );
+            assert_eq!(given_up.stop, Stop::AttemptsExhausted);
+            // The operation answers the inner give-up with a failure of another code: it
+            // is retried as usual. When the mark was a hash, this code matched it and the
+            // outer run stopped at once with `AlreadyRetried`.
+            Err::<(), _>(failing(COLLIDING[1]))
+        },
+        |_| {},
+    );
+    assert_eq!(
+        (outcome.attempts, outcome.stop),
+        (3, Stop::AttemptsExhausted)
+    );
+    assert_eq!(calls.get(), 9);
+}

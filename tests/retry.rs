@@ -541,3 +541,23 @@ fn a_clones_caps_are_its_own() {
     let (outcome, _) = run(&retrier, fail_times(10, || Llm::Timeout));
     assert_eq!(outcome.attempts, 5, "the original's cap, not the clone's");
 }
+
+/// Two codes of the grammar that the retrier once told apart by a 64-bit hash of their
+/// bytes, and whose hashes were equal: a real collision, found by solving for the last eight
+/// bytes. The retrier now compares the codes themselves.
+const COLLIDING: [&str; 2] = ["provider.overloafaaaybhp", "provider.aex_xyz_r51____"];
+
+#[test]
+fn distinct_codes_keep_separate_streaks_even_when_their_hashes_collide() {
+    let (outcome, slept) = run(&Retrier::new().seed(5), |attempt| {
+        let code = COLLIDING[(attempt % 2) as usize];
+        Err::<u32, _>(Error::new("llm", code, "down").with_policy(RetryPolicy::DEFAULT))
+    });
+    // Each change of code starts a new streak, so the run stops at twice the policy's 3
+    // attempts. When the streak was kept by hash, the two codes made one streak of 3.
+    assert_eq!(
+        (outcome.stop, outcome.attempts),
+        (Stop::AttemptsExhausted, 6)
+    );
+    assert_eq!(slept.len(), 5);
+}

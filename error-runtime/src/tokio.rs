@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use ::tokio::time::error::Elapsed;
 
+use crate::core::classify::{Classification, FixedClassification};
 use crate::core::codes::TIMEOUT;
 
 /// Tokio's sleep, for the retrier's `run_async`.
@@ -14,17 +15,14 @@ pub async fn tokio_sleep(delay: Duration) {
 }
 
 /// A `tokio::time::timeout` that elapsed is a `timeout`, retried with the default policy.
-fn classify(_: &Elapsed) -> Option<crate::Error> {
-    Some(crate::Error::new(
-        "tokio.timeout",
-        TIMEOUT,
-        "the deadline elapsed",
-    ))
-}
+static ELAPSED: FixedClassification =
+    FixedClassification::new("tokio.timeout", TIMEOUT, "the deadline elapsed");
 
-/// [`classify`] for a link of any type, registered as every classifier is.
-fn classify_link(link: &(dyn std::error::Error + 'static)) -> Option<crate::Error> {
-    link.downcast_ref::<Elapsed>().and_then(classify)
+/// The classification of a link of any type: [`ELAPSED`] for an `Elapsed`, registered as
+/// every classifier is.
+fn classify_link(link: &(dyn std::error::Error + 'static)) -> Option<Classification> {
+    link.is::<Elapsed>()
+        .then_some(Classification::Fixed(&ELAPSED))
 }
 
 inventory::submit! {

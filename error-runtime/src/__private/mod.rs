@@ -29,7 +29,8 @@ pub use public::{
     Redacted, public_field,
 };
 pub use register::{
-    ClassifierOrigin, ClassifierRegistration, Registration, register_classifier, register_type,
+    Classification, ClassifierOrigin, ClassifierRegistration, FixedClassification, Registration,
+    register_classifier, register_type,
 };
 
 #[cfg(feature = "tokio")]

@@ -1,6 +1,7 @@
 //! Registration at link time: derived types (`register_type!`) and classifiers of foreign
 //! types (`register_classifier!`, behind `classifier!` and the built-in classifiers).
 
+pub use crate::core::classify::{Classification, FixedClassification};
 pub use crate::core::registry::{ClassifierRegistration, Origin as ClassifierOrigin, Registration};
 
 #[cfg(feature = "registry")]
@@ -24,6 +25,8 @@ macro_rules! __register_type {
 pub use crate::__register_type as register_type;
 
 /// Registers a classifier function of a foreign type: `classifier!` and the runtime's own.
+/// A classifier returns a dynamic `Error`; with `fixed` first, a built-in one returns a
+/// `Classification`, which may be a `static` answer.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_classifier {
@@ -31,8 +34,24 @@ macro_rules! __register_classifier {
         const _: () = {
             fn __agent_error_classify(
                 link: &(dyn ::std::error::Error + 'static),
-            ) -> ::core::option::Option<$crate::Error> {
+            ) -> ::core::option::Option<$crate::__private::Classification> {
                 let classify: fn(&$ty) -> ::core::option::Option<$crate::Error> = $classify;
+                link.downcast_ref::<$ty>()
+                    .and_then(classify)
+                    .map($crate::__private::Classification::Built)
+            }
+            $crate::__private::inventory::submit! {
+                $crate::__private::ClassifierRegistration::of::<$ty>(__agent_error_classify, $origin)
+            }
+        };
+    };
+    (fixed $ty:ty, $classify:expr, $origin:expr) => {
+        const _: () = {
+            fn __agent_error_classify(
+                link: &(dyn ::std::error::Error + 'static),
+            ) -> ::core::option::Option<$crate::__private::Classification> {
+                let classify: fn(&$ty) -> ::core::option::Option<$crate::__private::Classification> =
+                    $classify;
                 link.downcast_ref::<$ty>().and_then(classify)
             }
             $crate::__private::inventory::submit! {

@@ -1,13 +1,14 @@
 //! Classifying any error chain (SPEC §7): a typed `AgentError` anywhere in the chain wins;
 //! else the first foreign link a classifier knows, from the outside in.
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::ops::Deref;
 
-use crate::AgentError;
 use crate::core::chain::links;
 use crate::core::registry;
+use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The public message that renderings give an error nothing classifies (with the code
 /// [`codes::UNCLASSIFIED`](crate::core::codes::UNCLASSIFIED)).
@@ -28,7 +29,106 @@ pub struct Classified<'a> {
 
 enum How<'a> {
     Typed(&'a (dyn AgentError + 'static)),
+    /// A foreign classifier's answer, built for this link.
     Foreign(crate::Error),
+    /// A built-in classifier's fixed answer: a `static`, nothing built.
+    Fixed(&'static FixedClassification),
+}
+
+/// What a classifier of a foreign type answers: a classification built for the link (what
+/// `classifier!` returns), or a built-in classifier's fixed answer, a `static`.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Classification {
+    /// Built for the link.
+    Built(crate::Error),
+    /// Fixed, whatever the link says beyond what chose it.
+    Fixed(&'static FixedClassification),
+}
+
+impl From<crate::Error> for Classification {
+    fn from(e: crate::Error) -> Self {
+        Classification::Built(e)
+    }
+}
+
+impl From<&'static FixedClassification> for Classification {
+    fn from(fixed: &'static FixedClassification) -> Self {
+        Classification::Fixed(fixed)
+    }
+}
+
+/// A built-in classifier's fixed answer (a timed-out `io::Error`, an elapsed tokio timeout):
+/// op, code and public message known at compile time, and the policy and recovery that a
+/// dynamic [`Error`](crate::Error) made with that code would have. Kept in a `static`, so
+/// classifying a link with it allocates nothing.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct FixedClassification {
+    op: &'static str,
+    code: &'static str,
+    message: &'static str,
+    policy: RetryPolicy,
+    recovery: Recovery,
+}
+
+impl FixedClassification {
+    /// The classification that `Error::new(op, code, message)` is: the vocabulary's policy
+    /// and recovery for `code`.
+    pub const fn new(op: &'static str, code: &'static str, message: &'static str) -> Self {
+        let (policy, recovery) = crate::core::codes::defaults_of(code);
+        FixedClassification {
+            op,
+            code,
+            message,
+            policy,
+            recovery,
+        }
+    }
+}
+
+impl fmt::Display for FixedClassification {
+    /// `op [code]: message`, as a dynamic `Error` writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::core::agent::write_head(f, self.op, self.code)?;
+        f.write_str(self.message)
+    }
+}
+
+impl StdError for FixedClassification {}
+
+impl AgentError for FixedClassification {
+    fn code(&self) -> &str {
+        self.code
+    }
+
+    fn op(&self) -> &str {
+        self.op
+    }
+
+    fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+
+    fn fmt_public_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        self.policy
+    }
+
+    fn hints(&self) -> Vec<Cow<'static, str>> {
+        Vec::new()
+    }
+
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    fn message(&self) -> String {
+        self.message.to_owned()
+    }
 }
 
 impl<'a> Classified<'a> {
@@ -42,13 +142,13 @@ impl<'a> Classified<'a> {
     pub fn typed(&self) -> Option<&'a (dyn AgentError + 'static)> {
         match self.how {
             How::Typed(e) => Some(e),
-            How::Foreign(_) => None,
+            How::Foreign(_) | How::Fixed(_) => None,
         }
     }
 
     /// Whether a classifier of a foreign type classified the link.
     pub fn is_foreign(&self) -> bool {
-        matches!(self.how, How::Foreign(_))
+        matches!(self.how, How::Foreign(_) | How::Fixed(_))
     }
 
     /// The code, when it lives as long as the chain: a typed link's, or a foreign
@@ -57,6 +157,7 @@ impl<'a> Classified<'a> {
         match &self.how {
             How::Typed(e) => Some(e.code()),
             How::Foreign(e) => e.static_code(),
+            How::Fixed(e) => Some(e.code),
         }
     }
 
@@ -65,6 +166,7 @@ impl<'a> Classified<'a> {
         match &self.how {
             How::Typed(e) => Some(e.op()),
             How::Foreign(e) => e.static_op(),
+            How::Fixed(e) => Some(e.op),
         }
     }
 }
@@ -76,6 +178,7 @@ impl Deref for Classified<'_> {
         match &self.how {
             How::Typed(e) => *e,
             How::Foreign(e) => e,
+            How::Fixed(e) => *e,
         }
     }
 }
@@ -172,9 +275,12 @@ pub(crate) fn classify_link<'a>(link: &'a (dyn StdError + 'static)) -> Option<Cl
 }
 
 fn classify_foreign<'a>(link: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    registry::foreign(link).map(|e| Classified {
+    registry::foreign(link).map(|answer| Classified {
         link,
-        how: How::Foreign(e.without_source()),
+        how: match answer {
+            Classification::Built(e) => How::Foreign(e.without_source()),
+            Classification::Fixed(e) => How::Fixed(e),
+        },
     })
 }
 

@@ -72,6 +72,44 @@ pub fn default_policy(code: &str) -> RetryPolicy {
     vocabulary_entry(code).map_or(RetryPolicy::NEVER, |d| d.policy)
 }
 
+/// What a dynamic [`Error`](crate::Error) made with `code` and nothing else has, worked out
+/// at compile time: its retry policy and its recovery. A built-in classifier's fixed answer
+/// is made of these, and says what `Error::new(op, code, message)` would.
+pub(crate) const fn defaults_of(code: &str) -> (RetryPolicy, Recovery) {
+    let entries = <Vocabulary as Catalog>::CODES;
+    let mut i = 0;
+    while i < entries.len() {
+        let entry = &entries[i];
+        if same_bytes(entry.code.as_bytes(), code.as_bytes()) {
+            let retryable = entry.policy.is_retryable();
+            // As `Error::recovery` answers for an error told nothing about its recovery.
+            let recovery = if !retryable && !matches!(entry.recovery, Recovery::Retry) {
+                entry.recovery
+            } else {
+                Recovery::default_for(retryable)
+            };
+            return (entry.policy, recovery);
+        }
+        i += 1;
+    }
+    (RetryPolicy::NEVER, Recovery::default_for(false))
+}
+
+/// `a == b`, in a `const fn`.
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The vocabulary's entry for `code`: the one place the shared codes' behaviour is declared.
 fn vocabulary_entry(code: &str) -> Option<&'static CodeDoc> {
     Vocabulary::CODES.iter().find(|d| d.code == code)

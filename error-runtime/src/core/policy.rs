@@ -213,6 +213,22 @@ impl RetryPolicy {
     /// [`backoff`](Self::backoff) past its shortcuts: `base_delay` below `max_delay`, grown
     /// by a factor other than 1 at least once.
     fn grown(&self, retry: u32) -> Duration {
+        // Doubling (the default factor) of delays below 2^53 ns (104 days) is exact in f64,
+        // so shifting gives what the float path below would, without `powf`.
+        const EXACT: u128 = 1 << 53;
+        let (base_ns, cap_ns) = (self.base_delay.as_nanos(), self.max_delay.as_nanos());
+        if self.factor == 2.0 && retry < 64 && base_ns < EXACT && cap_ns < EXACT {
+            let delay = base_ns << retry;
+            return match u64::try_from(delay) {
+                Ok(nanos) if delay < cap_ns => Duration::from_nanos(nanos),
+                _ => self.max_delay,
+            };
+        }
+        self.grown_by_powf(retry)
+    }
+
+    /// [`grown`](Self::grown) for any factor, in f64.
+    fn grown_by_powf(&self, retry: u32) -> Duration {
         let base = nanos_f64(self.base_delay);
         let cap = nanos_f64(self.max_delay);
         let delay = base * self.factor.powf(f64::from(retry));
@@ -364,3 +380,36 @@ impl fmt::Display for InvalidPolicy {
 }
 
 impl std::error::Error for InvalidPolicy {}
+
+#[cfg(test)]
+mod tests {
+    use super::RetryPolicy;
+    use std::time::Duration;
+
+    /// Doubling by shifts gives exactly what `powf` gives, at and around the cap.
+    #[test]
+    fn doubling_by_shifts_is_the_float_path_exactly() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let base = Duration::from_nanos(1 + next() % (1 << (next() % 50)));
+            let max = base + Duration::from_nanos(next() % (1 << (next() % 52)));
+            if base >= max {
+                continue;
+            }
+            let p = RetryPolicy::builder()
+                .base_delay(base)
+                .max_delay(max)
+                .build()
+                .unwrap();
+            for retry in [1, 2, 3, 5, 10, 20, 40, 63, 64, 100] {
+                assert_eq!(p.grown(retry), p.grown_by_powf(retry), "{p:?} {retry}");
+            }
+        }
+    }
+}

@@ -36,6 +36,7 @@
 //! ```
 
 mod budget;
+mod code;
 mod jitter;
 mod retrier;
 mod scope;

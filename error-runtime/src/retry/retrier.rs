@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
+use super::code::Code;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope};
 use crate::core::classify::classify_again;
@@ -282,11 +283,10 @@ struct Tally {
     waited: Duration,
     previous: Option<Duration>,
     spent: u32,
-    /// A hash of the last failure's code, and how many failures in a row had it.
-    streak_code: u64,
+    /// The last retryable failure's code (what a give-up marks), and how many failures in
+    /// a row had it.
+    code: Option<Code>,
     streak: u32,
-    /// A hash of the last retryable failure's code: what a give-up marks.
-    last_code: u64,
     /// With shared pauses: the delay the server asked for after the last failure, and its code.
     announced: Option<(Duration, String)>,
     /// Retryable failures in all, whatever their codes.
@@ -307,53 +307,6 @@ impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
     }
 }
 
-/// A hash of a code, to notice a change of code without keeping a copy of it. Eight bytes
-/// at a time, the length included: a code of eight bytes or less costs one multiplication.
-#[inline]
-fn code_hash(code: &str) -> u64 {
-    let mut rest = code.as_bytes();
-    let mut hash = mix(0xcbf2_9ce4_8422_2325 ^ rest.len() as u64);
-    while let Some((word, after)) = rest.split_first_chunk::<8>()
-        && !after.is_empty()
-    {
-        hash = mix(hash ^ u64::from_le_bytes(*word));
-        rest = after;
-    }
-    mix(hash ^ last_word(rest))
-}
-
-/// Up to eight bytes as a little-endian word, zero-padded, read without a loop.
-#[inline]
-fn last_word(bytes: &[u8]) -> u64 {
-    let byte = |i: usize| u64::from(bytes[i]);
-    let n = bytes.len();
-    match n {
-        8.. => {
-            let mut word = [0; 8];
-            word.copy_from_slice(&bytes[..8]);
-            u64::from_le_bytes(word)
-        }
-        // Two reads that overlap put the same bytes at the same places.
-        4..=7 => {
-            let four = |i: usize| {
-                let mut word = [0; 4];
-                word.copy_from_slice(&bytes[i..i + 4]);
-                u64::from(u32::from_le_bytes(word))
-            };
-            four(0) | four(n - 4) << (8 * (n - 4))
-        }
-        1..=3 => byte(0) | byte(n / 2) << (8 * (n / 2)) | byte(n - 1) << (8 * (n - 1)),
-        0 => 0,
-    }
-}
-
-/// A bijection of 64 bits that spreads every input bit over the high ones.
-#[inline]
-fn mix(word: u64) -> u64 {
-    let word = word.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    word ^ (word >> 29)
-}
-
 impl<R: Borrow<Retrier>> RetryState<R> {
     /// A run of `retrier` that has not made its first attempt yet; the clock of
     /// `max_elapsed` starts now.
@@ -367,12 +320,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 waited: Duration::ZERO,
                 previous: None,
                 spent: 0,
-                streak_code: 0,
+                code: None,
                 streak: 0,
                 failures: 0,
                 most_attempts: 0,
                 asked: Duration::ZERO,
-                last_code: 0,
                 announced: None,
             },
             cast: None,
@@ -431,7 +383,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     fn after<T, E: ErrorChain<M>, M>(
         &mut self,
         result: &Result<T, E>,
-        mark: Option<u64>,
+        mark: Option<Code>,
         hand_back: Option<HandBack<'_>>,
     ) -> Result<Duration, Stop> {
         let err = match result {
@@ -462,20 +414,20 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         }
         if let Some(mark) = mark
             && failure.is_retryable()
+            && (mark.is(failure.code()) || chain_has_code(err, &mark))
         {
-            let code = code_hash(failure.code());
-            if mark == code || chain_has_code(err, mark) {
-                self.tally.last_code = code;
-                return Err(Stop::AlreadyRetried);
-            }
+            self.tally.code = Some(Code::new(failure.code()));
+            return Err(Stop::AlreadyRetried);
         }
         self.next_delay(failure)
     }
 
     /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
-        if stop.gave_up() {
-            scope::gave_up(self.tally.last_code);
+        if stop.gave_up()
+            && let Some(code) = &self.tally.code
+        {
+            scope::gave_up(code);
         }
         Outcome {
             result,
@@ -499,12 +451,9 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
     if !policy.is_retryable() {
         return Err(Stop::Permanent);
     }
-    let code = code_hash(failure.code());
-    t.last_code = code;
-    if code == t.streak_code && t.streak > 0 {
-        t.streak += 1;
-    } else {
-        (t.streak_code, t.streak) = (code, 1);
+    match &t.code {
+        Some(last) if last.is(failure.code()) => t.streak += 1,
+        _ => (t.code, t.streak) = (Some(Code::new(failure.code())), 1),
     }
     t.failures = t.failures.saturating_add(1);
     t.most_attempts = t.most_attempts.max(policy.max_attempts());
@@ -553,11 +502,10 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
     Ok(delay)
 }
 
-/// Whether a link of `err`'s chain is classified with the code whose hash is `code`.
-fn chain_has_code(err: &(dyn StdError + 'static), code: u64) -> bool {
-    crate::links(err).any(|link| {
-        crate::core::classify::classify_link(link).is_some_and(|c| code_hash(c.code()) == code)
-    })
+/// Whether a link of `err`'s chain is classified with the code `code`.
+fn chain_has_code(err: &(dyn StdError + 'static), code: &Code) -> bool {
+    crate::links(err)
+        .any(|link| crate::core::classify::classify_link(link).is_some_and(|c| code.is(c.code())))
 }
 
 impl Retrier {
@@ -737,7 +685,7 @@ impl Retrier {
             }
             let scope = AttemptScope::enter();
             let result = op(run.attempt());
-            let mark = scope.mark();
+            let mark = scope.take_mark();
             drop(scope);
             match run.after(&result, mark, hand_back) {
                 Ok(delay) => {
@@ -815,7 +763,9 @@ impl Retrier {
             let result = poll_fn(|cx| {
                 let scope = AttemptScope::enter();
                 let poll = attempt.as_mut().poll(cx);
-                mark = scope.mark().or(mark);
+                if let Some(code) = scope.take_mark() {
+                    mark = Some(code);
+                }
                 poll
             })
             .await;

@@ -3,33 +3,56 @@
 
 use std::cell::Cell;
 
+use super::code::Code;
+
 thread_local! {
     /// How many retrier attempts enclose the code running on this thread.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// The code (hashed) of the error that a retrier nested in the current attempt gave up on.
-    static GAVE_UP: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The code of the error that a retrier nested in the current attempt gave up on.
+    static GAVE_UP: Cell<Option<Code>> = const { Cell::new(None) };
+    /// Whether `GAVE_UP` holds a code: read first, so that an attempt with no mark (nearly
+    /// all of them) moves no code in or out.
+    static MARKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The mark of the current attempt, taken (none is left).
+#[inline]
+fn take() -> Option<Code> {
+    if MARKED.with(|m| m.replace(false)) {
+        GAVE_UP.with(Cell::take)
+    } else {
+        None
+    }
+}
+
+/// Sets the mark of the current attempt.
+#[inline]
+fn set(code: Option<Code>) {
+    if code.is_some() || MARKED.with(Cell::get) {
+        MARKED.with(|m| m.set(code.is_some()));
+        GAVE_UP.with(|g| g.set(code));
+    }
 }
 
 /// One attempt of a run, or one poll of an async attempt: a retrier run that ends inside it
 /// giving up marks it ([`gave_up`]). Leaving (dropping, a panic included) restores the
 /// enclosing attempt's mark, so scopes nest like the calls and polls that make them.
 pub(crate) struct AttemptScope {
-    saved: Option<u64>,
+    saved: Option<Code>,
 }
 
 impl AttemptScope {
     #[inline]
     pub(crate) fn enter() -> Self {
         DEPTH.with(|d| d.set(d.get() + 1));
-        AttemptScope {
-            saved: GAVE_UP.with(Cell::take),
-        }
+        AttemptScope { saved: take() }
     }
 
-    /// The code a nested run gave up on during this scope, if one did.
+    /// The code a nested run gave up on during this scope, if one did. Taken: leaving the
+    /// scope restores the enclosing attempt's mark anyway.
     #[inline]
-    pub(crate) fn mark(&self) -> Option<u64> {
-        GAVE_UP.with(Cell::get)
+    pub(crate) fn take_mark(&self) -> Option<Code> {
+        take()
     }
 }
 
@@ -37,14 +60,14 @@ impl Drop for AttemptScope {
     #[inline]
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-        GAVE_UP.with(|g| g.set(self.saved));
+        set(self.saved.take());
     }
 }
 
-/// Records that a run gave up on an error of the code `code` (hashed), when the run is
-/// nested in another run's attempt on this thread; a top-level run leaves nothing behind.
-pub(crate) fn gave_up(code: u64) {
+/// Records that a run gave up on an error of the code `code`, when the run is nested in
+/// another run's attempt on this thread; a top-level run leaves nothing behind.
+pub(crate) fn gave_up(code: &Code) {
     if DEPTH.with(Cell::get) > 0 {
-        GAVE_UP.with(|g| g.set(Some(code)));
+        set(Some(code.clone()));
     }
 }

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 
 use ::reqwest::{Error as ReqwestError, Response};
 
+use agent_error_runtime::__private::{Classification, FixedClassification};
 use agent_error_runtime::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
 use agent_error_runtime::http::StatusError;
 
@@ -27,38 +28,35 @@ const OP: &str = "http";
 /// (from `error_for_status`, as [`StatusError`] classifies it), or a request that could not
 /// be built (a bad URL). Other errors (a body that failed mid-way, say) are left to the links
 /// below them, such as an `io::Error` of kind `ConnectionReset`.
-fn classify(e: &ReqwestError) -> Option<agent_error_runtime::Error> {
+fn classify(e: &ReqwestError) -> Option<Classification> {
     if e.is_timeout() {
-        return Some(agent_error_runtime::Error::new(
-            OP,
-            TIMEOUT,
-            "the request timed out",
-        ));
+        return Some(Classification::Fixed(&TIMED_OUT));
     }
     if e.is_connect() {
-        return Some(agent_error_runtime::Error::new(
-            OP,
-            PROVIDER_UNAVAILABLE,
-            "could not connect to the server",
-        ));
+        return Some(Classification::Fixed(&NOT_CONNECTED));
     }
     if let Some(status) = e.status() {
-        return Some(agent_error_runtime::Error::classification_of(
-            &StatusError::new(status.as_u16()),
+        return Some(Classification::Built(
+            agent_error_runtime::Error::classification_of(&StatusError::new(status.as_u16())),
         ));
     }
     if e.is_builder() {
-        return Some(agent_error_runtime::Error::new(
-            OP,
-            INVALID_INPUT,
-            "the request could not be built",
-        ));
+        return Some(Classification::Fixed(&NOT_BUILT));
     }
     None
 }
 
+/// The fixed answers, kept in statics: classifying a timeout or a failed connection builds
+/// nothing.
+static TIMED_OUT: FixedClassification =
+    FixedClassification::new(OP, TIMEOUT, "the request timed out");
+static NOT_CONNECTED: FixedClassification =
+    FixedClassification::new(OP, PROVIDER_UNAVAILABLE, "could not connect to the server");
+static NOT_BUILT: FixedClassification =
+    FixedClassification::new(OP, INVALID_INPUT, "the request could not be built");
+
 agent_error_runtime::__private::register_classifier!(
-    ReqwestError,
+    fixed ReqwestError,
     classify,
     agent_error_runtime::__private::ClassifierOrigin::Builtin
 );

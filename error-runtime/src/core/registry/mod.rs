@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use crate::AgentError;
+use crate::core::classify::Classification;
 use crate::core::code_doc::{Catalog, CodeDoc};
 use cache::VtableCache;
 
@@ -77,7 +78,7 @@ pub enum Origin {
 /// A classifier of one foreign error type, as `classifier!` registers it.
 #[doc(hidden)]
 pub struct ClassifierRegistration {
-    classify: fn(&(dyn StdError + 'static)) -> Option<crate::Error>,
+    classify: fn(&(dyn StdError + 'static)) -> Option<Classification>,
     type_id: fn() -> TypeId,
     is: fn(&(dyn StdError + 'static)) -> bool,
     origin: Origin,
@@ -87,7 +88,7 @@ impl ClassifierRegistration {
     /// A classifier of links of type `T`: `classify` is called only on a link that is a `T`
     /// (it downcasts, and returns `None` for any other link).
     pub const fn of<T: StdError + 'static>(
-        classify: fn(&(dyn StdError + 'static)) -> Option<crate::Error>,
+        classify: fn(&(dyn StdError + 'static)) -> Option<Classification>,
         origin: Origin,
     ) -> Self {
         ClassifierRegistration {
@@ -200,12 +201,12 @@ static ANY_ADDED: AtomicBool = AtomicBool::new(false);
 
 /// The classification of a foreign link: classifiers added at run time first, in the order
 /// they were added, then the user's link-time ones, then the runtime's own.
-pub(crate) fn foreign(link: &(dyn StdError + 'static)) -> Option<crate::Error> {
+pub(crate) fn foreign(link: &(dyn StdError + 'static)) -> Option<Classification> {
     if ANY_ADDED.load(Ordering::Acquire)
         && let Ok(added) = ADDED.read()
         && let Some(e) = added.iter().find_map(|classify| classify(link))
     {
-        return Some(e);
+        return Some(Classification::Built(e));
     }
     let lists = lists();
     let group = FOREIGN.recognise(
