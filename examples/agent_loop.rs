@@ -1,4 +1,4 @@
-//! A small agent loop with two fake models and two tools, recovering as SPEC §9 says:
+//! A small agent loop with two fake models and two tools, recovering as `guide::agent_loop` says:
 //! a 429 falls back to the other model, a context overflow compacts the history, a tool
 //! that keeps failing is disabled by the circuit breaker, and nested retries stay bounded.
 //! Deterministic: a manual clock, and sleeps that only move it.

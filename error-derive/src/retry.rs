@@ -14,7 +14,7 @@ use crate::model::{
 use crate::parse::{self, Arg, Key, On, Sp, one_of};
 use crate::transparent::{self, Ask};
 
-/// The runtime's defaults (SPEC §1.3), mirrored so that `base <= max` is checked at compile time.
+/// The runtime's defaults, mirrored so that `base <= max` is checked at compile time.
 const DEFAULT_ATTEMPTS: u32 = 3;
 const DEFAULT_BASE: Nanos = Nanos(200_000_000);
 const DEFAULT_MAX: Nanos = Nanos(30_000_000_000);

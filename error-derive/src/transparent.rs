@@ -1,5 +1,5 @@
 //! `#[error(transparent)]`: the variant is its one field. An `AgentError` field gives
-//! everything; a foreign error gives its Display, and its classification (SPEC §7) or else
+//! everything; a foreign error gives its Display, and its classification or else
 //! the variant's default code. Which one is chosen where the field's type is known, by
 //! autoref specialization on the runtime's `__private::Forward`.
 

@@ -26,8 +26,9 @@
 //! The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
 //! [`Error`], the vocabulary of [`codes`], [`Recovery`], [`RetryPolicy`]) needs no feature and
 //! imports nothing above it. The capabilities ([`retry`], [`http`], [`tool`], [`display`],
-//! [`catalog`](mod@catalog), [`Report`], [`trace`], [`recover`]) are built on it. Integrations with
-//! foreign crates (reqwest, tower, axum, rmcp, tonic, async-openai) are crates of their own,
+//! [`catalog`](mod@catalog), [`Report`], [`trace`], [`recover`], and beneath `retry` and
+//! `recover` the store of their state, [`recover::Store`]) are built on it. Integrations with
+//! foreign crates (reqwest, tower, axum, rmcp, tonic, async-openai, redis) are crates of their own,
 //! `agent-error-<name>`, built on this crate's public API and re-exported by the facade
 //! behind features named after the foreign crate.
 

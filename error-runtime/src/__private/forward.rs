@@ -42,7 +42,7 @@ impl<'a, T: AgentError + 'a> ForwardTyped<'a> for &Forward<'a, T> {
     }
 }
 
-/// [`Forward`] of a foreign error field: its classification (SPEC §7) when it has one.
+/// [`Forward`] of a foreign error field: its classification when it has one.
 pub trait ForwardForeign<'a> {
     fn forwarded(&self) -> Forwarded<'a>;
 }
@@ -209,7 +209,7 @@ impl<'a, T: AgentError + 'a> Typed<'a, T> {
     }
 }
 
-/// A transparent variant's foreign error field: its classification (SPEC §7) when it has
+/// A transparent variant's foreign error field: its classification when it has
 /// one, else the variant's defaults.
 #[derive(Clone, Copy)]
 pub struct Forwarded<'a>(&'a (dyn StdError + 'static));

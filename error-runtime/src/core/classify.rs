@@ -1,4 +1,4 @@
-//! Classifying any error chain (SPEC §7): a typed `AgentError` anywhere in the chain wins;
+//! Classifying any error chain: a typed `AgentError` anywhere in the chain wins;
 //! else the first foreign link a classifier knows, from the outside in.
 
 use std::borrow::Cow;

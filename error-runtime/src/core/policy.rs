@@ -43,7 +43,7 @@ impl fmt::Display for Jitter {
 /// A policy is `Copy` and cheap: derived errors build theirs from constants.
 /// Read it through the accessors; build one at run time with [`RetryPolicy::builder`].
 ///
-/// The defaults (SPEC §1.3), used by [`RetryPolicy::DEFAULT`] and by any field a
+/// The defaults, used by [`RetryPolicy::DEFAULT`] and by any field a
 /// `retry(...)` attribute leaves out: 3 attempts in all, base 200ms, factor 2,
 /// max delay 30s, full jitter, `max_wait` 60s.
 ///

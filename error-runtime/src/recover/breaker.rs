@@ -19,7 +19,7 @@ use crate::{AgentError, ErrorChain, Recovery, RetryPolicy};
 /// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.
 pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
 
-/// Disables a key (a tool's name, an endpoint) after consecutive failures, SPEC §9.
+/// Disables a key (a tool's name, an endpoint) after consecutive failures.
 ///
 /// Each key is a circuit:
 /// - **closed**: calls run; after [`threshold`](Self::threshold) failures in a row (5 by

@@ -18,7 +18,7 @@ use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// An ordered list of candidates (models, endpoints, anything), each call answered by the
-/// first healthy one, SPEC §9.
+/// first healthy one.
 ///
 /// A call tries the candidates in order, skipping those in cooldown, each under the
 /// [`Retrier`] (so under its errors' own retry policies). After a candidate fails:
