@@ -6,50 +6,40 @@ use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::time::Duration;
 
+use super::forward::Forwarded;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The retry policy of a variant that takes it from its cause (`Error::source`): the
 /// cause's classification (`classify`: the first classified link of its chain), with its
-/// `retry_after`; never retried when nothing classifies the cause.
+/// `retry_after`; never retried when nothing classifies the cause. Each `cause_*` reads the
+/// cause as a transparent variant reads its foreign field ([`Forwarded`]).
 pub fn cause_policy(cause: Option<&(dyn StdError + 'static)>) -> RetryPolicy {
-    cause
-        .and_then(crate::classify)
-        .map_or(RetryPolicy::NEVER, |c| c.retry_policy())
+    cause.map_or(RetryPolicy::NEVER, |c| Forwarded(c).retry_policy())
 }
 
 /// Whether the cause's classification is retried (see [`cause_policy`]).
 pub fn cause_is_retryable(cause: Option<&(dyn StdError + 'static)>) -> bool {
-    cause
-        .and_then(crate::classify)
-        .is_some_and(|c| c.is_retryable())
+    cause.is_some_and(|c| Forwarded(c).is_retryable())
 }
 
 /// Whether the cause's classification is a rate limit (see [`cause_policy`]).
 pub fn cause_is_rate_limited(cause: Option<&(dyn StdError + 'static)>) -> bool {
-    cause
-        .and_then(crate::classify)
-        .is_some_and(|c| c.is_rate_limited())
+    cause.is_some_and(|c| Forwarded(c).is_rate_limited())
 }
 
 /// The delay the cause's classification asks for (see [`cause_policy`]).
 pub fn cause_retry_after(cause: Option<&(dyn StdError + 'static)>) -> Option<Duration> {
-    cause
-        .and_then(crate::classify)
-        .and_then(|c| c.retry_after())
+    cause.and_then(|c| Forwarded(c).retry_after())
 }
 
 /// The cause's recovery, or `Abort` when nothing classifies it (see [`cause_policy`]).
 pub fn cause_recovery(cause: Option<&(dyn StdError + 'static)>) -> Recovery {
-    cause
-        .and_then(crate::classify)
-        .map_or(Recovery::Abort, |c| c.recovery())
+    cause.map_or(Recovery::Abort, |c| Forwarded(c).recovery())
 }
 
 /// The cause's hints, for a variant that declares none (see [`cause_policy`]).
 pub fn cause_hints(cause: Option<&(dyn StdError + 'static)>) -> Vec<Cow<'static, str>> {
-    cause
-        .and_then(crate::classify)
-        .map_or_else(Vec::new, |c| c.hints())
+    cause.map_or_else(Vec::new, |c| Forwarded(c).hints())
 }
 
 /// Hands each of the cause's hints to `each`, without a `Vec` (see [`cause_hints`]).
@@ -57,14 +47,14 @@ pub fn cause_each_hint(
     cause: Option<&(dyn StdError + 'static)>,
     each: &mut dyn FnMut(fmt::Arguments<'_>),
 ) {
-    if let Some(c) = cause.and_then(crate::classify) {
-        c.each_hint(each);
+    if let Some(c) = cause {
+        Forwarded(c).each_hint(each);
     }
 }
 
 /// The cause's HTTP status, for a variant that declares none (see [`cause_policy`]).
 pub fn cause_status(cause: Option<&(dyn StdError + 'static)>) -> Option<u16> {
-    cause.and_then(crate::classify).and_then(|c| c.status())
+    cause.and_then(|c| Forwarded(c).status())
 }
 
 /// A field written into a message with `{field}`. Generated code calls

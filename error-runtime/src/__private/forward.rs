@@ -209,10 +209,11 @@ impl<'a, T: AgentError + 'a> Typed<'a, T> {
     }
 }
 
-/// A transparent variant's foreign error field: its classification when it has
-/// one, else the variant's defaults.
+/// A foreign error as a variant's accessors read it: its classification when it has one,
+/// else the variant's defaults. A transparent variant's field, and the cause of a variant
+/// that takes its classification from its cause (`cause_*`).
 #[derive(Clone, Copy)]
-pub struct Forwarded<'a>(&'a (dyn StdError + 'static));
+pub struct Forwarded<'a>(pub(super) &'a (dyn StdError + 'static));
 
 impl<'a> Forwarded<'a> {
     /// The classification's code when it outlives the classification (a constant, or a code
@@ -273,20 +274,28 @@ impl<'a> Forwarded<'a> {
         crate::classify(self.0).map_or(RetryPolicy::NEVER, |c| c.retry_policy())
     }
 
+    /// The classification's own answer, as `agent_error::is_retryable` gives it.
     pub fn is_retryable(self) -> bool {
-        self.retry_policy().is_retryable()
+        crate::classify(self.0).is_some_and(|c| c.is_retryable())
     }
 
     pub fn is_rate_limited(self) -> bool {
-        self.retry_policy().is_rate_limited()
+        crate::classify(self.0).is_some_and(|c| c.is_rate_limited())
     }
 
     pub fn retry_after(self) -> Option<Duration> {
-        self.retry_policy().retry_after()
+        crate::classify(self.0).and_then(|c| c.retry_after())
     }
 
     pub fn hints(self) -> Vec<Cow<'static, str>> {
         crate::classify(self.0).map_or_else(Vec::new, |c| c.hints())
+    }
+
+    /// The classification's hints, handed to `each` without a `Vec`.
+    pub fn each_hint(self, each: &mut dyn FnMut(fmt::Arguments<'_>)) {
+        if let Some(c) = crate::classify(self.0) {
+            c.each_hint(each);
+        }
     }
 
     pub fn recovery(self) -> Recovery {
