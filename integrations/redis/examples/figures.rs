@@ -3,7 +3,6 @@
 //! against `LocalStore`, propagation between replicas, fleet-wide half-open, and what a
 //! stopped Redis costs. Run with `cargo run --release -p agent-error-redis --example figures`.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -13,44 +12,9 @@ use agent_error::redis::RedisStore;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-struct Server(Child, u16);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start() -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server (apt-get install -y redis-server)");
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-        && started.elapsed() < Duration::from_secs(10)
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(100));
-    Server(child, port)
-}
+/// The tests' own `redis-server` on a free loopback port, killed on drop.
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 fn percentiles(mut v: Vec<Duration>) -> (Duration, Duration, Duration) {
     v.sort();
@@ -78,8 +42,8 @@ async fn latencies(breaker: &CircuitBreaker, key: &str, fail: bool, n: usize) ->
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let server = start();
-    let url = format!("redis://127.0.0.1:{}", server.1);
+    let mut server = support::Server::start();
+    let url = server.url();
     let redis = RedisStore::builder(url.as_str()).connect().await.unwrap();
 
     // Round trips per call.
@@ -182,7 +146,7 @@ async fn main() {
         .threshold(u32::MAX)
         .store(Arc::new(down.clone()));
     let _ = latencies(&breaker, "k", true, 10).await;
-    drop(server);
+    server.kill();
     let killed = Instant::now();
     let mut worst = Duration::ZERO;
     let mut switched = None;
