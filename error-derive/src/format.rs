@@ -473,7 +473,7 @@ fn field_arguments(
                 None => quote!(#name = #value),
             });
             public_args.push(match (field.attrs.redact, pass) {
-                (Some(_), _) => quote!(#name = #krate::__private::Redacted),
+                (Some(_), _) => quote!(#name = #redacted),
                 (None, Pass::HeadFree) => {
                     quote!(#name = #krate::__private::public_field!(#binding))
                 }
@@ -503,7 +503,7 @@ fn field_arguments(
             ok = false;
         }
         public_args.push(if field.attrs.redact.is_some() {
-            quote!(#binding = #krate::__private::Redacted)
+            quote!(#binding = #redacted)
         } else if !width && may_be_error(field.ty) {
             quote!(#binding = #krate::__private::public_field!(#binding))
         } else {
