@@ -300,6 +300,13 @@ impl CircuitBreaker {
         self
     }
 
+    /// Whether a call's `result` counts as a failure of the tool.
+    fn failed<T, E: ErrorChain<M>, M>(&self, result: &Result<T, E>) -> bool {
+        result
+            .as_ref()
+            .is_err_and(|e| self.is_failure(e.error_chain()))
+    }
+
     /// Whether `err` counts as a failure of the tool.
     fn is_failure(&self, err: &(dyn StdError + 'static)) -> bool {
         match &self.counts {
@@ -429,9 +436,7 @@ impl CircuitBreaker {
     {
         let permit = self.acquire(key).map_err(CallError::Open)?;
         let result = op();
-        let failed = result
-            .as_ref()
-            .is_err_and(|e| self.is_failure(e.error_chain()));
+        let failed = self.failed(&result);
         permit.record(!failed);
         result.map_err(CallError::Tool)
     }
@@ -467,18 +472,14 @@ impl CircuitBreaker {
             };
             let result = op.await;
             let trial = guard.disarm();
-            let failed = result
-                .as_ref()
-                .is_err_and(|e| self.is_failure(e.error_chain()));
+            let failed = self.failed(&result);
             self.record_shared(&**store, key, failures, trial, !failed)
                 .await;
             return result.map_err(CallError::Tool);
         }
         let permit = self.acquire(key).map_err(CallError::Open)?;
         let result = op.await;
-        let failed = result
-            .as_ref()
-            .is_err_and(|e| self.is_failure(e.error_chain()));
+        let failed = self.failed(&result);
         permit.record(!failed);
         result.map_err(CallError::Tool)
     }
