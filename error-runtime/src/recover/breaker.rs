@@ -12,8 +12,9 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::catalog::{Catalog, CodeDoc};
-use crate::store::{BreakerRule, CircuitState, Store, TrialToken, block_on};
-use crate::store::{Clock, SystemClock, nanos, seconds_text};
+use crate::store::{
+    BreakerRule, CircuitState, Clock, Store, SystemClock, TrialToken, block_on, nanos, seconds_text,
+};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy};
 
 /// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.

@@ -10,8 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::retry::{HandBack, MakeAttempt, Retrier, Stop};
-use crate::store::{Clock, SystemClock, nanos, seconds_text};
-use crate::store::{Store, block_on};
+use crate::store::{Clock, Store, SystemClock, block_on, nanos, seconds_text};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 
 /// A boxed error: the default error type of [`FallbackError`] and [`Failure`].
