@@ -438,6 +438,87 @@ fn a_foreign_io_timeout_is_retried_by_its_classification() {
     assert_eq!((other.stop, other.attempts), (Stop::Permanent, 1));
 }
 
+/// A retrier tries first what recognised its last failure (this run's or the last run's):
+/// whatever the next failure is, it is classified as `classify` would.
+#[test]
+fn what_a_retrier_remembers_never_changes_how_the_next_failure_is_classified() {
+    use std::io::{Error as IoError, ErrorKind};
+    type Boxed = Box<dyn std::error::Error + Send + Sync>;
+    let codes_seen = Arc::new(Mutex::new(Vec::new()));
+    let seen = codes_seen.clone();
+    let retrier = Retrier::new()
+        .seed(4)
+        .on_retry(move |e, _, _| seen.lock().unwrap().push(e.code().to_owned()));
+    let codes = |outcome: &agent_error::retry::Outcome<u32, Boxed>| {
+        (
+            outcome.stop,
+            outcome.attempts,
+            codes_seen.lock().unwrap().drain(..).collect::<Vec<_>>(),
+        )
+    };
+    // A bare io timeout, then a connection refused: one link each, told apart by kind.
+    let outcome = retrier.run_detailed_with_sleep(
+        |attempt| -> Result<u32, Boxed> {
+            match attempt {
+                1 => Err(IoError::from(ErrorKind::TimedOut).into()),
+                2 => Err(IoError::from(ErrorKind::ConnectionRefused).into()),
+                _ => Ok(attempt),
+            }
+        },
+        |_| {},
+    );
+    assert_eq!(
+        codes(&outcome),
+        (
+            Stop::Succeeded,
+            3,
+            vec!["timeout".into(), "provider_unavailable".into()]
+        )
+    );
+    // An io::Error of the same kind that wraps a typed error: the typed error decides.
+    let outcome = retrier.run_detailed_with_sleep(
+        |_| -> Result<u32, Boxed> {
+            Err(IoError::new(
+                ErrorKind::TimedOut,
+                Error::new("llm", codes::AUTH, "bad key"),
+            )
+            .into())
+        },
+        |_| {},
+    );
+    assert_eq!(codes(&outcome), (Stop::Permanent, 1, vec![]));
+    // A typed error, then a foreign one, then a typed one of another type, in one run.
+    let outcome = retrier.run_detailed_with_sleep(
+        |attempt| -> Result<u32, Boxed> {
+            match attempt {
+                1 => Err(Box::new(Llm::Overloaded)),
+                2 => Err(IoError::from(ErrorKind::TimedOut).into()),
+                3 => Err(Error::new("llm", codes::RATE_LIMIT, "slow down").into()),
+                4 => Err(IoError::from(ErrorKind::Other).into()),
+                _ => Ok(attempt),
+            }
+        },
+        |_| {},
+    );
+    assert_eq!(
+        codes(&outcome),
+        (
+            Stop::Permanent,
+            4,
+            vec!["overloaded".into(), "timeout".into(), "rate_limit".into()]
+        )
+    );
+    // A typed error again, after the retrier last met an unclassified foreign one.
+    let outcome = retrier.run_detailed_with_sleep(
+        fail_times(1, || -> Boxed { Box::new(Llm::Timeout) }),
+        |_| {},
+    );
+    assert_eq!(
+        codes(&outcome),
+        (Stop::Succeeded, 2, vec!["timeout".into()])
+    );
+}
+
 /// Boxed errors and `anyhow::Error` do not implement `Error`: the retrier takes them as they
 /// are and gives the very same error back.
 #[test]

@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 
 use crate::core::chain::links;
-use crate::core::registry;
+use crate::core::registry::{self, Seen};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The public message that renderings give an error nothing classifies (with the code
@@ -231,57 +231,110 @@ impl fmt::Debug for Classified<'_> {
 /// assert_eq!(classify(&typed).unwrap().code(), "budget_exhausted");
 /// ```
 pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    classify_again(err, &mut None)
-}
-
-/// [`classify`] for a caller that classifies chains of one shape again and again (the
-/// retrier: each attempt fails with the operation's error type): `last` is the cast that
-/// recognised the outermost link of the previous chain, tried first, and kept up to date.
-/// A typed outermost link then costs one checked downcast; the answer is [`classify`]'s
-/// (see [`registry::typed_with_cast`]).
-#[inline]
-pub(crate) fn classify_again<'a>(
-    err: &'a (dyn StdError + 'static),
-    last: &mut Option<registry::Cast>,
-) -> Option<Classified<'a>> {
-    let typed =
-        |link: &'a (dyn StdError + 'static), e: &'a (dyn AgentError + 'static)| Classified {
-            link,
-            how: How::Typed(e),
-        };
-    if let Some(e) = last.and_then(|cast| cast(err)) {
-        return Some(typed(err, e));
-    }
-    for (i, link) in links(err).enumerate() {
-        if let Some((e, cast)) = registry::typed_with_cast(link) {
-            if i == 0 {
-                *last = Some(cast);
-            }
-            return Some(typed(link, e));
-        }
+    if let Some((link, e)) = links(err).find_map(|link| registry::typed(link).map(|e| (link, e))) {
+        return Some(typed(link, e));
     }
     links(err).find_map(classify_foreign)
 }
 
-/// One link's own classification: its typed [`AgentError`], else its foreign classifier's.
-pub(crate) fn classify_link<'a>(link: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    match registry::typed(link) {
-        Some(e) => Some(Classified {
-            link,
-            how: How::Typed(e),
-        }),
-        None => classify_foreign(link),
+/// [`classify`] for a caller that classifies chains of one shape again and again (the
+/// retrier: each attempt fails with the operation's error type): `seen` is what recognised
+/// the outermost link of the previous chain, tried first, and kept up to date.
+/// - A typed outermost link then costs one checked downcast: the registration that
+///   recognised a type recognises only that type (see [`registry::typed_seen`]).
+/// - A chain of one foreign link costs its group's classifiers: with no other link, no
+///   typed link can come before them, and the group is chosen by the link's type.
+///
+/// The answer is [`classify`]'s.
+#[inline]
+pub(crate) fn classify_again<'a>(
+    err: &'a (dyn StdError + 'static),
+    seen: &mut Seen,
+) -> Option<Classified<'a>> {
+    match *seen {
+        Seen::Typed(i) => {
+            if let Some(e) = registry::typed_again(i, err) {
+                return Some(typed(err, e));
+            }
+        }
+        Seen::Foreign(g) => {
+            if let Some(answer) = registry::foreign_again(g, err)
+                && is_alone(err)
+            {
+                return answer.map(|answer| foreign(err, answer));
+            }
+        }
+        Seen::Nothing => {}
+    }
+    *seen = Seen::Nothing;
+    classify_seeing(err, seen)
+}
+
+/// [`classify_again`] past what it tried first: the whole walk, noting what recognised
+/// the outermost link.
+fn classify_seeing<'a>(
+    err: &'a (dyn StdError + 'static),
+    seen: &mut Seen,
+) -> Option<Classified<'a>> {
+    for (i, link) in links(err).enumerate() {
+        if let Some((e, index)) = registry::typed_seen(link) {
+            if i == 0 {
+                *seen = Seen::Typed(index);
+            }
+            return Some(typed(link, e));
+        }
+    }
+    let mut rest = links(err);
+    let outermost = rest.next()?;
+    if let Some((answer, group)) = registry::foreign_seen(outermost) {
+        if let Some(g) = group
+            && is_alone(err)
+        {
+            *seen = Seen::Foreign(g);
+        }
+        return Some(foreign(outermost, answer));
+    }
+    rest.find_map(classify_foreign)
+}
+
+/// Whether `err` is the only link of its chain.
+#[inline]
+fn is_alone(err: &(dyn StdError + 'static)) -> bool {
+    links(err).nth(1).is_none()
+}
+
+/// A typed link's classification.
+fn typed<'a>(
+    link: &'a (dyn StdError + 'static),
+    e: &'a (dyn AgentError + 'static),
+) -> Classified<'a> {
+    Classified {
+        link,
+        how: How::Typed(e),
     }
 }
 
-fn classify_foreign<'a>(link: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    registry::foreign(link).map(|answer| Classified {
+/// A foreign link's classification, from its classifier's answer.
+fn foreign<'a>(link: &'a (dyn StdError + 'static), answer: Classification) -> Classified<'a> {
+    Classified {
         link,
         how: match answer {
             Classification::Built(e) => How::Foreign(e.without_source()),
             Classification::Fixed(e) => How::Fixed(e),
         },
-    })
+    }
+}
+
+/// One link's own classification: its typed [`AgentError`], else its foreign classifier's.
+pub(crate) fn classify_link<'a>(link: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
+    match registry::typed(link) {
+        Some(e) => Some(typed(link, e)),
+        None => classify_foreign(link),
+    }
+}
+
+fn classify_foreign<'a>(link: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
+    registry::foreign(link).map(|answer| foreign(link, answer))
 }
 
 /// Whether `err` should be retried: its classification decides (see [`classify`]), so a bare

@@ -212,22 +212,31 @@ impl RetryPolicy {
 
     /// [`backoff`](Self::backoff) past its shortcuts: `base_delay` below `max_delay`, grown
     /// by a factor other than 1 at least once.
+    #[inline]
     fn grown(&self, retry: u32) -> Duration {
         // Doubling (the default factor) of delays below 2^53 ns (104 days) is exact in f64,
         // so shifting gives what the float path below would, without `powf`.
-        const EXACT: u128 = 1 << 53;
-        let (base_ns, cap_ns) = (self.base_delay.as_nanos(), self.max_delay.as_nanos());
-        if self.factor == 2.0 && retry < 64 && base_ns < EXACT && cap_ns < EXACT {
-            let delay = base_ns << retry;
-            return match u64::try_from(delay) {
-                Ok(nanos) if delay < cap_ns => Duration::from_nanos(nanos),
-                _ => self.max_delay,
+        const EXACT: u64 = 1 << 53;
+        if self.factor == 2.0
+            && retry < 64
+            && let (Some(base), Some(cap)) = (nanos_u64(self.base_delay), nanos_u64(self.max_delay))
+            && base < EXACT
+            && cap < EXACT
+        {
+            // Below 2^53 << 63: no overflow in 128 bits.
+            let delay = u128::from(base) << retry;
+            return if delay < u128::from(cap) {
+                Duration::from_nanos(delay as u64)
+            } else {
+                self.max_delay
             };
         }
         self.grown_by_powf(retry)
     }
 
-    /// [`grown`](Self::grown) for any factor, in f64.
+    /// [`grown`](Self::grown) for any factor, in f64: out of line, so that doubling (the
+    /// retrier's common case) is a few instructions inline.
+    #[inline(never)]
     fn grown_by_powf(&self, retry: u32) -> Duration {
         let base = nanos_f64(self.base_delay);
         let cap = nanos_f64(self.max_delay);
@@ -275,6 +284,14 @@ impl RetryPolicy {
 
 /// A duration in nanoseconds as the nearest `f64`: the same value as `as_nanos() as f64`,
 /// without the slow conversion from `u128` when the nanoseconds fit in a `u64` (584 years).
+/// `d` in nanoseconds if that fits a u64 (584 years), computed without 128-bit arithmetic.
+#[inline]
+pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
+    d.as_secs()
+        .checked_mul(1_000_000_000)?
+        .checked_add(u64::from(d.subsec_nanos()))
+}
+
 fn nanos_f64(d: Duration) -> f64 {
     let nanos = d.as_nanos();
     match u64::try_from(nanos) {

@@ -1,5 +1,5 @@
-//! A failure's code kept by value, for a run's streaks and the nested-retry mark: two codes
-//! are compared byte for byte, never through a hash that two codes may share.
+//! A failure's code kept by value, for a run's streaks: two codes are compared byte for
+//! byte, never through a hash that two codes may share.
 
 use std::fmt;
 
@@ -7,66 +7,106 @@ use std::fmt;
 /// one allocates nothing.
 const INLINE: usize = 64;
 
-/// A copy of a failure's code.
-#[derive(Clone)]
-pub(crate) enum Code {
-    /// A code of at most [`INLINE`] bytes: the first `len` bytes of `bytes`.
-    Inline { len: u8, bytes: [u8; INLINE] },
-    /// A longer code (outside the grammar, built at run time), kept whole.
-    Long(Box<str>),
+/// `len` of a slot that holds no code.
+const EMPTY: u8 = u8::MAX;
+
+/// `len` of a slot whose code is longer than [`INLINE`] bytes, kept in `long`.
+const LONG: u8 = u8::MAX - 1;
+
+/// A slot for the last failure's code, written in place: keeping a code copies its bytes
+/// once, and moves no 64-byte array around.
+pub(crate) struct CodeSlot {
+    /// The code's length when it is inline; [`EMPTY`] or [`LONG`] otherwise.
+    len: u8,
+    bytes: [u8; INLINE],
+    /// A code outside the grammar (built at run time) longer than [`INLINE`], kept whole.
+    long: Option<Box<str>>,
 }
 
-impl Code {
-    /// A copy of `code`.
-    #[inline]
-    pub(crate) fn new(code: &str) -> Self {
-        let code = code.as_bytes();
-        match u8::try_from(code.len()) {
-            Ok(len) if code.len() <= INLINE => {
-                let mut bytes = [0; INLINE];
-                bytes[..code.len()].copy_from_slice(code);
-                Code::Inline { len, bytes }
-            }
-            _ => Code::Long(String::from_utf8_lossy(code).into()),
+impl CodeSlot {
+    /// A slot that holds no code.
+    pub(crate) const fn new() -> Self {
+        CodeSlot {
+            len: EMPTY,
+            bytes: [0; INLINE],
+            long: None,
         }
     }
 
-    /// Whether `code` is this code.
+    /// Whether the slot holds `code`.
     #[inline]
     pub(crate) fn is(&self, code: &str) -> bool {
-        self.as_bytes() == code.as_bytes()
+        match self.len {
+            EMPTY => false,
+            LONG => self.long.as_deref() == Some(code),
+            len => self.bytes[..usize::from(len)] == *code.as_bytes(),
+        }
     }
 
-    fn as_bytes(&self) -> &[u8] {
-        match self {
-            Code::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            Code::Long(code) => code.as_bytes(),
+    /// Keeps `code`, in place of what the slot held.
+    #[inline]
+    pub(crate) fn set(&mut self, code: &str) {
+        match u8::try_from(code.len()) {
+            Ok(len) if code.len() <= INLINE => {
+                self.bytes[..code.len()].copy_from_slice(code.as_bytes());
+                self.len = len;
+            }
+            _ => {
+                self.long = Some(code.into());
+                self.len = LONG;
+            }
+        }
+    }
+
+    /// The code held, if any.
+    pub(crate) fn get(&self) -> Option<&str> {
+        match self.len {
+            EMPTY => None,
+            LONG => self.long.as_deref(),
+            // Whole `str`s were copied in: the bytes are UTF-8.
+            len => std::str::from_utf8(&self.bytes[..usize::from(len)]).ok(),
         }
     }
 }
 
-impl fmt::Debug for Code {
+impl fmt::Debug for CodeSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&String::from_utf8_lossy(self.as_bytes()), f)
+        fmt::Debug::fmt(&self.get(), f)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Code;
+    use super::CodeSlot;
+
+    fn holding(code: &str) -> CodeSlot {
+        let mut slot = CodeSlot::new();
+        slot.set(code);
+        slot
+    }
 
     #[test]
     fn codes_are_told_apart_byte_for_byte_inline_and_beyond() {
-        let short = Code::new("timeout");
+        assert!(!CodeSlot::new().is("") && CodeSlot::new().get().is_none());
+        let short = holding("timeout");
         assert!(short.is("timeout"));
         assert!(!short.is("timeou") && !short.is("timeout2") && !short.is(""));
         let longest = "a".repeat(64);
-        assert!(matches!(Code::new(&longest), Code::Inline { len: 64, .. }));
-        assert!(Code::new(&longest).is(&longest));
+        assert_eq!(holding(&longest).get(), Some(&*longest));
+        assert!(holding(&longest).is(&longest));
         let long = format!("{longest}.x");
-        let kept = Code::new(&long);
-        assert!(matches!(kept, Code::Long(_)));
+        let kept = holding(&long);
+        assert_eq!(kept.get(), Some(&*long));
         assert!(kept.is(&long) && !kept.is(&longest) && !kept.is(&format!("{longest}.y")));
-        assert!(Code::new("").is(""));
+        assert!(holding("").is("") && !holding("").is("x"));
+    }
+
+    #[test]
+    fn a_slot_written_again_holds_only_the_new_code() {
+        let mut slot = holding(&"b".repeat(80));
+        slot.set("rate_limit");
+        assert!(slot.is("rate_limit") && slot.get() == Some("rate_limit"));
+        slot.set("timeout");
+        assert!(slot.is("timeout") && !slot.is("timeoutlimit") && !slot.is("rate_limit"));
     }
 }

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::{Jitter, RetryPolicy};
+use crate::core::policy::nanos_u64;
 
 /// A seedable source of random numbers for jitter (SplitMix64), shareable across threads.
 ///
@@ -32,11 +33,17 @@ impl JitterSource {
     }
 
     /// The next random 64 bits.
+    ///
+    /// The state moves on with a plain load and store, not a locked read-modify-write: two
+    /// threads drawing at the same instant may draw the same number (their two retries then
+    /// wait the same delay, a rare case that spreading retries out can afford), and a draw
+    /// costs no locked instruction.
     pub fn next_u64(&self) -> u64 {
         let mut z = self
             .state
-            .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+            .load(Ordering::Relaxed)
             .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.state.store(z, Ordering::Relaxed);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
@@ -47,15 +54,30 @@ impl JitterSource {
         if high <= low {
             return low;
         }
-        let span = (high - low).as_nanos();
-        // Spans beyond u64 nanoseconds (584 years) are clamped; the result stays within bounds.
-        let span = u64::try_from(span).unwrap_or(u64::MAX);
-        let offset = if span == u64::MAX {
-            self.next_u64()
-        } else {
-            self.next_u64() % (span + 1)
+        let offset = match u64::try_from((high - low).as_nanos()) {
+            Ok(span) => self.up_to(span),
+            // Spans beyond u64 nanoseconds (584 years): any offset; the result is clamped.
+            Err(_) => self.next_u64(),
         };
         low.saturating_add(Duration::from_nanos(offset)).min(high)
+    }
+
+    /// A uniform number in `[0, span]`: the high half of a widening multiply, so no division.
+    #[inline]
+    fn up_to(&self, span: u64) -> u64 {
+        let scaled = u128::from(self.next_u64()) * (u128::from(span) + 1);
+        // The high 64 bits of a product of a u64 and at most 2^64: at most `span`.
+        (scaled >> 64) as u64
+    }
+
+    /// A uniform duration in `[0, high]`, for delays below 584 years (all of them, in
+    /// practice) computed in nanoseconds without a division.
+    #[inline]
+    fn up_to_duration(&self, high: Duration) -> Duration {
+        match nanos_u64(high) {
+            Some(span) => Duration::from_nanos(self.up_to(span)),
+            None => self.between(Duration::ZERO, high),
+        }
     }
 }
 
@@ -72,10 +94,10 @@ pub fn delay(
     let backoff = policy.backoff(retry);
     let delay = match policy.jitter() {
         Jitter::None => backoff,
-        Jitter::Full => rng.between(Duration::ZERO, backoff),
+        Jitter::Full => rng.up_to_duration(backoff),
         Jitter::Equal => {
             let half = backoff / 2;
-            half + rng.between(Duration::ZERO, backoff - half)
+            half + rng.up_to_duration(backoff - half)
         }
         Jitter::Decorrelated => {
             let base = policy.base_delay();

@@ -7,14 +7,16 @@ use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
-use super::code::Code;
+use super::code::CodeSlot;
 use super::jitter::{self, JitterSource};
-use super::scope::{self, AttemptScope};
+use super::scope::{self, AttemptScope, Mark};
+use crate::core::classify::Classified;
 use crate::core::classify::classify_again;
-use crate::core::registry::Cast;
+use crate::core::registry::{self, Seen};
 use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain};
 
@@ -139,6 +141,30 @@ pub struct Retrier {
     jitter: Arc<JitterSource>,
     /// Server-announced pauses shared through a store, under the caller's key.
     pauses: Option<(std::sync::Arc<dyn Store>, std::sync::Arc<str>)>,
+    /// What recognised the outermost link of the last failure of the last run: a retrier
+    /// kept for one operation meets its error type run after run.
+    seen: LastSeen,
+}
+
+/// A [`Seen`] shared by the runs of one retrier (and copied by a clone), read at a run's
+/// start and written when it changes. Any value read is safe: a stale one only costs a
+/// missed first try.
+struct LastSeen(AtomicUsize);
+
+impl LastSeen {
+    fn get(&self) -> Seen {
+        Seen::from_bits(self.0.load(Ordering::Relaxed))
+    }
+
+    fn set(&self, seen: Seen) {
+        self.0.store(seen.to_bits(), Ordering::Relaxed);
+    }
+}
+
+impl Clone for LastSeen {
+    fn clone(&self) -> Self {
+        LastSeen(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 impl fmt::Debug for Retrier {
@@ -268,9 +294,9 @@ pub(crate) type HandBack<'h> = &'h (dyn Fn(&dyn AgentError) -> bool + Sync);
 pub struct RetryState<R: Borrow<Retrier>> {
     retrier: R,
     tally: Tally,
-    /// The cast that recognised the last failure's outermost link, tried first on the next
-    /// (an operation fails with one error type, attempt after attempt).
-    cast: Option<Cast>,
+    /// What recognised the last failure's outermost link, tried first on the next (an
+    /// operation fails with one error type, attempt after attempt).
+    seen: Seen,
 }
 
 /// What a run has counted so far: read and updated by each decision.
@@ -285,7 +311,7 @@ struct Tally {
     spent: u32,
     /// The last retryable failure's code (what a give-up marks), and how many failures in
     /// a row had it.
-    code: Option<Code>,
+    code: CodeSlot,
     streak: u32,
     /// With shared pauses: the delay the server asked for after the last failure, and its code.
     announced: Option<(Duration, String)>,
@@ -310,8 +336,10 @@ impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
 impl<R: Borrow<Retrier>> RetryState<R> {
     /// A run of `retrier` that has not made its first attempt yet; the clock of
     /// `max_elapsed` starts now.
+    #[inline]
     pub fn new(retrier: R) -> Self {
         let started = retrier.borrow().max_elapsed.map(|_| Instant::now());
+        let seen = retrier.borrow().seen.get();
         RetryState {
             retrier,
             tally: Tally {
@@ -320,14 +348,14 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 waited: Duration::ZERO,
                 previous: None,
                 spent: 0,
-                code: None,
+                code: CodeSlot::new(),
                 streak: 0,
                 failures: 0,
                 most_attempts: 0,
                 asked: Duration::ZERO,
                 announced: None,
             },
-            cast: None,
+            seen,
         }
     }
 
@@ -371,10 +399,35 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// [`next_delay`](Self::next_delay) for an error chain, classified with
     /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        match classify_again(err, &mut self.cast) {
+        match self.classify(err) {
             Some(classified) => self.next_delay(&*classified),
             None => Err(Stop::Permanent),
         }
+    }
+
+    /// `err` as the typed error that the last failure was, if it is one: what
+    /// [`classify`](Self::classify) answers then, in one checked downcast.
+    #[inline]
+    fn typed_as_before<'e>(
+        &self,
+        err: &'e (dyn StdError + 'static),
+    ) -> Option<&'e (dyn AgentError + 'static)> {
+        match self.seen {
+            Seen::Typed(i) => registry::typed_again(i, err),
+            _ => None,
+        }
+    }
+
+    /// `err` classified, trying first what recognised the last failure (this run's, or the
+    /// retrier's last run's); what recognised it is kept for the next.
+    #[inline]
+    fn classify<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
+        let before = self.seen;
+        let classified = classify_again(err, &mut self.seen);
+        if self.seen != before {
+            self.retrier.borrow().seen.set(self.seen);
+        }
+        classified
     }
 
     /// Decides after an attempt of the retrier's own loops: wait and try again (the attempt
@@ -383,7 +436,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     fn after<T, E: ErrorChain<M>, M>(
         &mut self,
         result: &Result<T, E>,
-        mark: Option<Code>,
+        mark: Option<Mark>,
         hand_back: Option<HandBack<'_>>,
     ) -> Result<Duration, Stop> {
         let err = match result {
@@ -395,28 +448,24 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         };
         // The operation's own typed error, recognised as last time: no `Classified` to build.
         let classified;
-        let failure: &dyn AgentError = match self.cast.and_then(|cast| cast(err)) {
+        let failure: &dyn AgentError = match self.typed_as_before(err) {
             Some(typed) => typed,
-            None => {
-                // The remembered cast has just missed: `classify_again` need not try it again.
-                self.cast = None;
-                match classify_again(err, &mut self.cast) {
-                    Some(c) => {
-                        classified = c;
-                        &*classified
-                    }
-                    None => return Err(Stop::Permanent),
+            None => match self.classify(err) {
+                Some(c) => {
+                    classified = c;
+                    &*classified
                 }
-            }
+                None => return Err(Stop::Permanent),
+            },
         };
         if hand_back.is_some_and(|hand_back| hand_back(failure)) {
             return Err(Stop::FellBack);
         }
         if let Some(mark) = mark
             && failure.is_retryable()
-            && (mark.is(failure.code()) || chain_has_code(err, &mark))
+            && (*mark == *failure.code() || chain_has_code(err, &mark))
         {
-            self.tally.code = Some(Code::new(failure.code()));
+            self.tally.code.set(failure.code());
             return Err(Stop::AlreadyRetried);
         }
         self.next_delay(failure)
@@ -425,7 +474,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
         if stop.gave_up()
-            && let Some(code) = &self.tally.code
+            && let Some(code) = self.tally.code.get()
         {
             scope::gave_up(code);
         }
@@ -446,14 +495,18 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 
 /// The one decision: whether and how long to wait after attempt `t.attempt` failed with
 /// `failure`.
+#[inline]
 fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Duration, Stop> {
     let policy = failure.retry_policy();
     if !policy.is_retryable() {
         return Err(Stop::Permanent);
     }
-    match &t.code {
-        Some(last) if last.is(failure.code()) => t.streak += 1,
-        _ => (t.code, t.streak) = (Some(Code::new(failure.code())), 1),
+    let code = failure.code();
+    if t.code.is(code) {
+        t.streak += 1;
+    } else {
+        t.code.set(code);
+        t.streak = 1;
     }
     t.failures = t.failures.saturating_add(1);
     t.most_attempts = t.most_attempts.max(policy.max_attempts());
@@ -503,9 +556,9 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
 }
 
 /// Whether a link of `err`'s chain is classified with the code `code`.
-fn chain_has_code(err: &(dyn StdError + 'static), code: &Code) -> bool {
+fn chain_has_code(err: &(dyn StdError + 'static), code: &str) -> bool {
     crate::links(err)
-        .any(|link| crate::core::classify::classify_link(link).is_some_and(|c| code.is(c.code())))
+        .any(|link| crate::core::classify::classify_link(link).is_some_and(|c| c.code() == code))
 }
 
 impl Retrier {
@@ -524,6 +577,7 @@ impl Retrier {
             budget: None,
             jitter: Arc::new(JitterSource::from_entropy()),
             pauses: None,
+            seen: LastSeen(AtomicUsize::new(0)),
         }
     }
 
@@ -639,6 +693,7 @@ impl Retrier {
 
     /// A run driven attempt by attempt, for a loop of the caller's own (see [`RetryState`]).
     /// To own the retrier instead of borrowing it, use `RetryState::new(Arc<Retrier>)`.
+    #[inline]
     pub fn start(&self) -> RetryState<&Retrier> {
         RetryState::new(self)
     }
