@@ -231,8 +231,10 @@ impl fmt::Debug for Classified<'_> {
 /// assert_eq!(classify(&typed).unwrap().code(), "budget_exhausted");
 /// ```
 pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    if let Some((link, e)) = links(err).find_map(|link| registry::typed(link).map(|e| (link, e))) {
-        return Some(typed(link, e));
+    for link in links(err) {
+        if let Some(e) = registry::typed(link) {
+            return Some(typed(link, e));
+        }
     }
     links(err).find_map(classify_foreign)
 }
@@ -315,6 +317,7 @@ fn typed<'a>(
 }
 
 /// A foreign link's classification, from its classifier's answer.
+#[inline]
 fn foreign<'a>(link: &'a (dyn StdError + 'static), answer: Classification) -> Classified<'a> {
     Classified {
         link,

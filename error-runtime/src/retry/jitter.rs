@@ -90,6 +90,19 @@ pub fn delay(
     previous: Option<Duration>,
     rng: &JitterSource,
 ) -> Duration {
+    // The common case in whole nanoseconds: one conversion, no `Duration` arithmetic. A
+    // jitter below the backoff stays below the cap, as the backoff does.
+    if let Some(backoff) = policy.backoff_nanos(retry) {
+        let nanos = match policy.jitter() {
+            Jitter::None => Some(backoff),
+            Jitter::Full => Some(rng.up_to(backoff)),
+            Jitter::Equal => Some(backoff / 2 + rng.up_to(backoff - backoff / 2)),
+            Jitter::Decorrelated => None,
+        };
+        if let Some(nanos) = nanos {
+            return Duration::from_nanos(nanos);
+        }
+    }
     let cap = policy.max_delay();
     let backoff = policy.backoff(retry);
     let delay = match policy.jitter() {

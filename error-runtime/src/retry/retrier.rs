@@ -420,7 +420,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 
     /// `err` classified, trying first what recognised the last failure (this run's, or the
     /// retrier's last run's); what recognised it is kept for the next.
-    #[inline]
+    #[inline(always)]
     fn classify<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
         let before = self.seen;
         let classified = classify_again(err, &mut self.seen);
@@ -519,20 +519,46 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
         return Err(Stop::AttemptsExhausted);
     }
     let delay = match policy.retry_after() {
-        // The delays a server asks for add up, in one run, to at most the `max_wait` that
-        // each of them is held to: changing codes buys it no more waiting.
-        Some(asked) if t.asked.saturating_add(asked) > policy.max_wait().min(r.max_wait) => {
-            return Err(Stop::WaitTooLong);
-        }
-        Some(asked) => {
-            if r.pauses.is_some() {
-                t.announced = Some((asked, failure.code().to_owned()));
-            }
-            t.asked = t.asked.saturating_add(asked);
-            asked
-        }
         None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),
+        Some(asked) => server_delay(failure, &policy, asked, t, r)?,
     };
+    if r.max_elapsed.is_some() || r.budget.is_some() || r.on_retry.is_some() {
+        before_retry(failure, delay, t, r)?;
+    }
+    t.waited = t.waited.saturating_add(delay);
+    t.previous = Some(delay);
+    Ok(delay)
+}
+
+/// The delay a server asked for (`retry_after`), if the run may still wait it.
+#[inline(never)]
+fn server_delay(
+    failure: &dyn AgentError,
+    policy: &crate::RetryPolicy,
+    asked: Duration,
+    t: &mut Tally,
+    r: &Retrier,
+) -> Result<Duration, Stop> {
+    // The delays a server asks for add up, in one run, to at most the `max_wait` that each
+    // of them is held to: changing codes buys it no more waiting.
+    if t.asked.saturating_add(asked) > policy.max_wait().min(r.max_wait) {
+        return Err(Stop::WaitTooLong);
+    }
+    if r.pauses.is_some() {
+        t.announced = Some((asked, failure.code().to_owned()));
+    }
+    t.asked = t.asked.saturating_add(asked);
+    Ok(asked)
+}
+
+/// The caps and the hook a caller may add, checked and called before a retry of `delay`.
+#[inline(never)]
+fn before_retry(
+    failure: &dyn AgentError,
+    delay: Duration,
+    t: &mut Tally,
+    r: &Retrier,
+) -> Result<(), Stop> {
     if let (Some(limit), Some(started)) = (r.max_elapsed, t.started) {
         // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
         let elapsed = started.elapsed().max(t.waited);
@@ -550,9 +576,7 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
     if let Some(hook) = &r.on_retry {
         hook(failure, t.attempt, delay);
     }
-    t.waited = t.waited.saturating_add(delay);
-    t.previous = Some(delay);
-    Ok(delay)
+    Ok(())
 }
 
 /// Whether a link of `err`'s chain is classified with the code `code`.

@@ -62,6 +62,7 @@ impl VtableCache {
     /// The registration that recognises `link`: `at(index)` confirms a remembered answer and
     /// gives the result; `scan` finds the answer (index and result) the slow way, and is
     /// remembered unless the cache is disabled or full.
+    #[inline]
     pub(crate) fn recognise<R>(
         &self,
         link: &(dyn StdError + 'static),

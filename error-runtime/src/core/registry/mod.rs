@@ -84,8 +84,8 @@ pub struct ClassifierRegistration {
 }
 
 impl ClassifierRegistration {
-    /// A classifier of links of type `T`: `classify` is called only on a link that is a `T`
-    /// (it downcasts, and returns `None` for any other link).
+    /// A classifier of links of type `T`: `classify` downcasts, and returns `None` for a
+    /// link that is not a `T` (the registry may ask it about any link).
     pub const fn of<T: StdError + 'static>(
         classify: fn(&(dyn StdError + 'static)) -> Option<Classification>,
         origin: Origin,
@@ -276,11 +276,14 @@ pub(crate) fn foreign_again(
         return None;
     }
     let lists = lists();
-    if g >= lists.groups.len() {
-        return None;
+    let &(start, end) = lists.groups.get(g)?;
+    let group = lists.classifiers.get(start..end)?;
+    // Every classifier downcasts first: one that answers has recognised the link's type, and
+    // the type is checked apart only when none answers.
+    if let Some(answer) = group.iter().find_map(|c| (c.classify)(link)) {
+        return Some(Some(answer));
     }
-    let group = lists.group_for(g, link)?;
-    Some(group.iter().find_map(|c| (c.classify)(link)))
+    (group.first()?.is)(link).then_some(None)
 }
 
 /// The first answer of the classifiers added at run time.
