@@ -302,7 +302,8 @@ fn classify_seeing<'a>(
 /// Whether `err` is the only link of its chain.
 #[inline]
 fn is_alone(err: &(dyn StdError + 'static)) -> bool {
-    links(err).nth(1).is_none()
+    // What `links` would visit after `err`.
+    crate::core::chain::wrapped(err).is_none() && err.source().is_none()
 }
 
 /// A typed link's classification.

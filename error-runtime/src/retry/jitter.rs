@@ -7,7 +7,8 @@ use std::time::Duration;
 use super::{Jitter, RetryPolicy};
 use crate::core::policy::nanos_u64;
 
-/// A seedable source of random numbers for jitter (SplitMix64), shareable across threads.
+/// A seedable source of random numbers for jitter (wyrand: one widening multiply a draw),
+/// shareable across threads.
 ///
 /// Not for cryptography: it only spreads retries out. The same seed gives the same
 /// sequence, so tests can assert exact delays.
@@ -38,15 +39,16 @@ impl JitterSource {
     /// threads drawing at the same instant may draw the same number (their two retries then
     /// wait the same delay, a rare case that spreading retries out can afford), and a draw
     /// costs no locked instruction.
+    #[inline]
     pub fn next_u64(&self) -> u64 {
-        let mut z = self
+        let state = self
             .state
             .load(Ordering::Relaxed)
-            .wrapping_add(0x9E37_79B9_7F4A_7C15);
-        self.state.store(z, Ordering::Relaxed);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+            .wrapping_add(0xA076_1D64_78BD_642F);
+        self.state.store(state, Ordering::Relaxed);
+        // A draw is one multiply deep: the delay it decides is on a retry's critical path.
+        let wide = u128::from(state) * u128::from(state ^ 0xE703_7ED1_A0B4_28DB);
+        (wide >> 64) as u64 ^ wide as u64
     }
 
     /// A uniform duration in `[low, high]` (`low` when `high <= low`).
@@ -81,6 +83,16 @@ impl JitterSource {
     }
 }
 
+/// `nanos` as a `Duration`, without a division for the delays below a second (the first
+/// retries of the default policy).
+#[inline]
+fn duration_of(nanos: u64) -> Duration {
+    match u32::try_from(nanos) {
+        Ok(below) if below < 1_000_000_000 => Duration::new(0, below),
+        _ => Duration::from_nanos(nanos),
+    }
+}
+
 /// The jittered delay before retry number `retry` (0-based). `previous` is the delay
 /// before the last retry, used by decorrelated jitter. Never above `max_delay`.
 #[inline]
@@ -100,7 +112,7 @@ pub fn delay(
             Jitter::Decorrelated => None,
         };
         if let Some(nanos) = nanos {
-            return Duration::from_nanos(nanos);
+            return duration_of(nanos);
         }
     }
     let cap = policy.max_delay();
