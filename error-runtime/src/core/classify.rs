@@ -253,27 +253,29 @@ pub(crate) fn classify_again<'a>(
     err: &'a (dyn StdError + 'static),
     seen: &mut Seen,
 ) -> Option<Classified<'a>> {
-    match *seen {
-        Seen::Typed(i) => {
-            if let Some(e) = registry::typed_again(i, err) {
-                return Some(typed(err, e));
-            }
-        }
-        Seen::Foreign(g) => {
-            if let Some(answer) = registry::foreign_again(g, err)
-                && is_alone(err)
-            {
-                return answer.map(|answer| foreign(err, answer));
-            }
-        }
-        Seen::Nothing => {}
+    if let Some(answer) = as_before(err, *seen) {
+        return answer;
     }
     *seen = Seen::Nothing;
     classify_seeing(err, seen)
 }
 
+/// The classification of `err` by what `seen` remembers, when that recognises it.
+#[inline]
+fn as_before<'a>(err: &'a (dyn StdError + 'static), seen: Seen) -> Option<Option<Classified<'a>>> {
+    match seen {
+        Seen::Typed(i) => registry::typed_again(i, err).map(|e| Some(typed(err, e))),
+        Seen::Foreign(g) => {
+            let answer = registry::foreign_again(g, err)?;
+            is_alone(err).then(|| answer.map(|answer| foreign(err, answer)))
+        }
+        Seen::Nothing => None,
+    }
+}
+
 /// [`classify_again`] past what it tried first: the whole walk, noting what recognised
-/// the outermost link.
+/// the outermost link. Out of line: a retrier meets it once per error type.
+#[inline(never)]
 fn classify_seeing<'a>(
     err: &'a (dyn StdError + 'static),
     seen: &mut Seen,
