@@ -4,6 +4,10 @@
 //! for a typed error, `anyhow` over it, and a foreign `io::Error`.
 //! Run with `RUST_LIB_BACKTRACE=0 cargo bench --bench retry --features anyhow` (so that
 //! anyhow captures no backtrace).
+//!
+//! With `AGENT_ERROR_KERNEL=<name> <bench binary> <runs>`, the binary runs one kernel of the
+//! classified group that many times and exits, for `scripts/retry_instructions.py` to count
+//! its instructions under callgrind.
 
 use std::error::Error as StdError;
 use std::hint::black_box;
@@ -13,7 +17,7 @@ use std::time::Duration;
 use agent_error::retry::Retrier;
 use agent_error::{AgentError, RetryPolicy};
 use backon::{BlockingRetryable, ConstantBuilder};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 
 /// A retryable failure whose policy waits nothing, so only the bookkeeping is measured.
 #[derive(Debug, AgentError)]
@@ -108,65 +112,134 @@ fn twice<E>(fail: impl Fn() -> E) -> impl FnMut(u32) -> Result<u32, E> {
 
 /// The retrier and backon on the same three attempts of one error type, each failure
 /// classified with `agent_error::classify` (backon: `is_retryable` in `when`), sleeping nothing.
+struct Pair<E> {
+    fail: fn() -> E,
+    chain: fn(&E) -> &(dyn StdError + 'static),
+}
+
+impl<E> Pair<E> {
+    /// One run of the retrier: two failures, then a success.
+    fn retrier<M>(&self, retrier: &Retrier) -> Result<u32, E>
+    where
+        E: agent_error::ErrorChain<M>,
+    {
+        retrier
+            .run_detailed_with_sleep(twice(self.fail), |d: Duration| {
+                black_box(d);
+            })
+            .result
+    }
+
+    /// The same run with backon.
+    fn backon(&self) -> Result<u32, E> {
+        let mut attempt = 0;
+        let mut op = twice(self.fail);
+        let chain = self.chain;
+        (|| {
+            attempt += 1;
+            op(attempt)
+        })
+        .retry(
+            ConstantBuilder::default()
+                .with_delay(Duration::ZERO)
+                .with_max_times(2),
+        )
+        .sleep(|d: Duration| {
+            black_box(d);
+        })
+        .when(|e: &E| agent_error::is_retryable(chain(e)))
+        .call()
+    }
+}
+
+const TYPED: Pair<Call> = Pair {
+    fail: || Call::TimedOut,
+    chain: |e| e,
+};
+
+#[cfg(feature = "anyhow")]
+const ANYHOW: Pair<anyhow::Error> = Pair {
+    fail: || anyhow::Error::new(Call::TimedOut),
+    chain: |e| e.as_ref(),
+};
+
+const FOREIGN: Pair<io::Error> = Pair {
+    fail: || io::Error::from(io::ErrorKind::TimedOut),
+    chain: |e| e,
+};
+
 fn against_backon<E, M>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
-    fail: fn() -> E,
-    chain: fn(&E) -> &(dyn StdError + 'static),
+    pair: &Pair<E>,
 ) where
     E: agent_error::ErrorChain<M>,
 {
     let retrier = Retrier::new().seed(1);
     group.bench_function(format!("{name}: Retrier"), |b| {
-        b.iter(|| {
-            retrier
-                .run_detailed_with_sleep(twice(fail), |d: Duration| {
-                    black_box(d);
-                })
-                .result
-        })
+        b.iter(|| pair.retrier(&retrier))
     });
     group.bench_function(format!("{name}: backon + is_retryable"), |b| {
-        b.iter(|| {
-            let mut attempt = 0;
-            let mut op = twice(fail);
-            (|| {
-                attempt += 1;
-                op(attempt)
-            })
-            .retry(
-                ConstantBuilder::default()
-                    .with_delay(Duration::ZERO)
-                    .with_max_times(2),
-            )
-            .sleep(|d: Duration| {
-                black_box(d);
-            })
-            .when(|e: &E| agent_error::is_retryable(chain(e)))
-            .call()
-        })
+        b.iter(|| pair.backon())
     });
 }
 
 fn classified(c: &mut Criterion) {
     let mut group = c.benchmark_group("retry, classified: 2 failures then success (3 attempts)");
-    against_backon(&mut group, "typed", || Call::TimedOut, |e| e);
+    against_backon(&mut group, "typed", &TYPED);
     // The retrier takes an `anyhow::Error` with the feature `anyhow`.
     #[cfg(feature = "anyhow")]
-    against_backon(
-        &mut group,
-        "anyhow over typed",
-        || anyhow::Error::new(Call::TimedOut),
-        |e| e.as_ref(),
-    );
-    against_backon(
-        &mut group,
-        "foreign io::Error",
-        || io::Error::from(io::ErrorKind::TimedOut),
-        |e| e,
-    );
+    against_backon(&mut group, "anyhow over typed", &ANYHOW);
+    against_backon(&mut group, "foreign io::Error", &FOREIGN);
     group.finish();
 }
 
 criterion_group!(benches, bench, classified);
-criterion_main!(benches);
+
+/// Runs the kernel `name` of the classified group `runs` times: `typed`, `anyhow` or
+/// `foreign`, each `retrier` or `backon` (`typed/retrier`, …). The retrier is made once, as
+/// in the bench.
+fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
+    fn repeat<E, M>(pair: &Pair<E>, side: &str, runs: u64) -> Result<(), String>
+    where
+        E: agent_error::ErrorChain<M>,
+    {
+        let retrier = Retrier::new().seed(1);
+        for _ in 0..runs {
+            match side {
+                "retrier" => drop(black_box(pair.retrier(&retrier))),
+                "backon" => drop(black_box(pair.backon())),
+                _ => return Err(format!("no side {side}: retrier or backon")),
+            }
+        }
+        Ok(())
+    }
+    let (error, side) = name
+        .split_once('/')
+        .ok_or_else(|| format!("no kernel {name}: <typed|anyhow|foreign>/<retrier|backon>"))?;
+    match error {
+        "typed" => repeat(&TYPED, side, runs),
+        #[cfg(feature = "anyhow")]
+        "anyhow" => repeat(&ANYHOW, side, runs),
+        "foreign" => repeat(&FOREIGN, side, runs),
+        _ => Err(format!(
+            "no error {error}: typed, anyhow (feature anyhow) or foreign"
+        )),
+    }
+}
+
+fn main() {
+    if let Ok(kernel) = std::env::var("AGENT_ERROR_KERNEL") {
+        let runs = std::env::args()
+            .skip(1)
+            .find_map(|arg| arg.parse().ok())
+            .unwrap_or(10_000);
+        if let Err(e) = run_kernel(&kernel, runs) {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -387,3 +387,48 @@ fn an_elapsed_tokio_timeout_is_a_timeout() {
     let wrapped = anyhow::Error::new(elapsed).context("waiting for the model");
     assert!(is_retryable(wrapped.as_ref()));
 }
+
+/// A retrier asks first the classifiers that answered for its last failure: each failure is
+/// still classified as `classify` classifies it, hints included, the user's classifiers of a
+/// type before the runtime's own.
+#[test]
+fn a_retrier_classifies_each_failure_as_classify_does() {
+    use agent_error::retry::{Retrier, Stop};
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let retrier = Retrier::new().seed(1).on_retry(move |e, _, _| {
+        log.lock()
+            .unwrap()
+            .push((e.code().to_owned(), e.hints().len()))
+    });
+    let sdk = |status| SdkError {
+        status,
+        detail: "SELECT * FROM users".into(),
+    };
+    let outcome = retrier.run_detailed_with_sleep(
+        |attempt| Err::<(), _>(sdk(if attempt < 3 { 529 } else { 402 })),
+        |_| {},
+    );
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::Permanent, 3));
+    assert_eq!(
+        seen.lock().unwrap().drain(..).collect::<Vec<_>>(),
+        [
+            ("provider_unavailable".to_owned(), 1),
+            ("provider_unavailable".to_owned(), 1)
+        ]
+    );
+    // A lone io timeout (the built-in classifier answers), then one that carries a `Marker`
+    // (the user's classifier of io::Error answers): the second is not mistaken for the first.
+    let outcome = retrier.run_detailed_with_sleep(
+        |attempt| {
+            Err::<(), _>(match attempt {
+                1 => io::Error::from(ErrorKind::TimedOut),
+                _ => io::Error::new(ErrorKind::TimedOut, Marker),
+            })
+        },
+        |_| {},
+    );
+    assert_eq!((outcome.stop, outcome.attempts), (Stop::Permanent, 2));
+    assert_eq!(*seen.lock().unwrap(), [("timeout".to_owned(), 0)]);
+}

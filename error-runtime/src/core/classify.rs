@@ -260,6 +260,45 @@ pub(crate) fn classify_again<'a>(
     classify_seeing(err, seen)
 }
 
+/// What [`classify_again`] answers when what `seen` remembers recognises `err`, without a
+/// [`Classified`] around it: the error to decide with (a typed link, a built-in classifier's
+/// `static` answer, or a classifier's built answer), or that it is unclassified. `None` when
+/// `seen` does not recognise `err`: the caller classifies it afresh.
+#[inline]
+pub(crate) fn answer_as_before<'a>(
+    err: &'a (dyn StdError + 'static),
+    seen: Seen,
+) -> Option<Answer<'a>> {
+    match seen {
+        Seen::Typed(i) => registry::typed_again(i, err).map(Answer::Agent),
+        Seen::Foreign(g) => foreign_as_before(err, g),
+        Seen::Nothing => None,
+    }
+}
+
+/// [`answer_as_before`] for a lone foreign link whose classifiers were the group `g`.
+fn foreign_as_before<'a>(err: &'a (dyn StdError + 'static), g: usize) -> Option<Answer<'a>> {
+    let answer = registry::foreign_again(g, err)?;
+    if !is_alone(err) {
+        return None;
+    }
+    Some(match answer {
+        Some(Classification::Fixed(fixed)) => Answer::Agent(fixed),
+        Some(Classification::Built(e)) => Answer::Built(e.without_source()),
+        None => Answer::Unclassified,
+    })
+}
+
+/// [`answer_as_before`]'s answer.
+pub(crate) enum Answer<'a> {
+    /// The typed link, or a built-in classifier's fixed answer.
+    Agent(&'a (dyn AgentError + 'static)),
+    /// A classifier's answer, built for the link.
+    Built(crate::Error),
+    /// Nothing classifies the chain.
+    Unclassified,
+}
+
 /// The classification of `err` by what `seen` remembers, when that recognises it.
 #[inline]
 fn as_before<'a>(err: &'a (dyn StdError + 'static), seen: Seen) -> Option<Option<Classified<'a>>> {

@@ -15,8 +15,8 @@ use super::code::CodeSlot;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope, Mark};
 use crate::core::classify::Classified;
-use crate::core::classify::classify_again;
-use crate::core::registry::{self, Seen};
+use crate::core::classify::{Answer, answer_as_before, classify_again};
+use crate::core::registry::Seen;
 use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain};
 
@@ -405,19 +405,6 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         }
     }
 
-    /// `err` as the typed error that the last failure was, if it is one: what
-    /// [`classify`](Self::classify) answers then, in one checked downcast.
-    #[inline]
-    fn typed_as_before<'e>(
-        &self,
-        err: &'e (dyn StdError + 'static),
-    ) -> Option<&'e (dyn AgentError + 'static)> {
-        match self.seen {
-            Seen::Typed(i) => registry::typed_again(i, err),
-            _ => None,
-        }
-    }
-
     /// `err` classified, trying first what recognised the last failure (this run's, or the
     /// retrier's last run's); what recognised it is kept for the next.
     #[inline(always)]
@@ -446,10 +433,16 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             }
             Err(e) => e.error_chain(),
         };
-        // The operation's own typed error, recognised as last time: no `Classified` to build.
-        let classified;
-        let failure: &dyn AgentError = match self.typed_as_before(err) {
-            Some(typed) => typed,
+        // Recognised as the last failure was (the operation fails with one error type): no
+        // `Classified` to build.
+        let (built, classified);
+        let failure: &dyn AgentError = match answer_as_before(err, self.seen) {
+            Some(Answer::Agent(failure)) => failure,
+            Some(Answer::Built(e)) => {
+                built = e;
+                &built
+            }
+            Some(Answer::Unclassified) => return Err(Stop::Permanent),
             None => match self.classify(err) {
                 Some(c) => {
                     classified = c;
