@@ -41,6 +41,35 @@ fn operation(attempt: u32) -> Result<u32, Flaky> {
     }
 }
 
+/// The 11 attempts with the retrier.
+fn flaky_retrier(retrier: &Retrier) -> Result<u32, Flaky> {
+    retrier
+        .run_detailed_with_sleep(operation, |d: Duration| {
+            black_box(d);
+        })
+        .result
+}
+
+/// The same 11 attempts with backon: a constant zero delay, 10 retries, retried while the
+/// error says so, sleeping nothing.
+fn flaky_backon() -> Result<u32, Flaky> {
+    let mut attempt = 0;
+    (|| {
+        attempt += 1;
+        operation(attempt)
+    })
+    .retry(
+        ConstantBuilder::default()
+            .with_delay(Duration::ZERO)
+            .with_max_times(10),
+    )
+    .sleep(|d: Duration| {
+        black_box(d);
+    })
+    .when(|e: &Flaky| e.is_retryable())
+    .call()
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("retry: 10 failures then success (11 attempts)");
     group.bench_function("bare loop", |b| {
@@ -57,35 +86,9 @@ fn bench(c: &mut Criterion) {
     });
     let retrier = Retrier::new().seed(1);
     group.bench_function("Retrier::run_detailed_with_sleep", |b| {
-        b.iter(|| {
-            retrier
-                .run_detailed_with_sleep(operation, |d: Duration| {
-                    black_box(d);
-                })
-                .result
-        })
+        b.iter(|| flaky_retrier(&retrier))
     });
-    // The same 11 attempts with backon: a constant zero delay, 10 retries, retried while the
-    // error says so, sleeping nothing.
-    group.bench_function("backon blocking retry", |b| {
-        b.iter(|| {
-            let mut attempt = 0;
-            (|| {
-                attempt += 1;
-                operation(attempt)
-            })
-            .retry(
-                ConstantBuilder::default()
-                    .with_delay(Duration::ZERO)
-                    .with_max_times(10),
-            )
-            .sleep(|d: Duration| {
-                black_box(d);
-            })
-            .when(|e: &Flaky| e.is_retryable())
-            .call()
-        })
-    });
+    group.bench_function("backon blocking retry", |b| b.iter(flaky_backon));
     group.finish();
     black_box(RetryPolicy::NEVER);
 }
@@ -196,9 +199,9 @@ fn classified(c: &mut Criterion) {
 
 criterion_group!(benches, bench, classified);
 
-/// Runs the kernel `name` of the classified group `runs` times: `typed`, `anyhow` or
-/// `foreign`, each `retrier` or `backon` (`typed/retrier`, …). The retrier is made once, as
-/// in the bench.
+/// Runs the kernel `name` `runs` times: `typed`, `anyhow` or `foreign` of the classified
+/// group, or `flaky` (the 11 attempts), each `retrier` or `backon` (`typed/retrier`, …).
+/// The retrier is made once, as in the bench.
 fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
     fn repeat<E, M>(pair: &Pair<E>, side: &str, runs: u64) -> Result<(), String>
     where
@@ -214,9 +217,20 @@ fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
         }
         Ok(())
     }
-    let (error, side) = name
-        .split_once('/')
-        .ok_or_else(|| format!("no kernel {name}: <typed|anyhow|foreign>/<retrier|backon>"))?;
+    let (error, side) = name.split_once('/').ok_or_else(|| {
+        format!("no kernel {name}: <typed|anyhow|foreign|flaky>/<retrier|backon>")
+    })?;
+    if error == "flaky" {
+        let retrier = Retrier::new().seed(1);
+        for _ in 0..runs {
+            match side {
+                "retrier" => drop(black_box(flaky_retrier(&retrier))),
+                "backon" => drop(black_box(flaky_backon())),
+                _ => return Err(format!("no side {side}: retrier or backon")),
+            }
+        }
+        return Ok(());
+    }
     match error {
         "typed" => repeat(&TYPED, side, runs),
         #[cfg(feature = "anyhow")]

@@ -3,7 +3,7 @@
 second figure beside `cargo bench --bench retry -- classified`, immune to a busy machine.
 
 Builds the `retry` bench (feature `anyhow`), runs each kernel of its classified group
-(two failures then a success) under `valgrind --tool=callgrind` a fixed number of times
+(two failures then a success), and the 11 attempts of its first group, under `valgrind --tool=callgrind` a fixed number of times
 and not at all, and prints the instructions per run (the difference, divided) with the
 ratio of the retrier to backon. Needs valgrind.
 
@@ -19,7 +19,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ERRORS = [("typed", "typed"), ("anyhow over typed", "anyhow"), ("foreign io::Error", "foreign")]
+ERRORS = [
+    ("typed", "typed"),
+    ("anyhow over typed", "anyhow"),
+    ("foreign io::Error", "foreign"),
+    ("11 attempts, flaky", "flaky"),
+]
 
 
 def bench_binary():

@@ -39,7 +39,7 @@ impl CodeSlot {
         match self.len {
             EMPTY => false,
             LONG => self.long.as_deref() == Some(code),
-            len => self.bytes[..usize::from(len)] == *code.as_bytes(),
+            len => same(&self.bytes[..usize::from(len)], code.as_bytes()),
         }
     }
 
@@ -66,6 +66,34 @@ impl CodeSlot {
             // Whole `str`s were copied in: the bytes are UTF-8.
             len => std::str::from_utf8(&self.bytes[..usize::from(len)]).ok(),
         }
+    }
+}
+
+/// Whether two codes are the same bytes: those of up to 32 bytes (nearly all) by a few
+/// overlapping word loads, without a call to `memcmp`.
+#[inline]
+fn same(kept: &[u8], code: &[u8]) -> bool {
+    let n = kept.len();
+    if n != code.len() {
+        return false;
+    }
+    // The word of `N` bytes at `at` (within both: `at + N <= n`).
+    fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+        bytes
+            .get(at..at + N)
+            .and_then(|w| w.try_into().ok())
+            .unwrap_or([0; N])
+    }
+    let words = |at: usize| word::<8>(kept, at) == word::<8>(code, at);
+    match n {
+        0..4 => kept == code,
+        4..8 => {
+            word::<4>(kept, 0) == word::<4>(code, 0)
+                && word::<4>(kept, n - 4) == word::<4>(code, n - 4)
+        }
+        8..=16 => words(0) && words(n - 8),
+        17..=32 => words(0) && words(8) && words(n - 16) && words(n - 8),
+        _ => kept == code,
     }
 }
 
@@ -99,6 +127,27 @@ mod tests {
         assert_eq!(kept.get(), Some(&*long));
         assert!(kept.is(&long) && !kept.is(&longest) && !kept.is(&format!("{longest}.y")));
         assert!(holding("").is("") && !holding("").is("x"));
+    }
+
+    #[test]
+    fn codes_of_every_length_differing_anywhere_are_told_apart() {
+        for len in 0..=70 {
+            let code: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let slot = holding(&code);
+            assert!(slot.is(&code), "{len}");
+            for at in 0..len {
+                let mut other = code.clone().into_bytes();
+                other[at] = b'_';
+                let other = String::from_utf8(other).unwrap();
+                assert!(!slot.is(&other), "{len} {at}");
+            }
+            assert!(
+                !slot.is(&format!("{code}a")) && !slot.is(&code[..len.saturating_sub(1)])
+                    || len == 0
+            );
+        }
     }
 
     #[test]

@@ -466,10 +466,8 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 
     /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
-        if stop.gave_up()
-            && let Some(code) = self.tally.code.get()
-        {
-            scope::gave_up(code);
+        if stop.gave_up() {
+            scope::gave_up(|| self.tally.code.get());
         }
         Outcome {
             result,

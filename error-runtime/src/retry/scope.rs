@@ -76,10 +76,13 @@ fn restore(saved: Option<Mark>) {
     set(saved);
 }
 
-/// Records that a run gave up on an error of the code `code`, when the run is nested in
-/// another run's attempt on this thread; a top-level run leaves nothing behind.
-pub(crate) fn gave_up(code: &str) {
-    if DEPTH.with(Cell::get) > 0 {
+/// Records that a run gave up on an error of the code `code()`, when the run is nested in
+/// another run's attempt on this thread; a top-level run leaves nothing behind, and does
+/// not read its code.
+pub(crate) fn gave_up<'c>(code: impl FnOnce() -> Option<&'c str>) {
+    if DEPTH.with(Cell::get) > 0
+        && let Some(code) = code()
+    {
         set(Some(code.into()));
     }
 }
