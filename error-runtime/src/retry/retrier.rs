@@ -48,6 +48,11 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// - an error that a retrier nested in the same call path already gave up on is not retried
 ///   again ([`Stop::AlreadyRetried`], see below).
 ///
+/// An operation fails with one error type, attempt after attempt and run after run: the
+/// retrier remembers what recognised its last failure (that type's registration, or the
+/// classifiers of a lone foreign link's type) and tries it first, with the answer `classify`
+/// would give. Keep a retrier rather than make one per call.
+///
 /// # Nested retriers do not multiply
 ///
 /// Retry layers stack up in agents (an SDK's retries inside a tool's inside the loop's),
@@ -94,7 +99,8 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// retrier can be handed to a [`Fallback`](crate::recover::Fallback) or a layer and kept.
 /// A clone shares what is meant to be shared: the [`RetryBudget`], the `on_retry` hook, the
 /// store of [`pauses`](Retrier::pauses) and the jitter source (one sequence, drawn by both).
-/// Its caps are copied: changing a clone's `max_attempts` leaves the original as it was.
+/// Its caps are copied (and what it remembers of the last failure): changing a clone's
+/// `max_attempts` leaves the original as it was.
 ///
 /// ```
 /// use agent_error::retry::{Retrier, RetryBudget};
