@@ -50,23 +50,32 @@ fn flaky_retrier(retrier: &Retrier) -> Result<u32, Flaky> {
         .result
 }
 
-/// The same 11 attempts with backon: a constant zero delay, 10 retries, retried while the
-/// error says so, sleeping nothing.
+/// The same 11 attempts with backon: 10 retries, retried while the error says so.
 fn flaky_backon() -> Result<u32, Flaky> {
+    with_backon(operation, 10, |e: &Flaky| e.is_retryable())
+}
+
+/// `op` run by backon's blocking retry: a constant zero delay, at most `retries` retries,
+/// retried while `when` says so, sleeping nothing.
+fn with_backon<T, E>(
+    mut op: impl FnMut(u32) -> Result<T, E>,
+    retries: usize,
+    when: impl FnMut(&E) -> bool,
+) -> Result<T, E> {
     let mut attempt = 0;
     (|| {
         attempt += 1;
-        operation(attempt)
+        op(attempt)
     })
     .retry(
         ConstantBuilder::default()
             .with_delay(Duration::ZERO)
-            .with_max_times(10),
+            .with_max_times(retries),
     )
     .sleep(|d: Duration| {
         black_box(d);
     })
-    .when(|e: &Flaky| e.is_retryable())
+    .when(when)
     .call()
 }
 
@@ -135,23 +144,10 @@ impl<E> Pair<E> {
 
     /// The same run with backon.
     fn backon(&self) -> Result<u32, E> {
-        let mut attempt = 0;
-        let mut op = twice(self.fail);
         let chain = self.chain;
-        (|| {
-            attempt += 1;
-            op(attempt)
+        with_backon(twice(self.fail), 2, |e: &E| {
+            agent_error::is_retryable(chain(e))
         })
-        .retry(
-            ConstantBuilder::default()
-                .with_delay(Duration::ZERO)
-                .with_max_times(2),
-        )
-        .sleep(|d: Duration| {
-            black_box(d);
-        })
-        .when(|e: &E| agent_error::is_retryable(chain(e)))
-        .call()
     }
 }
 

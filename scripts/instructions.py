@@ -11,14 +11,14 @@ the ratio of the derived kernel to each reference. Needs valgrind.
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_binary import bench_binary
+
 BATCH = 1_000
 # Batches to count: the shuffled mix of all 20 variants, then one variant at a time.
 KERNELS = ["code", "op", "is_retryable", "retry_policy", "display"]
@@ -28,22 +28,6 @@ BATCHES = [
     ("two fields", "3"),
     ("field and cause", "1"),
 ]
-
-
-def bench_binary():
-    out = subprocess.run(
-        ["cargo", "bench", "--bench", "derived", "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    for line in out.splitlines():
-        msg = json.loads(line)
-        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "derived":
-            if msg.get("executable"):
-                return msg["executable"]
-    sys.exit("cargo did not report the bench executable")
 
 
 def count(binary, kernel, times, variant):
@@ -73,7 +57,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=20, help="runs of each kernel")
     args = parser.parse_args()
-    binary = bench_binary()
+    binary = bench_binary("derived")
     print("| batch | kernel | derived | hand-written | thiserror | derived ÷ hand | derived ÷ thiserror |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for label, variant in BATCHES:

@@ -2,46 +2,30 @@
 """Instruction counts of the retrier against backon + `is_retryable`, under callgrind: the
 second figure beside `cargo bench --bench retry -- classified`, immune to a busy machine.
 
-Builds the `retry` bench (feature `anyhow`), runs each kernel of its classified group
-(two failures then a success), and the 11 attempts of its first group, under `valgrind --tool=callgrind` a fixed number of times
-and not at all, and prints the instructions per run (the difference, divided) with the
-ratio of the retrier to backon. Needs valgrind.
+Builds the `retry` bench (feature `anyhow`), runs each kernel of its classified group (two
+failures then a success) and the 11 attempts of its first group under
+`valgrind --tool=callgrind`, a fixed number of times and not at all, and prints the
+instructions per run (the difference, divided) with the ratio of the retrier to backon.
+Needs valgrind.
 
     python3 scripts/retry_instructions.py [--runs N]
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench_binary import bench_binary
+
 ERRORS = [
     ("typed", "typed"),
     ("anyhow over typed", "anyhow"),
     ("foreign io::Error", "foreign"),
     ("11 attempts, flaky", "flaky"),
 ]
-
-
-def bench_binary():
-    out = subprocess.run(
-        ["cargo", "bench", "--bench", "retry", "--features", "anyhow", "--no-run",
-         "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    for line in out.splitlines():
-        msg = json.loads(line)
-        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "retry":
-            if msg.get("executable"):
-                return msg["executable"]
-    sys.exit("cargo built no retry bench")
 
 
 def instructions(binary, kernel, runs):
@@ -64,7 +48,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000, help="runs of each kernel")
     args = parser.parse_args()
-    binary = bench_binary()
+    binary = bench_binary("retry", "anyhow")
     print(f"{'failure':<22} {'Retrier':>8} {'backon':>8} {'ratio':>6}")
     for label, error in ERRORS:
         per_run = {}
