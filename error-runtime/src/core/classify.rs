@@ -239,31 +239,17 @@ pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>>
     links(err).find_map(classify_foreign)
 }
 
-/// [`classify`] for a caller that classifies chains of one shape again and again (the
-/// retrier: each attempt fails with the operation's error type): `seen` is what recognised
-/// the outermost link of the previous chain, tried first, and kept up to date.
-/// - A typed outermost link then costs one checked downcast: the registration that
-///   recognised a type recognises only that type (see [`registry::typed_seen`]).
+/// For a caller that classifies chains of one shape again and again (the retrier: each
+/// attempt fails with the operation's error type), what [`classify`] answers for `err` when
+/// `seen`, what recognised the outermost link of the previous chain, recognises it too; the
+/// answer without a [`Classified`] around it: the error to decide with (a typed link, a
+/// built-in classifier's `static` answer, or a classifier's built answer), or that nothing
+/// classifies it. `None` when `seen` does not recognise `err`: the caller classifies it
+/// with [`classify_seeing`].
+/// - A typed outermost link costs one checked downcast: the registration that recognised a
+///   type recognises only that type (see [`registry::typed_seen`]).
 /// - A chain of one foreign link costs its group's classifiers: with no other link, no
 ///   typed link can come before them, and the group is chosen by the link's type.
-///
-/// The answer is [`classify`]'s.
-#[inline]
-pub(crate) fn classify_again<'a>(
-    err: &'a (dyn StdError + 'static),
-    seen: &mut Seen,
-) -> Option<Classified<'a>> {
-    if let Some(answer) = as_before(err, *seen) {
-        return answer;
-    }
-    *seen = Seen::Nothing;
-    classify_seeing(err, seen)
-}
-
-/// What [`classify_again`] answers when what `seen` remembers recognises `err`, without a
-/// [`Classified`] around it: the error to decide with (a typed link, a built-in classifier's
-/// `static` answer, or a classifier's built answer), or that it is unclassified. `None` when
-/// `seen` does not recognise `err`: the caller classifies it afresh.
 #[inline]
 pub(crate) fn answer_as_before<'a>(
     err: &'a (dyn StdError + 'static),
@@ -299,23 +285,11 @@ pub(crate) enum Answer<'a> {
     Unclassified,
 }
 
-/// The classification of `err` by what `seen` remembers, when that recognises it.
-#[inline]
-fn as_before<'a>(err: &'a (dyn StdError + 'static), seen: Seen) -> Option<Option<Classified<'a>>> {
-    match seen {
-        Seen::Typed(i) => registry::typed_again(i, err).map(|e| Some(typed(err, e))),
-        Seen::Foreign(g) => {
-            let answer = registry::foreign_again(g, err)?;
-            is_alone(err).then(|| answer.map(|answer| foreign(err, answer)))
-        }
-        Seen::Nothing => None,
-    }
-}
-
-/// [`classify_again`] past what it tried first: the whole walk, noting what recognised
-/// the outermost link. Out of line: a retrier meets it once per error type.
+/// [`classify`], noting in `seen` (which must hold [`Seen::Nothing`]) what recognised the
+/// outermost link, for [`answer_as_before`]. Out of line: a retrier meets it once per
+/// error type.
 #[inline(never)]
-fn classify_seeing<'a>(
+pub(crate) fn classify_seeing<'a>(
     err: &'a (dyn StdError + 'static),
     seen: &mut Seen,
 ) -> Option<Classified<'a>> {

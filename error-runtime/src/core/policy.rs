@@ -307,8 +307,6 @@ impl RetryPolicy {
     }
 }
 
-/// A duration in nanoseconds as the nearest `f64`: the same value as `as_nanos() as f64`,
-/// without the slow conversion from `u128` when the nanoseconds fit in a `u64` (584 years).
 /// `d` in nanoseconds if that fits a u64 (584 years), computed without 128-bit arithmetic.
 #[inline]
 pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
@@ -317,6 +315,8 @@ pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
         .checked_add(u64::from(d.subsec_nanos()))
 }
 
+/// A duration in nanoseconds as the nearest `f64`: the same value as `as_nanos() as f64`,
+/// without the slow conversion from `u128` when the nanoseconds fit in a `u64` (584 years).
 fn nanos_f64(d: Duration) -> f64 {
     let nanos = d.as_nanos();
     match u64::try_from(nanos) {

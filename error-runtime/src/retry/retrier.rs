@@ -14,8 +14,7 @@ use super::budget::RetryBudget;
 use super::code::CodeSlot;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope, Mark};
-use crate::core::classify::Classified;
-use crate::core::classify::{Answer, answer_as_before, classify_again};
+use crate::core::classify::{Answer, Classified, answer_as_before, classify_seeing};
 use crate::core::registry::Seen;
 use crate::store::{Store, block_on};
 use crate::{AgentError, ErrorChain};
@@ -339,6 +338,31 @@ impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
     }
 }
 
+/// Binds `$failure` to the classification of `$err` in the run `$run`, or returns
+/// `Err(Stop::Permanent)` when nothing classifies it. What recognised the last failure is
+/// tried first (the operation fails with one error type): a failure so recognised is a
+/// reference, or a classifier's answer kept in the caller's frame, with no `Classified` to
+/// build and move. A macro, so that the answer can live in that frame.
+macro_rules! let_failure {
+    ($run:ident, $err:expr => $failure:ident) => {
+        let (built, classified);
+        let $failure: &dyn AgentError = match answer_as_before($err, $run.seen) {
+            Some(Answer::Agent(failure)) => failure,
+            Some(Answer::Built(failure)) => {
+                built = failure;
+                &built
+            }
+            Some(Answer::Unclassified) => return Err(Stop::Permanent),
+            None => match $run.classify_afresh($err) {
+                Some(failure) => {
+                    classified = failure;
+                    &*classified
+                }
+                None => return Err(Stop::Permanent),
+            },
+        };
+    };
+}
 impl<R: Borrow<Retrier>> RetryState<R> {
     /// A run of `retrier` that has not made its first attempt yet; the clock of
     /// `max_elapsed` starts now.
@@ -405,18 +429,17 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// [`next_delay`](Self::next_delay) for an error chain, classified with
     /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        match self.classify(err) {
-            Some(classified) => self.next_delay(&*classified),
-            None => Err(Stop::Permanent),
-        }
+        let_failure!(self, err => failure);
+        self.next_delay(failure)
     }
 
-    /// `err` classified, trying first what recognised the last failure (this run's, or the
-    /// retrier's last run's); what recognised it is kept for the next.
-    #[inline(always)]
-    fn classify<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
+    /// `err` classified by the whole walk (what recognised the last failure did not
+    /// recognise it); what recognised it is kept for the next failure, and the retrier's
+    /// next run.
+    fn classify_afresh<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
         let before = self.seen;
-        let classified = classify_again(err, &mut self.seen);
+        self.seen = Seen::Nothing;
+        let classified = classify_seeing(err, &mut self.seen);
         if self.seen != before {
             self.retrier.borrow().seen.set(self.seen);
         }
@@ -439,24 +462,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             }
             Err(e) => e.error_chain(),
         };
-        // Recognised as the last failure was (the operation fails with one error type): no
-        // `Classified` to build.
-        let (built, classified);
-        let failure: &dyn AgentError = match answer_as_before(err, self.seen) {
-            Some(Answer::Agent(failure)) => failure,
-            Some(Answer::Built(e)) => {
-                built = e;
-                &built
-            }
-            Some(Answer::Unclassified) => return Err(Stop::Permanent),
-            None => match self.classify(err) {
-                Some(c) => {
-                    classified = c;
-                    &*classified
-                }
-                None => return Err(Stop::Permanent),
-            },
-        };
+        let_failure!(self, err => failure);
         if hand_back.is_some_and(|hand_back| hand_back(failure)) {
             return Err(Stop::FellBack);
         }

@@ -194,7 +194,7 @@ pub(crate) fn typed_again<'a>(
 }
 
 /// What recognised the outermost link of the last chain a caller classified, so that it
-/// is tried first on the next chain (see [`classify_again`](crate::core::classify)).
+/// is tried first on the next chain (see `classify::answer_as_before`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Seen {
     /// Nothing to try first.
