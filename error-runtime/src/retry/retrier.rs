@@ -363,6 +363,7 @@ macro_rules! let_failure {
         };
     };
 }
+
 impl<R: Borrow<Retrier>> RetryState<R> {
     /// A run of `retrier` that has not made its first attempt yet; the clock of
     /// `max_elapsed` starts now.
