@@ -200,6 +200,9 @@ impl RetryPolicy {
     /// and never overflows or panics. It is zero for [`RetryPolicy::NEVER`].
     #[inline]
     pub fn backoff(&self, retry: u32) -> Duration {
+        if let Some(nanos) = self.backoff_nanos(retry) {
+            return Duration::from_nanos(nanos);
+        }
         if retry == 0 || self.factor == 1.0 {
             return self.base_delay.min(self.max_delay);
         }
@@ -207,12 +210,13 @@ impl RetryPolicy {
         if self.base_delay >= self.max_delay {
             return self.max_delay;
         }
-        self.grown(retry)
+        self.grown_by_powf(retry)
     }
 
-    /// [`backoff`](Self::backoff) in whole nanoseconds, when its delays are below 2^53 ns
-    /// (104 days) and it doubles (the default) or does not grow; `None` otherwise. The same
-    /// value as `backoff`, without leaving `u64`: the retrier's common case.
+    /// [`backoff`](Self::backoff) in whole nanoseconds, for the policies whose delays fit a
+    /// `u64` and that do not grow, or double (the default) below 2^53 ns (104 days), where
+    /// doubling in f64 is exact so that shifting gives what `powf` would; `None` otherwise.
+    /// The retrier's common case, without leaving `u64`.
     #[inline]
     pub(crate) fn backoff_nanos(&self, retry: u32) -> Option<u64> {
         const EXACT: u64 = 1 << 53;
@@ -226,41 +230,13 @@ impl RetryPolicy {
         if self.factor != 2.0 || cap >= EXACT {
             return None;
         }
-        // Doubling below 2^53 is exact, as in `grown`; a shift past the top is past the cap.
-        let grown = if retry < base.leading_zeros() {
-            base << retry
-        } else {
-            u64::MAX
-        };
-        Some(grown.min(cap))
+        // A product past the top of a `u64` is past the cap; 2^64 and beyond goes by `powf`.
+        Some(base.saturating_mul(1u64.checked_shl(retry)?).min(cap))
     }
 
-    /// [`backoff`](Self::backoff) past its shortcuts: `base_delay` below `max_delay`, grown
-    /// by a factor other than 1 at least once.
-    #[inline]
-    fn grown(&self, retry: u32) -> Duration {
-        // Doubling (the default factor) of delays below 2^53 ns (104 days) is exact in f64,
-        // so shifting gives what the float path below would, without `powf`.
-        const EXACT: u64 = 1 << 53;
-        if self.factor == 2.0
-            && retry < 64
-            && let (Some(base), Some(cap)) = (nanos_u64(self.base_delay), nanos_u64(self.max_delay))
-            && base < EXACT
-            && cap < EXACT
-        {
-            // Below 2^53 << 63: no overflow in 128 bits.
-            let delay = u128::from(base) << retry;
-            return if delay < u128::from(cap) {
-                Duration::from_nanos(delay as u64)
-            } else {
-                self.max_delay
-            };
-        }
-        self.grown_by_powf(retry)
-    }
-
-    /// [`grown`](Self::grown) for any factor, in f64: out of line, so that doubling (the
-    /// retrier's common case) is a few instructions inline.
+    /// [`backoff`](Self::backoff) past its shortcuts, for any factor, in f64: `base_delay`
+    /// below `max_delay`, grown at least once. Out of line, so that doubling (the retrier's
+    /// common case) is a few instructions inline.
     #[inline(never)]
     fn grown_by_powf(&self, retry: u32) -> Duration {
         let base = nanos_f64(self.base_delay);
@@ -450,14 +426,60 @@ mod tests {
                 .build()
                 .unwrap();
             for retry in [1, 2, 3, 5, 10, 20, 40, 63, 64, 100] {
-                assert_eq!(p.grown(retry), p.grown_by_powf(retry), "{p:?} {retry}");
+                let shifted = p.backoff_nanos(retry).map(Duration::from_nanos);
+                if retry < 64 && max < Duration::from_nanos(1 << 53) {
+                    assert!(shifted.is_some(), "{p:?} {retry}");
+                }
+                if let Some(shifted) = shifted {
+                    assert_eq!(shifted, p.grown_by_powf(retry), "{p:?} {retry}");
+                }
             }
         }
     }
 
+    /// What `backoff` is defined to be: the base capped, then `base * factor^retry` capped.
+    fn backoff_by_definition(p: &RetryPolicy, retry: u32) -> Duration {
+        if retry == 0 || p.factor() == 1.0 {
+            p.base_delay().min(p.max_delay())
+        } else if p.base_delay() >= p.max_delay() {
+            p.max_delay()
+        } else {
+            p.grown_by_powf(retry)
+        }
+    }
+
+    /// A zero base (only `RetryPolicy::NEVER` and hidden constructors have one) stays zero
+    /// however many times it doubles by shifts.
+    #[test]
+    fn a_zero_base_stays_zero_however_often_it_doubles() {
+        let zero = RetryPolicy::__derived(
+            false,
+            3,
+            Duration::ZERO,
+            Duration::from_secs(30),
+            2.0,
+            super::Jitter::Full,
+            Duration::from_secs(60),
+        );
+        for retry in [0, 1, 63, 64, 65, 1_000] {
+            assert_eq!(zero.backoff(retry), Duration::ZERO, "{retry}");
+            assert_eq!(
+                backoff_by_definition(&zero, retry),
+                Duration::ZERO,
+                "{retry}"
+            );
+        }
+        // 0 × 2^(2^32 − 1) is 0 × ∞ in f64: NaN, which the `powf` path takes to the cap.
+        assert_eq!(
+            zero.backoff(u32::MAX),
+            backoff_by_definition(&zero, u32::MAX)
+        );
+        assert_eq!(RetryPolicy::NEVER.backoff(u32::MAX), Duration::ZERO);
+    }
+
     proptest::proptest! {
-        /// The retrier's nanosecond backoff is `backoff` whenever it answers, and answers for
-        /// the default policy's shape.
+        /// `backoff`, in nanoseconds where it can be, is what it is defined to be; and the
+        /// nanosecond path answers for the default policy's shape.
         #[test]
         fn the_backoff_in_nanoseconds_is_the_backoff(
             base_ns in 0u64..(1 << 56),
@@ -473,11 +495,12 @@ mod tests {
             else {
                 return Ok(());
             };
+            proptest::prop_assert_eq!(p.backoff(retry), backoff_by_definition(&p, retry));
             match p.backoff_nanos(retry) {
-                Some(nanos) => proptest::prop_assert_eq!(Duration::from_nanos(nanos), p.backoff(retry)),
+                Some(nanos) => proptest::prop_assert_eq!(Duration::from_nanos(nanos), backoff_by_definition(&p, retry)),
                 None => proptest::prop_assert!(factor != 1.0 && retry > 0 && base_ns < max_ns),
             }
-            if max_ns < (1 << 53) && (factor == 2.0 || factor == 1.0) {
+            if max_ns < (1 << 53) && (factor == 1.0 || factor == 2.0 && retry < 64) {
                 proptest::prop_assert!(p.backoff_nanos(retry).is_some());
             }
         }
