@@ -199,15 +199,18 @@ criterion_group!(benches, bench, classified);
 /// group, or `flaky` (the 11 attempts), each `retrier` or `backon` (`typed/retrier`, …).
 /// The retrier is made once, as in the bench.
 fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
-    fn repeat<E, M>(pair: &Pair<E>, side: &str, runs: u64) -> Result<(), String>
-    where
-        E: agent_error::ErrorChain<M>,
-    {
-        let retrier = Retrier::new().seed(1);
+    /// Runs one side `runs` times: `retrier(&retrier)` with one retrier, or `backon()`.
+    fn repeat<A, B>(
+        side: &str,
+        runs: u64,
+        retrier: impl Fn(&Retrier) -> A,
+        backon: impl Fn() -> B,
+    ) -> Result<(), String> {
+        let kept = Retrier::new().seed(1);
         for _ in 0..runs {
             match side {
-                "retrier" => drop(black_box(pair.retrier(&retrier))),
-                "backon" => drop(black_box(pair.backon())),
+                "retrier" => drop(black_box(retrier(&kept))),
+                "backon" => drop(black_box(backon())),
                 _ => return Err(format!("no side {side}: retrier or backon")),
             }
         }
@@ -216,24 +219,14 @@ fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
     let (error, side) = name.split_once('/').ok_or_else(|| {
         format!("no kernel {name}: <typed|anyhow|foreign|flaky>/<retrier|backon>")
     })?;
-    if error == "flaky" {
-        let retrier = Retrier::new().seed(1);
-        for _ in 0..runs {
-            match side {
-                "retrier" => drop(black_box(flaky_retrier(&retrier))),
-                "backon" => drop(black_box(flaky_backon())),
-                _ => return Err(format!("no side {side}: retrier or backon")),
-            }
-        }
-        return Ok(());
-    }
     match error {
-        "typed" => repeat(&TYPED, side, runs),
+        "typed" => repeat(side, runs, |r| TYPED.retrier(r), || TYPED.backon()),
         #[cfg(feature = "anyhow")]
-        "anyhow" => repeat(&ANYHOW, side, runs),
-        "foreign" => repeat(&FOREIGN, side, runs),
+        "anyhow" => repeat(side, runs, |r| ANYHOW.retrier(r), || ANYHOW.backon()),
+        "foreign" => repeat(side, runs, |r| FOREIGN.retrier(r), || FOREIGN.backon()),
+        "flaky" => repeat(side, runs, flaky_retrier, flaky_backon),
         _ => Err(format!(
-            "no error {error}: typed, anyhow (feature anyhow) or foreign"
+            "no error {error}: typed, anyhow (feature anyhow), foreign or flaky"
         )),
     }
 }

@@ -231,12 +231,7 @@ impl fmt::Debug for Classified<'_> {
 /// assert_eq!(classify(&typed).unwrap().code(), "budget_exhausted");
 /// ```
 pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    for link in links(err) {
-        if let Some(e) = registry::typed(link) {
-            return Some(typed(link, e));
-        }
-    }
-    links(err).find_map(classify_foreign)
+    classify_seeing(err, None)
 }
 
 /// For a caller that classifies chains of one shape again and again (the retrier: each
@@ -264,11 +259,11 @@ pub(crate) fn answer_as_before<'a>(
 
 /// [`answer_as_before`] for a lone foreign link whose classifiers were the group `g`.
 fn foreign_as_before<'a>(err: &'a (dyn StdError + 'static), g: usize) -> Option<Answer<'a>> {
-    let answer = registry::foreign_again(g, err)?;
+    // Alone first: a classifier's built answer for a longer chain would be thrown away.
     if !is_alone(err) {
         return None;
     }
-    Some(match answer {
+    Some(match registry::foreign_again(g, err)? {
         Some(Classification::Fixed(fixed)) => Answer::Agent(fixed),
         Some(Classification::Built(e)) => Answer::Built(e.without_source()),
         None => Answer::Unclassified,
@@ -285,17 +280,19 @@ pub(crate) enum Answer<'a> {
     Unclassified,
 }
 
-/// [`classify`], noting in `seen` (which must hold [`Seen::Nothing`]) what recognised the
-/// outermost link, for [`answer_as_before`]. Out of line: a retrier meets it once per
-/// error type.
-#[inline(never)]
+/// [`classify`], noting in `seen`, when given, what recognised the outermost link, for
+/// [`answer_as_before`] (it is left as it was when nothing can be tried first). Inlined, so
+/// that [`classify`], which notes nothing, pays nothing for it.
+#[inline]
 pub(crate) fn classify_seeing<'a>(
     err: &'a (dyn StdError + 'static),
-    seen: &mut Seen,
+    seen: Option<&mut Seen>,
 ) -> Option<Classified<'a>> {
     for (i, link) in links(err).enumerate() {
         if let Some((e, index)) = registry::typed_seen(link) {
-            if i == 0 {
+            if i == 0
+                && let Some(seen) = seen
+            {
                 *seen = Seen::Typed(index);
             }
             return Some(typed(link, e));
@@ -304,7 +301,7 @@ pub(crate) fn classify_seeing<'a>(
     let mut rest = links(err);
     let outermost = rest.next()?;
     if let Some((answer, group)) = registry::foreign_seen(outermost) {
-        if let Some(g) = group
+        if let (Some(seen), Some(g)) = (seen, group)
             && is_alone(err)
         {
             *seen = Seen::Foreign(g);

@@ -440,7 +440,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     fn classify_afresh<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
         let before = self.seen;
         self.seen = Seen::Nothing;
-        let classified = classify_seeing(err, &mut self.seen);
+        let classified = classify_seeing(err, Some(&mut self.seen));
         if self.seen != before {
             self.retrier.borrow().seen.set(self.seen);
         }
