@@ -595,3 +595,17 @@ fn public_renderings_show_a_derived_cause_without_its_head() {
         "[error:http] completion failed: key [redacted] refused"
     );
 }
+
+#[test]
+fn a_cause_without_an_op_in_the_message_shows_without_its_head() {
+    #[derive(Debug, AgentError)]
+    #[agent(op = "tool.call")]
+    enum Tool {
+        #[error("the tool failed: {0}")]
+        Failed(#[source] agent_error::Error),
+    }
+    let with_op = Tool::Failed(agent_error::Error::new("db", "timeout", "took too long"));
+    assert_eq!(with_op.message(), "the tool failed: took too long");
+    let without_op = Tool::Failed(agent_error::Error::new("", "timeout", "took too long"));
+    assert_eq!(without_op.message(), "the tool failed: took too long");
+}

@@ -105,7 +105,7 @@ pub struct WithoutHead<'a, T>(&'a T);
 impl<T: AgentError> fmt::Display for WithoutHead<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = self.0;
-        let head = [e.op(), " [", e.code(), "]: "];
+        let head = crate::core::agent::head_pieces(e.op(), e.code());
         if f.width().is_none() && f.precision().is_none() {
             let mut out = SkipHead::new(f, head);
             write!(out, "{e}")?;

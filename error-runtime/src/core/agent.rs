@@ -155,13 +155,19 @@ pub(crate) fn each_hint_of<H: fmt::Display>(hints: &[H], each: &mut dyn FnMut(fm
 /// Without an op (a report whose op was not valid, an `Error` built with `""`), the head is
 /// `[code]: `, with no space before it.
 pub(crate) fn write_head(f: &mut fmt::Formatter<'_>, op: &str, code: &str) -> fmt::Result {
-    if !op.is_empty() {
-        f.write_str(op)?;
-        f.write_str(" ")?;
+    head_pieces(op, code)
+        .into_iter()
+        .try_for_each(|piece| f.write_str(piece))
+}
+
+/// The pieces of the head that [`write_head`] writes, in order: what a reader that skips
+/// the head (`__private::WithoutHead`) must match.
+pub(crate) fn head_pieces<'a>(op: &'a str, code: &'a str) -> [&'a str; 4] {
+    if op.is_empty() {
+        ["", "[", code, "]: "]
+    } else {
+        [op, " [", code, "]: "]
     }
-    f.write_str("[")?;
-    f.write_str(code)?;
-    f.write_str("]: ")
 }
 
 /// Writes a cause after a message: `": {cause}"`, the tail of every classified error's
