@@ -207,12 +207,10 @@ fn run_kernel(name: &str, runs: u64) -> Result<(), String> {
         backon: impl Fn() -> B,
     ) -> Result<(), String> {
         let kept = Retrier::new().seed(1);
-        for _ in 0..runs {
-            match side {
-                "retrier" => drop(black_box(retrier(&kept))),
-                "backon" => drop(black_box(backon())),
-                _ => return Err(format!("no side {side}: retrier or backon")),
-            }
+        match side {
+            "retrier" => (0..runs).for_each(|_| drop(black_box(retrier(&kept)))),
+            "backon" => (0..runs).for_each(|_| drop(black_box(backon()))),
+            _ => return Err(format!("no side {side}: retrier or backon")),
         }
         Ok(())
     }
