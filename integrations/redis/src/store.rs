@@ -680,8 +680,10 @@ impl Store for RedisStore {
                 "0".to_owned(),
             ],
         );
-        // Nobody waits: the lease ends the trial anyway if this does not reach Redis.
-        self.inner.handle.spawn(remote);
+        // Nobody waits: `remote` has already started the script on the runtime, and dropping
+        // the future that would await it leaves it running. The lease ends the trial anyway
+        // if this does not reach Redis.
+        drop(remote);
     }
 
     fn spend<'a>(&'a self, name: &'a str, cost: u32, capacity: u32) -> StoreFuture<'a, bool> {
