@@ -124,7 +124,7 @@ impl<C> Fallback<C> {
             retrier: Retrier::new(),
             clock: Arc::new(SystemClock),
             store: None,
-            jitter: crate::retry::JitterSource::from_entropy().next_u64() as f64 / u64::MAX as f64,
+            jitter: crate::retry::JitterSource::from_entropy().next_fraction(),
         }
     }
 

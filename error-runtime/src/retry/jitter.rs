@@ -51,6 +51,11 @@ impl JitterSource {
         (wide >> 64) as u64 ^ wide as u64
     }
 
+    /// A uniform fraction in `[0, 1]`, for a positive jitter of a shared pause.
+    pub(crate) fn next_fraction(&self) -> f64 {
+        self.next_u64() as f64 / u64::MAX as f64
+    }
+
     /// A uniform duration in `[low, high]` (`low` when `high <= low`).
     pub fn between(&self, low: Duration, high: Duration) -> Duration {
         if high <= low {

@@ -689,7 +689,7 @@ impl Retrier {
     async fn shared_pause(&self) -> Duration {
         match &self.pauses {
             Some((store, key)) => match store.pause(key).await {
-                Some(pause) => pause.wait(self.jitter.next_u64() as f64 / u64::MAX as f64),
+                Some(pause) => pause.wait(self.jitter.next_fraction()),
                 None => Duration::ZERO,
             },
             None => Duration::ZERO,
