@@ -26,6 +26,7 @@ use std::error::Error as StdError;
 use std::fmt::{self, Write as _};
 
 use crate::AgentError;
+use crate::core::agent::Message;
 use crate::core::codes::{public_code, public_op};
 pub use crate::core::summary::{
     ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES, Public, one_line, public,
@@ -264,15 +265,6 @@ impl fmt::Display for Chain<'_> {
             f.write_str(UNCLASSIFIED_CHAIN)?;
         }
         Ok(())
-    }
-}
-
-/// A link's message as [`AgentError::fmt_message`] writes it.
-struct Message<'a>(&'a dyn AgentError);
-
-impl fmt::Display for Message<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt_message(f)
     }
 }
 

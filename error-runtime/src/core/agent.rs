@@ -179,7 +179,7 @@ pub fn write_cause(f: &mut fmt::Formatter<'_>, cause: &dyn std::error::Error) ->
 }
 
 /// Displays an [`AgentError`]'s message alone, through [`AgentError::fmt_message`].
-struct Message<'a, E: ?Sized>(&'a E);
+pub(crate) struct Message<'a, E: ?Sized>(pub(crate) &'a E);
 
 impl<E: AgentError + ?Sized> fmt::Display for Message<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

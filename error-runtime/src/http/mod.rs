@@ -9,6 +9,7 @@
 use std::error::Error as StdError;
 
 use crate::codes;
+use crate::core::agent::Message;
 
 mod body;
 mod duration;
@@ -146,13 +147,4 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
 /// Whether `text` reads as a provider's context-window message.
 fn says_overflow(text: &str) -> bool {
     body::read(text).kind == Some(kind::Kind::ContextOverflow)
-}
-
-/// An [`AgentError`](crate::AgentError)'s message alone, as text to read.
-struct Message<'a>(&'a dyn crate::AgentError);
-
-impl std::fmt::Display for Message<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt_message(f)
-    }
 }
