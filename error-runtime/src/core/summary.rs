@@ -120,10 +120,7 @@ impl<'a, W: fmt::Write + ?Sized> OneLine<'a, W> {
             self.left -= piece.len();
             return self.out.write_str(piece);
         }
-        let mut end = self.left;
-        while !piece.is_char_boundary(end) {
-            end -= 1;
-        }
+        let end = piece.floor_char_boundary(self.left);
         self.left = 0;
         self.cut = true;
         self.out.write_str(&piece[..end])?;
@@ -214,11 +211,8 @@ impl fmt::Write for Capped<'_> {
             self.left -= piece.len();
             self.out.push_str(piece);
         } else if !self.cut {
-            let mut end = self.left;
-            while !piece.is_char_boundary(end) {
-                end -= 1;
-            }
-            self.out.push_str(&piece[..end]);
+            self.out
+                .push_str(&piece[..piece.floor_char_boundary(self.left)]);
             self.left = 0;
             self.cut = true;
         }
