@@ -6,7 +6,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::bounds::{Bounds, Params};
-use syn::Member;
 
 use crate::model::Input;
 
@@ -23,10 +22,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let arms = input.variants.iter().map(|v| {
         let name = v.ident.to_string();
         let pattern = v.bind_all();
-        let named = v
-            .fields
-            .iter()
-            .any(|f| matches!(f.member, Member::Named(_)));
+        let named = v.fields.iter().any(|f| f.name.is_some());
         let fields = v.fields.iter().map(|field| {
             let binding = &field.binding;
             let value = if field.attrs.redact.is_some() {
@@ -38,8 +34,8 @@ pub fn expand(input: &Input) -> TokenStream {
                 quote!(#binding)
             };
             match &field.name {
-                Some(field_name) if named => quote!(.field(#field_name, #value)),
-                _ => quote!(.field(#value)),
+                Some(field_name) => quote!(.field(#field_name, #value)),
+                None => quote!(.field(#value)),
             }
         });
         let fields: Vec<TokenStream> = fields.collect();
