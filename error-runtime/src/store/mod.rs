@@ -38,7 +38,7 @@ impl Pause {
     /// The most a replica adds after the deadline so that a fleet does not wake at one
     /// instant: a fifth of the pause, at most one second.
     pub fn max_jitter(&self) -> Duration {
-        (self.length / 5).min(Duration::from_secs(1))
+        max_jitter_of(self.length)
     }
 
     /// How long to wait from now: until the deadline plus `fraction` (0 to 1) of
@@ -199,6 +199,19 @@ struct LocalPause {
     code: String,
 }
 
+impl LocalPause {
+    /// When the pause stops being in force: its deadline plus the most jitter after it.
+    fn ends(&self) -> u64 {
+        let length = Duration::from_nanos(self.until.saturating_sub(self.set_at));
+        self.until.saturating_add(nanos(max_jitter_of(length)))
+    }
+}
+
+/// [`Pause::max_jitter`] of a pause `length` long.
+fn max_jitter_of(length: Duration) -> Duration {
+    (length / 5).min(Duration::from_secs(1))
+}
+
 #[derive(Clone, Default)]
 struct LocalCircuit {
     failures: u32,
@@ -270,10 +283,7 @@ impl LocalStore {
         let until = now.saturating_add(nanos(wait));
         let mut entries = self.entries();
         let capacity = self.capacity;
-        make_room(&mut entries.pauses, key, capacity, |p| {
-            let jitter = nanos(to_pause(p, now).map(|p| p.max_jitter()).unwrap_or_default());
-            p.until.saturating_add(jitter) <= now
-        });
+        make_room(&mut entries.pauses, key, capacity, |p| p.ends() <= now);
         let entry = entries
             .pauses
             .entry(key.to_owned())
@@ -414,14 +424,12 @@ fn make_room<V>(
 }
 
 fn to_pause(p: &LocalPause, now: u64) -> Option<Pause> {
-    let pause = Pause {
+    (now < p.ends()).then(|| Pause {
         remaining: Duration::from_nanos(p.until.saturating_sub(now)),
         overdue: Duration::from_nanos(now.saturating_sub(p.until)),
         length: Duration::from_nanos(p.until.saturating_sub(p.set_at)),
         code: p.code.clone(),
-    };
-    let ends = p.until.saturating_add(nanos(pause.max_jitter()));
-    (now < ends).then_some(pause)
+    })
 }
 
 fn circuit_state(c: &LocalCircuit, now: u64) -> CircuitState {
