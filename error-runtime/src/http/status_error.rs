@@ -11,7 +11,7 @@ use super::body::{self, BodyHints};
 use super::headers::{ServerHints, parse_retry_after};
 use super::kind::{Kind, TABLE};
 use crate::catalog::{Catalog, CodeDoc};
-use crate::core::summary::fold_char;
+use crate::core::summary::{ELLIPSIS, OneLine};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The hint of a response the server said not to retry, in place of its kind's.
@@ -392,14 +392,13 @@ impl AgentError for StatusError {
             return Ok(());
         };
         f.write_str(": ")?;
-        let mut chars = line.chars();
-        for c in chars.by_ref().take(Self::FIRST_LINE_CHARS) {
-            if let Some(c) = fold_char(c) {
-                f.write_char(c)?;
-            }
-        }
-        if chars.next().is_some() {
-            f.write_char('…')?;
+        let cut = line
+            .char_indices()
+            .nth(Self::FIRST_LINE_CHARS)
+            .map(|(at, _)| at);
+        OneLine::new(f, usize::MAX).write_str(cut.map_or(line, |at| &line[..at]))?;
+        if cut.is_some() {
+            f.write_str(ELLIPSIS)?;
         }
         Ok(())
     }
