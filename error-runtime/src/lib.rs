@@ -21,6 +21,8 @@
 //! - `tokio`: `retry::tokio_sleep`, tokio's sleep for [`retry::Retrier::run_async`], and
 //!   `tokio::time::error::Elapsed` classified as `timeout`.
 //! - `anyhow`: the retrier takes operations whose error is `anyhow::Error`.
+//! - `stream`: [`stream::Watch`], failures after `200 OK` in a provider's server-sent events,
+//!   and the retrier and fallback over streams.
 //!
 //! # Layers
 //! The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
@@ -51,6 +53,8 @@ pub mod report;
 pub mod retry;
 // The state that retry and recover keep, and where it lives: below both.
 mod store;
+#[cfg(feature = "stream")]
+pub mod stream;
 #[cfg(feature = "tokio")]
 mod tokio;
 pub mod tool;

@@ -39,6 +39,16 @@ pub const NOT_FOUND: &str = "not_found";
 /// The prompt does not fit the model's context window.
 pub const CONTEXT_OVERFLOW: &str = "context_overflow";
 
+/// A stream ended, or its transport failed, before the provider's last event (retryable
+/// while nothing was delivered).
+pub const STREAM_INTERRUPTED: &str = "stream_interrupted";
+/// The output was cut at the token limit.
+pub const OUTPUT_TRUNCATED: &str = "output_truncated";
+/// A refusal or a content filter stopped the output.
+pub const CONTENT_FILTERED: &str = "content_filtered";
+/// The model broke its own output format (retried once).
+pub const INVALID_OUTPUT: &str = "invalid_output";
+
 /// Not a code of the vocabulary: the code that renderings (the wire form, tool results)
 /// give an error that nothing classifies.
 pub const UNCLASSIFIED: &str = "unclassified";

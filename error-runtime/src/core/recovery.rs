@@ -19,6 +19,8 @@ use core::str::FromStr;
 pub enum Recovery {
     /// Try the same call again, after the delay the retry policy gives.
     Retry,
+    /// Go on from the partial output the call already delivered.
+    Continue,
     /// Change the plan: the arguments or the approach were wrong.
     Replan,
     /// Use another provider, model or tool.
@@ -63,6 +65,7 @@ impl Recovery {
     pub const fn as_str(self) -> &'static str {
         match self {
             Recovery::Retry => "retry",
+            Recovery::Continue => "continue",
             Recovery::Replan => "replan",
             Recovery::Fallback => "fallback",
             Recovery::Compact => "compact",

@@ -7,18 +7,18 @@ use std::time::Duration;
 use super::duration;
 use super::json::{self, ErrorBody};
 use super::kind::Kind;
-use super::providers::{ANTHROPIC, CONTEXT_OVERFLOW_MARKERS, GOOGLE, OPENAI, QUOTA_MARKERS};
+use super::providers::{ANTHROPIC, CONTEXT_OVERFLOW_MARKERS, GOOGLE, OPENAI, QUOTA_MARKERS, TGI};
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
 
 /// What a body says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct BodyHints {
+pub(crate) struct BodyHints {
     /// What the failure is, when the body names it.
-    pub(super) kind: Option<Kind>,
+    pub(crate) kind: Option<Kind>,
     /// Google's `RetryInfo.retryDelay`.
-    pub(super) retry_delay: Option<Duration>,
+    pub(crate) retry_delay: Option<Duration>,
 }
 
 /// The body as kept: at most [`MAX_BODY`] bytes, cut before a character the limit would
@@ -99,26 +99,76 @@ pub(super) fn read(body: &str) -> BodyHints {
 /// What a JSON body says: the provider's name for the failure, else its message's phrases,
 /// and Google's `RetryInfo` delay.
 fn read_json(json: &ErrorBody<'_>) -> BodyHints {
-    let error = &json.error;
-    let named = if json.kind.as_deref() == Some("error") {
-        error.kind.as_deref().and_then(|t| lookup(ANTHROPIC, t))
-    } else if let Some(status) = error.status.as_deref() {
-        lookup(GOOGLE, status)
-    } else {
-        [error.code.as_deref(), error.kind.as_deref()]
-            .into_iter()
-            .flatten()
-            .find_map(|id| lookup(OPENAI, id))
-    };
     let message = message(json);
     BodyHints {
-        kind: kind(named, message),
+        kind: kind(named(json), message),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`.
-        retry_delay: error
+        retry_delay: json
+            .error
             .retry_delays
             .iter()
             .find_map(|delay| duration::protobuf(delay)),
+    }
+}
+
+/// The kind a body's own names give, the first that a table knows, most specific first:
+/// `error.code`, Anthropic's `error.type` (under `"type": "error"`), `error.type` as OpenAI
+/// names it, a `code` at the top (the Responses API's `error` event), Google's
+/// `error.status`, and Text Generation Inference's `error_type`.
+fn named(json: &ErrorBody<'_>) -> Option<Kind> {
+    let error = &json.error;
+    let anthropic = json.kind.as_deref() == Some("error");
+    [
+        (error.code.as_deref(), OPENAI),
+        (error.kind.as_deref().filter(|_| anthropic), ANTHROPIC),
+        (error.kind.as_deref(), OPENAI),
+        (json.code.as_deref(), OPENAI),
+        (error.status.as_deref(), GOOGLE),
+        (json.error_type.as_deref(), TGI),
+    ]
+    .into_iter()
+    .find_map(|(id, table)| lookup(table, id?))
+}
+
+/// What an error document says, read as a body after a status is: for an error that comes
+/// without a status, such as a stream's error event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Document {
+    /// What the body says.
+    pub(crate) hints: BodyHints,
+    /// The status that a number in the document stands for (`error.code`, `code`,
+    /// `http_status_code`), when it is one (100 to 599).
+    pub(crate) status: Option<u16>,
+    /// The document's human-readable message, as the peer wrote it (neither folded nor cut).
+    pub(crate) message: Option<String>,
+}
+
+/// Reads an error document: JSON in a provider's error shape (its names, then a number that
+/// stands for a status), else plain text and the providers' phrases in it.
+pub(crate) fn read_document(text: &str) -> Document {
+    let Some(json) = json::read(text.as_bytes()) else {
+        return Document {
+            hints: BodyHints {
+                kind: phrases(text),
+                retry_delay: None,
+            },
+            status: None,
+            message: None,
+        };
+    };
+    let status = [
+        json.error.code_number,
+        json.code_number,
+        json.http_status_code,
+    ]
+    .into_iter()
+    .flatten()
+    .find(|status| (100..=599).contains(status));
+    Document {
+        hints: read_json(&json),
+        status,
+        message: message(&json).map(str::to_owned),
     }
 }
 

@@ -11,8 +11,9 @@ use std::borrow::Cow;
 use super::providers::RETRY_INFO;
 use syntax::{Parsed, Reader};
 
-/// JSON's grammar: checking values and stepping over them.
-mod syntax;
+/// JSON's grammar: checking values and stepping over them (the streams' events are read
+/// with it too).
+pub(crate) mod syntax;
 
 /// What a provider's error body holds, as far as the classification reads it: each field is
 /// the string at its place in the document (the last one where a key repeats, as in
@@ -30,6 +31,14 @@ pub(super) struct ErrorBody<'a> {
     pub(super) message: Option<Cow<'a, str>>,
     /// The document's `detail` (FastAPI).
     pub(super) detail: Option<Cow<'a, str>>,
+    /// The document's `code` when it is a string (the Responses API's `error` event).
+    pub(super) code: Option<Cow<'a, str>>,
+    /// The document's `code` when it is a status-sized whole number (OpenRouter).
+    pub(super) code_number: Option<u16>,
+    /// The document's `error_type` (Text Generation Inference).
+    pub(super) error_type: Option<Cow<'a, str>>,
+    /// The document's `http_status_code` when it is a status-sized whole number.
+    pub(super) http_status_code: Option<u16>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
@@ -43,8 +52,10 @@ pub(super) struct ErrorField<'a> {
     pub(super) kind: Option<Cow<'a, str>>,
     /// `error.status` (Google).
     pub(super) status: Option<Cow<'a, str>>,
-    /// `error.code` (OpenAI).
+    /// `error.code` when it is a string (OpenAI).
     pub(super) code: Option<Cow<'a, str>>,
+    /// `error.code` when it is a status-sized whole number (vLLM, Google).
+    pub(super) code_number: Option<u16>,
     /// `error.message`.
     pub(super) message: Option<Cow<'a, str>>,
     /// The `retryDelay` strings of the `error.details` whose `@type` is Google's `RetryInfo`,
@@ -95,6 +106,9 @@ impl<'a> Reader<'a> {
                     "type" => body.kind = reader.text_value()?,
                     "message" => body.message = reader.text_value()?,
                     "detail" => body.detail = reader.text_value()?,
+                    "code" => (body.code, body.code_number) = reader.text_or_number()?,
+                    "error_type" => body.error_type = reader.text_value()?,
+                    "http_status_code" => body.http_status_code = reader.small_integer()?,
                     "error" => body.error = reader.error_value()?,
                     _ => reader.skip_value()?,
                 }
@@ -114,7 +128,7 @@ impl<'a> Reader<'a> {
                 match key.as_ref() {
                     "type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
-                    "code" => error.code = reader.text_value()?,
+                    "code" => (error.code, error.code_number) = reader.text_or_number()?,
                     "message" => error.message = reader.text_value()?,
                     "details" => error.retry_delays = reader.retry_delays()?,
                     _ => reader.skip_value()?,
@@ -152,6 +166,14 @@ impl<'a> Reader<'a> {
             Ok(())
         })?;
         Ok(delays)
+    }
+
+    /// A value kept as a string or as a number, whichever it is.
+    fn text_or_number(&mut self) -> Parsed<(Option<Cow<'a, str>>, Option<u16>)> {
+        match self.peek() {
+            Some(b'"') => Ok((Some(self.string()?), None)),
+            _ => Ok((None, self.small_integer()?)),
+        }
     }
 
     /// A value kept only if it is a string.

@@ -9,9 +9,11 @@ pub const HTTP_ERROR: &str = "http_error";
 
 /// What a response means, decided once from its status, body and headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     InvalidInput,
     ContextOverflow,
+    /// A refusal or a content filter (Azure's `content_filter`, …).
+    ContentFiltered,
     Auth,
     NotFound,
     Timeout,
@@ -24,7 +26,7 @@ pub(super) enum Kind {
 
 impl Kind {
     /// The status table.
-    pub(super) const fn of_status(status: u16) -> Kind {
+    pub(crate) const fn of_status(status: u16) -> Kind {
         match status {
             400 => Kind::InvalidInput,
             401 | 403 => Kind::Auth,
@@ -46,7 +48,9 @@ impl Kind {
     pub(super) fn resolve(status: u16, body: Option<Kind>, should_retry: Option<bool>) -> Kind {
         let by_status = Kind::of_status(status);
         let kind = match body {
-            Some(Kind::ContextOverflow) if !(400..=499).contains(&status) => by_status,
+            Some(Kind::ContextOverflow | Kind::ContentFiltered) if !(400..=499).contains(&status) => {
+                by_status
+            }
             Some(kind) if status >= 400 => kind,
             _ => by_status,
         };
@@ -58,10 +62,11 @@ impl Kind {
     }
 
     /// This kind's row of the table: code, docs, hints, policy, recovery.
-    pub(super) const fn doc(self) -> &'static CodeDoc {
+    pub(crate) const fn doc(self) -> &'static CodeDoc {
         match self {
             Kind::InvalidInput => &INVALID_INPUT,
             Kind::ContextOverflow => &CONTEXT_OVERFLOW,
+            Kind::ContentFiltered => &CONTENT_FILTERED,
             Kind::Auth => &AUTH,
             Kind::NotFound => &NOT_FOUND,
             Kind::Timeout => &TIMEOUT,
@@ -74,9 +79,10 @@ impl Kind {
 }
 
 /// Every kind's entry: `StatusError`'s catalog.
-pub(super) const TABLE: [CodeDoc; 9] = [
+pub(super) const TABLE: [CodeDoc; 10] = [
     INVALID_INPUT,
     CONTEXT_OVERFLOW,
+    CONTENT_FILTERED,
     AUTH,
     NOT_FOUND,
     TIMEOUT,
@@ -126,6 +132,17 @@ const CONTEXT_OVERFLOW: CodeDoc = row(
     &["shorten the prompt: summarise or drop older turns"],
     RetryPolicy::NEVER,
     Recovery::Compact,
+)
+.with_status(400);
+
+const CONTENT_FILTERED: CodeDoc = row(
+    codes::CONTENT_FILTERED,
+    "HTTP 400 (content filtered)",
+    "HTTP 400 Bad Request: {body}",
+    "A content filter or the provider's policy refused the request: a 4xx whose body names it (Azure's `content_filter`, OpenAI's `cyber_policy`, `bio_policy`).",
+    &["change the request: the provider's policy refused it"],
+    RetryPolicy::NEVER,
+    Recovery::Replan,
 )
 .with_status(400);
 

@@ -11,11 +11,11 @@ use std::error::Error as StdError;
 use crate::codes;
 use crate::core::agent::Message;
 
-mod body;
+pub(crate) mod body;
 mod duration;
 mod headers;
-mod json;
-mod kind;
+pub(crate) mod json;
+pub(crate) mod kind;
 mod providers;
 mod response;
 mod status_error;

@@ -25,14 +25,33 @@ pub(super) const QUOTA_MARKERS: [&str; 5] = [
     "credit balance is too low",
 ];
 
-/// OpenAI's `error.code`, then `error.type`.
+/// OpenAI's `error.code`, then `error.type`, and the names of the servers that speak its API
+/// (vLLM, Ollama, OpenRouter, Azure); also a `code` at the top, as the Responses API's
+/// `error` event has it.
 pub(super) const OPENAI: &[(&str, Kind)] = &[
     ("insufficient_quota", Kind::QuotaSpent),
     ("billing_hard_limit_reached", Kind::QuotaSpent),
+    ("credit_balance_exhausted", Kind::QuotaSpent),
     ("context_length_exceeded", Kind::ContextOverflow),
     ("invalid_api_key", Kind::Auth),
     ("rate_limit_exceeded", Kind::RateLimit),
+    ("slow_down", Kind::RateLimit),
+    ("too_many_requests", Kind::RateLimit),
     ("server_error", Kind::Unavailable),
+    ("server_is_overloaded", Kind::Unavailable),
+    ("api_error", Kind::Unavailable),
+    ("content_filter", Kind::ContentFiltered),
+    ("cyber_policy", Kind::ContentFiltered),
+    ("bio_policy", Kind::ContentFiltered),
+];
+
+/// Text Generation Inference's `error_type`. A failed generation is the server's fault,
+/// whatever 4xx it is sent with.
+pub(super) const TGI: &[(&str, Kind)] = &[
+    ("generation", Kind::Unavailable),
+    ("incomplete_generation", Kind::Unavailable),
+    ("overloaded", Kind::Unavailable),
+    ("validation", Kind::InvalidInput),
 ];
 
 /// Anthropic's `error.type`, under `"type": "error"`.

@@ -13,6 +13,8 @@ use crate::{ErrorChain, Recovery};
 pub enum Decision {
     /// Call again after this delay.
     Retry(Duration),
+    /// Go on from the partial output already delivered.
+    Continue,
     /// Use another model, provider or tool.
     Fallback,
     /// Shrink the context, then call again.
@@ -30,6 +32,7 @@ impl Decision {
     pub const fn as_str(self) -> &'static str {
         match self {
             Decision::Retry(_) => "retry",
+            Decision::Continue => "continue",
             Decision::Fallback => "fallback",
             Decision::Compact => "compact",
             Decision::Replan => "replan",
@@ -105,6 +108,7 @@ pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
                 None => Decision::Retry(policy.backoff(attempt - 1)),
             }
         }
+        Recovery::Continue => Decision::Continue,
         Recovery::Fallback => Decision::Fallback,
         Recovery::Compact => Decision::Compact,
         Recovery::Replan => Decision::Replan,

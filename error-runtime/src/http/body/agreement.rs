@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::super::json::documents::provider;
-use super::super::providers::{ANTHROPIC, GOOGLE, OPENAI};
+use super::super::providers::{ANTHROPIC, GOOGLE, OPENAI, TGI};
 use super::{BodyHints, duration, lookup, phrases, read};
 
 /// The reading of a body through `serde_json::Value`, as it was before `json.rs`.
@@ -29,20 +29,18 @@ fn read_value(json: &Value) -> BodyHints {
         _ => json,
     };
     let error = json.get("error");
-    let named = if text(json, "type") == Some("error") {
-        error
-            .and_then(|e| text(e, "type"))
-            .and_then(|t| lookup(ANTHROPIC, t))
-    } else if let Some(status) = error.and_then(|e| text(e, "status")) {
-        lookup(GOOGLE, status)
-    } else {
-        error.and_then(|e| {
-            [text(e, "code"), text(e, "type")]
-                .into_iter()
-                .flatten()
-                .find_map(|id| lookup(OPENAI, id))
-        })
-    };
+    let of_error = |field| error.and_then(|e| text(e, field));
+    let anthropic = text(json, "type") == Some("error");
+    let named = [
+        (of_error("code"), OPENAI),
+        (of_error("type").filter(|_| anthropic), ANTHROPIC),
+        (of_error("type"), OPENAI),
+        (text(json, "code"), OPENAI),
+        (of_error("status"), GOOGLE),
+        (text(json, "error_type"), TGI),
+    ]
+    .into_iter()
+    .find_map(|(id, table)| lookup(table, id?));
     let message = json.as_str().or_else(|| {
         error
             .and_then(|e| e.as_str().or_else(|| text(e, "message")))

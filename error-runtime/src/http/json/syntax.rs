@@ -9,14 +9,14 @@ use std::borrow::Cow;
 const MAX_DEPTH: usize = 127;
 
 /// The document is not JSON.
-pub(super) struct Invalid;
+pub(crate) struct Invalid;
 
 /// What a step of the reader gives: the value, or the document is not JSON.
-pub(super) type Parsed<T> = Result<T, Invalid>;
+pub(crate) type Parsed<T> = Result<T, Invalid>;
 
 /// A cursor over a document's bytes. Each step starts at a value (whitespace before it
 /// skipped) and ends after it and the whitespace that follows.
-pub(super) struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     /// The next byte to read.
     at: usize,
@@ -27,7 +27,7 @@ pub(super) struct Reader<'a> {
 /// The grammar, a value at a time.
 impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`.
-    pub(super) fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Reader {
             bytes,
             at: 0,
@@ -35,14 +35,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Where the reader is: the index of the next byte to read.
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
     /// Whether only whitespace is left.
-    pub(super) fn at_end(&mut self) -> bool {
+    pub(crate) fn at_end(&mut self) -> bool {
         self.whitespace();
         self.at == self.bytes.len()
     }
 
     /// Checks a value and steps over it.
-    pub(super) fn skip_value(&mut self) -> Parsed<()> {
+    pub(crate) fn skip_value(&mut self) -> Parsed<()> {
         match self.peek().ok_or(Invalid)? {
             b'"' => self.string().map(drop),
             b'{' => self.object(|reader, _| reader.skip_value()),
@@ -50,13 +55,13 @@ impl<'a> Reader<'a> {
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
-            _ => self.number(),
+            _ => self.number().map(drop),
         }
     }
 
     /// An object: `field` reads each member's value, given its key, from the reader placed
     /// at that value.
-    pub(super) fn object(
+    pub(crate) fn object(
         &mut self,
         mut field: impl FnMut(&mut Self, Cow<'a, str>) -> Parsed<()>,
     ) -> Parsed<()> {
@@ -81,7 +86,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An array: `element` reads each element from the reader placed at it.
-    pub(super) fn array(&mut self, mut element: impl FnMut(&mut Self) -> Parsed<()>) -> Parsed<()> {
+    pub(crate) fn array(&mut self, mut element: impl FnMut(&mut Self) -> Parsed<()>) -> Parsed<()> {
         self.open()?;
         if self.peek() == Some(b']') {
             return self.close();
@@ -119,7 +124,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string, from its opening quote: its value, borrowed when it has no escape.
-    pub(super) fn string(&mut self) -> Parsed<Cow<'a, str>> {
+    pub(crate) fn string(&mut self) -> Parsed<Cow<'a, str>> {
         self.at += 1;
         let mut owned: Option<String> = None;
         loop {
@@ -208,9 +213,21 @@ impl<'a> Reader<'a> {
         Ok(unit)
     }
 
+    /// A value kept only if it is a whole number from 0 to 65535 written without a fraction
+    /// or an exponent (a status, as `serde_json`'s `as_u64` reads it).
+    pub(crate) fn small_integer(&mut self) -> Parsed<Option<u16>> {
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => {
+                let text = self.number()?;
+                Ok(text.trim_end().parse().ok())
+            }
+            _ => self.skip_value().map(|()| None),
+        }
+    }
+
     /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, within `f64`'s
-    /// range as `serde_json` requires (`1e400` is refused).
-    fn number(&mut self) -> Parsed<()> {
+    /// range as `serde_json` requires (`1e400` is refused); its text.
+    fn number(&mut self) -> Parsed<&'a str> {
         let start = self.at;
         self.eat(b'-');
         match self.bytes.get(self.at) {
@@ -233,7 +250,7 @@ impl<'a> Reader<'a> {
             return Err(Invalid);
         }
         self.whitespace();
-        Ok(())
+        Ok(text)
     }
 
     /// One digit or more.
@@ -282,7 +299,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after any whitespace, not consumed.
-    pub(super) fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         self.whitespace();
         self.bytes.get(self.at).copied()
     }

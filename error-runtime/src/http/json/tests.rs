@@ -25,11 +25,16 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         kind: text(doc, "type"),
         message: text(doc, "message"),
         detail: text(doc, "detail"),
+        code: text(doc, "code"),
+        code_number: doc.get("code").and_then(small),
+        error_type: text(doc, "error_type"),
+        http_status_code: doc.get("http_status_code").and_then(small),
         error: ErrorField {
             text: error.as_str().map(owned),
             kind: text(error, "type"),
             status: text(error, "status"),
             code: text(error, "code"),
+            code_number: error.get("code").and_then(small),
             message: text(error, "message"),
             retry_delays: details
                 .into_iter()
@@ -39,6 +44,11 @@ fn expected(value: &Value) -> ErrorBody<'static> {
                 .collect(),
         },
     }
+}
+
+/// A number that is a whole number from 0 to 65535, as the reader keeps a status.
+fn small(value: &Value) -> Option<u16> {
+    value.as_u64().and_then(|n| u16::try_from(n).ok())
 }
 
 /// Asserts that the reader and `serde_json` agree on `bytes`.

@@ -1,0 +1,486 @@
+//! What one event says, provider by provider: output delivered (and its text), a stop reason,
+//! the provider's last event, or an error to classify. Events are read with the runtime's
+//! strict JSON reader (nesting bounded, never a panic); the commonest healthy events of each
+//! provider are recognised first by their fixed shape, without reading the whole document.
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+
+use super::provider::Provider;
+use crate::http::json::syntax::{Parsed, Reader};
+
+/// What one event says.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Reading<'a> {
+    /// Output content: text, refusal text, thinking text or tool-call arguments.
+    pub(super) content: bool,
+    /// The output text this event delivered, decoded (counted, and kept when asked).
+    pub(super) text: Option<Cow<'a, str>>,
+    /// The content was a refusal.
+    pub(super) refusal: bool,
+    /// A stop reason (`finish_reason`, `stop_reason`, `finishReason`, the reason a response
+    /// is incomplete, a blocked prompt's reason).
+    pub(super) stop: Option<Cow<'a, str>>,
+    /// The prompt was blocked (Gemini's `promptFeedback.blockReason`).
+    pub(super) blocked: bool,
+    /// The provider's last event.
+    pub(super) terminal: bool,
+    /// An error: the document to classify, as a body after a status is.
+    pub(super) error: Option<&'a str>,
+}
+
+impl<'a> Reading<'a> {
+    fn text(&mut self, text: Cow<'a, str>) {
+        if text.is_empty() {
+            return;
+        }
+        self.content = true;
+        self.text = Some(match self.text.take() {
+            None => text,
+            Some(before) => Cow::Owned(before.into_owned() + &text),
+        });
+    }
+}
+
+/// Reads one event of `provider` (none yet recognised: only what every provider shares, an
+/// error document).
+pub(super) fn read<'a>(provider: Option<Provider>, name: Option<&str>, data: &'a str) -> Reading<'a> {
+    match provider {
+        Some(Provider::OpenAiChat) => chat(data),
+        Some(Provider::Anthropic) => anthropic(name, data),
+        Some(Provider::OpenAiResponses) => responses(name, data),
+        Some(Provider::Gemini) => gemini(data),
+        None => unknown(name, data),
+    }
+}
+
+/// An event before the provider is known: an error is an error whoever sent it.
+fn unknown<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
+    let mut reading = Reading::default();
+    if name == Some("error") || is_error_document(data) {
+        reading.error = Some(data);
+    }
+    reading
+}
+
+/// Whether `data` is an error document: an object with a top-level `error` member, or vLLM's
+/// `"object": "error"`, or Anthropic's and the Responses API's `"type": "error"`.
+pub(super) fn is_error_document(data: &str) -> bool {
+    let mut found = false;
+    let _ = Reader::new(data.as_bytes()).object(|reader, key| {
+        match key.as_ref() {
+            "error" => found = true,
+            "object" | "type" => {
+                if reader.peek() == Some(b'"') && reader.string()? == "error" {
+                    found = true;
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        reader.skip_value()
+    });
+    found
+}
+
+/// The `"type"` at the top of a JSON object, if it is a string.
+pub(super) fn top_type(data: &str) -> Option<Cow<'_, str>> {
+    let mut kind = None;
+    let _ = Reader::new(data.as_bytes()).object(|reader, key| {
+        if key == "type" && reader.peek() == Some(b'"') {
+            kind = Some(reader.string()?);
+            return Ok(());
+        }
+        reader.skip_value()
+    });
+    kind
+}
+
+/// Whether `data` has the quoted key `key` (`"choices"`) followed by a colon.
+pub(super) fn has_key(data: &str, key: &str) -> bool {
+    memmem::find_iter(data.as_bytes(), key.as_bytes()).any(|at| {
+        data[at + key.len()..]
+            .trim_start()
+            .starts_with(':')
+    })
+}
+
+// OpenAI Chat Completions, and the servers that speak it.
+
+/// The end of a Chat chunk that carries text and no stop: `…"content":"TEXT"}` then the end
+/// of the choice, with no `finish_reason` but `null`. The fixed shape OpenAI sends.
+const CHAT_TAILS: [&str; 3] = [
+    "\"},\"logprobs\":null,\"finish_reason\":null}]}",
+    "\"},\"finish_reason\":null}]}",
+    "\"},\"finish_reason\":null,\"logprobs\":null}]}",
+];
+
+/// A Chat chunk: `[DONE]`, an error object, or choices with deltas and finish reasons.
+fn chat(data: &str) -> Reading<'_> {
+    if let Some(reading) = chat_fast(data) {
+        return reading;
+    }
+    let mut reading = Reading::default();
+    let trimmed = data.trim();
+    if trimmed == "[DONE]" {
+        reading.terminal = true;
+        return reading;
+    }
+    let mut error = false;
+    let parsed = Reader::new(trimmed.as_bytes()).object(|reader, key| match key.as_ref() {
+        "choices" => reader.array(|reader| chat_choice(reader, &mut reading)),
+        "error" => {
+            error = true;
+            reader.skip_value()
+        }
+        "object" => {
+            if reader.peek() == Some(b'"') && reader.string()? == "error" {
+                error = true;
+            }
+            Ok(())
+        }
+        _ => reader.skip_value(),
+    });
+    if error || (parsed.is_err() && is_error_document(trimmed)) {
+        reading.error = Some(data);
+    }
+    reading
+}
+
+/// The commonest Chat chunk, one choice with a text delta, read from its fixed shape:
+/// `"choices":[{"index":0,"delta":{"content":"TEXT"` then one of [`CHAT_TAILS`], with no
+/// escape in the text. `None` for any other shape, which is read in full.
+fn chat_fast(data: &str) -> Option<Reading<'_>> {
+    let tail = CHAT_TAILS.iter().find(|tail| data.ends_with(*tail))?;
+    let end = data.len() - tail.len();
+    // The choices' opening, as the last one before the text's end: a string cannot hold it
+    // unescaped, and the text holds no quote. With the tail, it is the only choice.
+    const OPEN: &str = "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
+    let start = memmem::rfind(&data.as_bytes()[..end], OPEN.as_bytes())? + OPEN.len();
+    let text = plain_string(&data[start..end])?;
+    let mut reading = Reading::default();
+    reading.text(Cow::Borrowed(text));
+    Some(reading)
+}
+
+/// `raw` as a JSON string's content when it holds no escape and no quote, so that it is the
+/// text itself; `None` otherwise (the slow path decodes it).
+fn plain_string(raw: &str) -> Option<&str> {
+    (memchr::memchr3(b'"', b'\\', b'\n', raw.as_bytes()).is_none()
+        && !raw.bytes().any(|b| b < 0x20))
+    .then_some(raw)
+}
+
+/// One element of `choices`.
+fn chat_choice<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
+    if reader.peek() != Some(b'{') {
+        return reader.skip_value();
+    }
+    reader.object(|reader, key| match key.as_ref() {
+        "delta" | "message" => chat_delta(reader, reading),
+        "finish_reason" => {
+            if let Some(reason) = text_value(reader)? {
+                reading.stop = Some(reason);
+            }
+            Ok(())
+        }
+        _ => reader.skip_value(),
+    })
+}
+
+/// A choice's `delta`: text, refusal, reasoning and tool-call arguments.
+fn chat_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
+    if reader.peek() != Some(b'{') {
+        return reader.skip_value();
+    }
+    reader.object(|reader, key| match key.as_ref() {
+        "content" | "reasoning_content" | "reasoning" => {
+            if let Some(text) = text_value(reader)? {
+                reading.text(text);
+            }
+            Ok(())
+        }
+        "refusal" => {
+            if let Some(text) = text_value(reader)?.filter(|t| !t.is_empty()) {
+                reading.refusal = true;
+                reading.text(text);
+            }
+            Ok(())
+        }
+        "tool_calls" | "function_call" => tool_calls(reader, reading),
+        _ => reader.skip_value(),
+    })
+}
+
+/// `tool_calls` (or the older `function_call`): each call's `function.arguments` text, and
+/// a call's name alone counts as content too.
+fn tool_calls<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
+    match reader.peek() {
+        Some(b'[') => reader.array(|reader| tool_calls(reader, reading)),
+        Some(b'{') => reader.object(|reader, key| match key.as_ref() {
+            "function" => tool_calls(reader, reading),
+            "arguments" => {
+                if let Some(text) = text_value(reader)? {
+                    reading.text(text);
+                }
+                Ok(())
+            }
+            "name" => {
+                if text_value(reader)?.is_some_and(|name| !name.is_empty()) {
+                    reading.content = true;
+                }
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        }),
+        _ => reader.skip_value(),
+    }
+}
+
+// Anthropic Messages.
+
+/// An Anthropic event, by its type (the `event:` field, else the data's `type`).
+fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
+    let mut reading = Reading::default();
+    let owned;
+    let kind = match name {
+        Some(name) if name != "message" => name,
+        _ => {
+            owned = top_type(data);
+            owned.as_deref().unwrap_or("")
+        }
+    };
+    match kind {
+        "message_stop" => reading.terminal = true,
+        "error" => reading.error = Some(data),
+        "content_block_delta" => {
+            if let Some(fast) = anthropic_text_fast(data) {
+                reading.text(Cow::Borrowed(fast));
+            } else {
+                let _ = member(data, "delta", |reader| anthropic_delta(reader, &mut reading));
+            }
+        }
+        "message_delta" => {
+            let _ = member(data, "delta", |reader| {
+                reader.object(|reader, key| match key.as_ref() {
+                    "stop_reason" => {
+                        reading.stop = text_value(reader)?;
+                        Ok(())
+                    }
+                    _ => reader.skip_value(),
+                })
+            });
+        }
+        _ if is_error_document(data) => reading.error = Some(data),
+        _ => {}
+    }
+    reading
+}
+
+/// The commonest Anthropic delta, `{"type":"content_block_delta","index":N,"delta":
+/// {"type":"text_delta","text":"TEXT"}}`, read from its fixed shape.
+fn anthropic_text_fast(data: &str) -> Option<&str> {
+    const OPEN: &str = "\"delta\":{\"type\":\"text_delta\",\"text\":\"";
+    let end = data.len().checked_sub(3).filter(|_| data.ends_with("\"}}"))?;
+    let start = memmem::rfind(&data.as_bytes()[..end], OPEN.as_bytes())? + OPEN.len();
+    plain_string(&data[start..end])
+}
+
+/// A `content_block_delta`'s `delta`: text, tool input JSON, thinking.
+fn anthropic_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
+    if reader.peek() != Some(b'{') {
+        return reader.skip_value();
+    }
+    reader.object(|reader, key| match key.as_ref() {
+        "text" | "partial_json" | "thinking" => {
+            if let Some(text) = text_value(reader)? {
+                reading.text(text);
+            }
+            Ok(())
+        }
+        _ => reader.skip_value(),
+    })
+}
+
+// The OpenAI Responses API.
+
+/// The Responses API's events whose `delta` is output content.
+const RESPONSES_DELTAS: [&str; 7] = [
+    "response.output_text.delta",
+    "response.refusal.delta",
+    "response.function_call_arguments.delta",
+    "response.custom_tool_call_input.delta",
+    "response.reasoning_text.delta",
+    "response.reasoning_summary_text.delta",
+    "response.audio.transcript.delta",
+];
+
+/// A Responses event, by its type (the `event:` field, else the data's `type`).
+fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
+    let mut reading = Reading::default();
+    let owned;
+    let kind = match name {
+        Some(name) if name != "message" => name,
+        _ => {
+            owned = top_type(data);
+            owned.as_deref().unwrap_or("")
+        }
+    };
+    match kind {
+        "response.completed" => reading.terminal = true,
+        "error" => reading.error = Some(data),
+        // The failed response's `error` is the document to classify.
+        "response.failed" => {
+            reading.error = Some(raw_member(data, "response").unwrap_or(data));
+        }
+        "response.incomplete" => {
+            reading.terminal = true;
+            let _ = member(data, "response", |reader| {
+                reader.object(|reader, key| match key.as_ref() {
+                    "incomplete_details" if reader.peek() == Some(b'{') => {
+                        reader.object(|reader, key| match key.as_ref() {
+                            "reason" => {
+                                reading.stop = text_value(reader)?;
+                                Ok(())
+                            }
+                            _ => reader.skip_value(),
+                        })
+                    }
+                    _ => reader.skip_value(),
+                })
+            });
+            if reading.stop.is_none() {
+                reading.stop = Some(Cow::Borrowed("incomplete"));
+            }
+        }
+        delta if RESPONSES_DELTAS.contains(&delta) => {
+            reading.refusal = delta == "response.refusal.delta";
+            let _ = member(data, "delta", |reader| {
+                if let Some(text) = text_value(reader)? {
+                    reading.text(text);
+                }
+                Ok(())
+            });
+        }
+        _ if is_error_document(data) && !kind.starts_with("response.") => {
+            reading.error = Some(data);
+        }
+        _ => {}
+    }
+    reading
+}
+
+// Google Gemini.
+
+/// A Gemini chunk: candidates with parts and a finish reason, a blocked prompt, or an error.
+fn gemini(data: &str) -> Reading<'_> {
+    let mut reading = Reading::default();
+    let mut error = false;
+    let parsed = Reader::new(data.as_bytes()).object(|reader, key| match key.as_ref() {
+        "candidates" => reader.array(|reader| gemini_candidate(reader, &mut reading)),
+        "promptFeedback" if reader.peek() == Some(b'{') => {
+            reader.object(|reader, key| match key.as_ref() {
+                "blockReason" => {
+                    if let Some(reason) = text_value(reader)? {
+                        reading.blocked = true;
+                        reading.stop = Some(reason);
+                    }
+                    Ok(())
+                }
+                _ => reader.skip_value(),
+            })
+        }
+        "error" => {
+            error = true;
+            reader.skip_value()
+        }
+        _ => reader.skip_value(),
+    });
+    if error || (parsed.is_err() && is_error_document(data)) {
+        reading.error = Some(data);
+    }
+    reading
+}
+
+/// One candidate: its parts' text and calls, and its finish reason.
+fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
+    if reader.peek() != Some(b'{') {
+        return reader.skip_value();
+    }
+    reader.object(|reader, key| match key.as_ref() {
+        "finishReason" => {
+            if let Some(reason) = text_value(reader)? {
+                reading.stop = Some(reason);
+            }
+            Ok(())
+        }
+        "content" if reader.peek() == Some(b'{') => reader.object(|reader, key| match key.as_ref() {
+            "parts" if reader.peek() == Some(b'[') => reader.array(|reader| {
+                if reader.peek() != Some(b'{') {
+                    return reader.skip_value();
+                }
+                reader.object(|reader, key| match key.as_ref() {
+                    "text" => {
+                        if let Some(text) = text_value(reader)? {
+                            reading.text(text);
+                        }
+                        Ok(())
+                    }
+                    "functionCall" | "executableCode" | "inlineData" => {
+                        reading.content = true;
+                        reader.skip_value()
+                    }
+                    _ => reader.skip_value(),
+                })
+            }),
+            _ => reader.skip_value(),
+        }),
+        _ => reader.skip_value(),
+    })
+}
+
+// Shared steps.
+
+/// A value kept only if it is a string.
+fn text_value<'a>(reader: &mut Reader<'a>) -> Parsed<Option<Cow<'a, str>>> {
+    if reader.peek() == Some(b'"') {
+        reader.string().map(Some)
+    } else {
+        reader.skip_value().map(|()| None)
+    }
+}
+
+/// Reads the top-level member `key` of the object `data` with `read`.
+fn member<'a>(
+    data: &'a str,
+    key: &str,
+    mut read: impl FnMut(&mut Reader<'a>) -> Parsed<()>,
+) -> Parsed<()> {
+    Reader::new(data.as_bytes()).object(|reader, name| {
+        if name == key {
+            read(reader)
+        } else {
+            reader.skip_value()
+        }
+    })
+}
+
+/// The text of the top-level member `key` of the object `data`, as written.
+fn raw_member<'a>(data: &'a str, key: &str) -> Option<&'a str> {
+    let mut found = None;
+    let _ = Reader::new(data.as_bytes()).object(|reader, name| {
+        if name == key {
+            let start = reader.position();
+            reader.skip_value()?;
+            found = data.get(start..reader.position()).map(str::trim_end);
+            Ok(())
+        } else {
+            reader.skip_value()
+        }
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests;
