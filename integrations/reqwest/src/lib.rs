@@ -99,3 +99,9 @@ pub async fn check_as(
         Ok(response)
     }
 }
+
+/// Streams: a response's server-sent events watched (feature `stream`).
+#[cfg(feature = "stream")]
+mod stream;
+#[cfg(feature = "stream")]
+pub use stream::{watch, watch_as};
