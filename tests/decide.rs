@@ -51,6 +51,13 @@ fn other_recoveries_map_to_their_decision() {
     assert_eq!(decide(&e(codes::NOT_FOUND), 1), Decision::Abort);
     let retired = e("model_retired").with_recovery(Recovery::Fallback);
     assert_eq!(decide(&retired, 1), Decision::Fallback);
+    // Continue is never turned into a retry, even on an error that is retryable: the
+    // partial output was already delivered.
+    let spoke = e("llm.partial")
+        .with_policy(RetryPolicy::DEFAULT)
+        .with_recovery(Recovery::Continue);
+    assert!(spoke.is_retryable());
+    assert_eq!(decide(&spoke, 1), Decision::Continue);
     // A recovery of retry on an error that is never retried.
     let odd = e("odd")
         .with_recovery(Recovery::Retry)
@@ -74,7 +81,10 @@ fn decisions_display_for_logs() {
         "retry in 200ms"
     );
     assert_eq!(Decision::Compact.to_string(), "compact");
+    assert_eq!(Decision::Continue.to_string(), "continue");
+    assert_eq!(format!("[{:>9}]", Decision::Continue), "[ continue]");
     assert_eq!(Decision::Retry(Duration::ZERO).as_str(), "retry");
+    assert_eq!(Decision::Continue.as_str(), "continue");
 }
 
 #[test]

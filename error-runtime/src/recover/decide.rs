@@ -13,6 +13,9 @@ use crate::{ErrorChain, Recovery};
 pub enum Decision {
     /// Call again after this delay.
     Retry(Duration),
+    /// Go on from the partial output the failed call already delivered, instead of
+    /// starting it again.
+    Continue,
     /// Use another model, provider or tool.
     Fallback,
     /// Shrink the context, then call again.
@@ -26,10 +29,11 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// A short lowercase name (`"retry"`, `"fallback"`, …), for logs.
+    /// A short lowercase name (`"retry"`, `"continue"`, `"fallback"`, …), for logs.
     pub const fn as_str(self) -> &'static str {
         match self {
             Decision::Retry(_) => "retry",
+            Decision::Continue => "continue",
             Decision::Fallback => "fallback",
             Decision::Compact => "compact",
             Decision::Replan => "replan",
@@ -69,8 +73,8 @@ impl fmt::Display for Decision {
 ///   `max_wait`, [`Decision::Fallback`]: another model or provider may answer (a loop with
 ///   none aborts). A recovery of `retry` on an error that is not retryable is
 ///   [`Decision::Abort`];
-/// - every other recovery maps to its decision: `fallback`, `compact`, `replan`, `abort`,
-///   `escalate`.
+/// - every other recovery maps to its decision: `continue`, `fallback`, `compact`, `replan`,
+///   `abort`, `escalate`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -105,6 +109,7 @@ pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
                 None => Decision::Retry(policy.backoff(attempt - 1)),
             }
         }
+        Recovery::Continue => Decision::Continue,
         Recovery::Fallback => Decision::Fallback,
         Recovery::Compact => Decision::Compact,
         Recovery::Replan => Decision::Replan,
