@@ -36,6 +36,25 @@ fn a_retryable_error_retries_after_the_backoff_then_falls_back() {
 }
 
 #[test]
+fn the_stream_codes_decide_as_the_vocabulary_says() {
+    // A stream cut before its last event is retried like a timeout.
+    let cut = e(codes::STREAM_INTERRUPTED);
+    assert_eq!(decide(&cut, 1), Decision::Retry(Duration::from_millis(200)));
+    assert_eq!(decide(&cut, 2), Decision::Retry(Duration::from_millis(400)));
+    assert_eq!(decide(&cut, 3), Decision::Fallback);
+    // Output in a broken format is tried once more, then another model.
+    let garbled = e(codes::INVALID_OUTPUT);
+    assert_eq!(
+        decide(&garbled, 1),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(decide(&garbled, 2), Decision::Fallback);
+    // Output cut at its token limit goes on from what it has; a refusal changes the plan.
+    assert_eq!(decide(&e(codes::OUTPUT_TRUNCATED), 1), Decision::Continue);
+    assert_eq!(decide(&e(codes::CONTENT_FILTERED), 1), Decision::Replan);
+}
+
+#[test]
 fn a_server_delay_is_the_delay_unless_it_is_longer_than_max_wait() {
     let asked = e(codes::RATE_LIMIT).with_retry_after(Duration::from_secs(7));
     assert_eq!(decide(&asked, 1), Decision::Retry(Duration::from_secs(7)));
@@ -108,6 +127,19 @@ fn after_a_retrier_gave_up_the_decision_is_not_another_retry() {
         .run_detailed_with_sleep(|_| Err::<(), _>(e(codes::CONTEXT_OVERFLOW)), |_| {});
     assert_eq!(outcome.stop, Stop::Permanent);
     assert_eq!(decide_after(&outcome), Some(Decision::Compact));
+
+    let outcome = Retrier::new()
+        .run_detailed_with_sleep(|_| Err::<(), _>(e(codes::OUTPUT_TRUNCATED)), |_| {});
+    assert_eq!((outcome.attempts, outcome.stop), (1, Stop::Permanent));
+    assert_eq!(decide_after(&outcome), Some(Decision::Continue));
+
+    let outcome =
+        Retrier::new().run_detailed_with_sleep(|_| Err::<(), _>(e(codes::INVALID_OUTPUT)), |_| {});
+    assert_eq!(
+        (outcome.attempts, outcome.stop),
+        (2, Stop::AttemptsExhausted)
+    );
+    assert_eq!(decide_after(&outcome), Some(Decision::Fallback));
 
     let outcome = Retrier::new().run_detailed_with_sleep(
         |_| Err::<(), _>(std::io::Error::other("disk on fire")),

@@ -87,6 +87,9 @@ impl fmt::Display for Decision {
 ///
 /// let long = Error::new("llm.generate", codes::CONTEXT_OVERFLOW, "prompt is too long");
 /// assert_eq!(decide(&long, 1), Decision::Compact);
+///
+/// let cut = Error::new("llm.generate", codes::OUTPUT_TRUNCATED, "stopped at max_tokens");
+/// assert_eq!(decide(&cut, 1), Decision::Continue);
 /// assert_eq!(decide(&std::io::Error::other("disk on fire"), 1), Decision::Abort);
 /// ```
 pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
