@@ -223,6 +223,45 @@ fn the_prompt_block_is_one_line_per_code() {
     );
 }
 
+#[test]
+fn the_stream_codes_render_with_their_recovery() {
+    let stream_codes: Vec<&CodeDoc> = Vocabulary::CODES
+        .iter()
+        .filter(|d| {
+            [
+                agent_error::codes::STREAM_INTERRUPTED,
+                agent_error::codes::OUTPUT_TRUNCATED,
+                agent_error::codes::CONTENT_FILTERED,
+                agent_error::codes::INVALID_OUTPUT,
+            ]
+            .contains(&d.code)
+        })
+        .collect();
+    assert_eq!(
+        catalog::prompt(&stream_codes),
+        "- content_filtered (do not retry; recovery: replan): A refusal or a content filter stopped the output. Hint: change the request; the provider's policy refused it\n\
+         - invalid_output (retry; recovery: retry): The model broke its own output format, such as a malformed function call\n\
+         - output_truncated (do not retry; recovery: continue): The output was cut at its token limit. Hint: continue from the partial output, or raise the output token limit\n\
+         - stream_interrupted (retry; recovery: retry): A stream ended, or its transport failed, before the provider's last event\n"
+    );
+    #[cfg(feature = "serde")]
+    {
+        let json = serde_json::to_value(stream_codes[1]).unwrap();
+        assert_eq!(
+            (&json["code"], &json["recovery"], &json["retryable"]),
+            (
+                &serde_json::json!("output_truncated"),
+                &serde_json::json!("continue"),
+                &serde_json::json!(false)
+            )
+        );
+        assert_eq!(
+            serde_json::to_value(stream_codes[3]).unwrap()["policy"]["max_attempts"],
+            2
+        );
+    }
+}
+
 #[cfg(feature = "serde")]
 #[test]
 fn entries_serialize_to_json() {

@@ -36,6 +36,25 @@ fn a_retryable_error_retries_after_the_backoff_then_falls_back() {
 }
 
 #[test]
+fn the_stream_codes_decide_as_the_vocabulary_says() {
+    // A stream cut before its last event is retried like a timeout.
+    let cut = e(codes::STREAM_INTERRUPTED);
+    assert_eq!(decide(&cut, 1), Decision::Retry(Duration::from_millis(200)));
+    assert_eq!(decide(&cut, 2), Decision::Retry(Duration::from_millis(400)));
+    assert_eq!(decide(&cut, 3), Decision::Fallback);
+    // Output in a broken format is tried once more, then another model.
+    let garbled = e(codes::INVALID_OUTPUT);
+    assert_eq!(
+        decide(&garbled, 1),
+        Decision::Retry(Duration::from_millis(200))
+    );
+    assert_eq!(decide(&garbled, 2), Decision::Fallback);
+    // Output cut at its token limit goes on from what it has; a refusal changes the plan.
+    assert_eq!(decide(&e(codes::OUTPUT_TRUNCATED), 1), Decision::Continue);
+    assert_eq!(decide(&e(codes::CONTENT_FILTERED), 1), Decision::Replan);
+}
+
+#[test]
 fn a_server_delay_is_the_delay_unless_it_is_longer_than_max_wait() {
     let asked = e(codes::RATE_LIMIT).with_retry_after(Duration::from_secs(7));
     assert_eq!(decide(&asked, 1), Decision::Retry(Duration::from_secs(7)));
@@ -51,6 +70,13 @@ fn other_recoveries_map_to_their_decision() {
     assert_eq!(decide(&e(codes::NOT_FOUND), 1), Decision::Abort);
     let retired = e("model_retired").with_recovery(Recovery::Fallback);
     assert_eq!(decide(&retired, 1), Decision::Fallback);
+    // Continue is never turned into a retry, even on an error that is retryable: the
+    // partial output was already delivered.
+    let spoke = e("llm.partial")
+        .with_policy(RetryPolicy::DEFAULT)
+        .with_recovery(Recovery::Continue);
+    assert!(spoke.is_retryable());
+    assert_eq!(decide(&spoke, 1), Decision::Continue);
     // A recovery of retry on an error that is never retried.
     let odd = e("odd")
         .with_recovery(Recovery::Retry)
@@ -74,7 +100,10 @@ fn decisions_display_for_logs() {
         "retry in 200ms"
     );
     assert_eq!(Decision::Compact.to_string(), "compact");
+    assert_eq!(Decision::Continue.to_string(), "continue");
+    assert_eq!(format!("[{:>9}]", Decision::Continue), "[ continue]");
     assert_eq!(Decision::Retry(Duration::ZERO).as_str(), "retry");
+    assert_eq!(Decision::Continue.as_str(), "continue");
 }
 
 #[test]
@@ -98,6 +127,19 @@ fn after_a_retrier_gave_up_the_decision_is_not_another_retry() {
         .run_detailed_with_sleep(|_| Err::<(), _>(e(codes::CONTEXT_OVERFLOW)), |_| {});
     assert_eq!(outcome.stop, Stop::Permanent);
     assert_eq!(decide_after(&outcome), Some(Decision::Compact));
+
+    let outcome = Retrier::new()
+        .run_detailed_with_sleep(|_| Err::<(), _>(e(codes::OUTPUT_TRUNCATED)), |_| {});
+    assert_eq!((outcome.attempts, outcome.stop), (1, Stop::Permanent));
+    assert_eq!(decide_after(&outcome), Some(Decision::Continue));
+
+    let outcome =
+        Retrier::new().run_detailed_with_sleep(|_| Err::<(), _>(e(codes::INVALID_OUTPUT)), |_| {});
+    assert_eq!(
+        (outcome.attempts, outcome.stop),
+        (2, Stop::AttemptsExhausted)
+    );
+    assert_eq!(decide_after(&outcome), Some(Decision::Fallback));
 
     let outcome = Retrier::new().run_detailed_with_sleep(
         |_| Err::<(), _>(std::io::Error::other("disk on fire")),

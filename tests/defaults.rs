@@ -233,6 +233,13 @@ enum Recoveries {
     #[agent(recovery = "escalate")]
     #[error("i")]
     Escalate,
+    #[agent(recovery = "continue")]
+    #[error("j")]
+    Continue,
+    // A failure retried before it delivers, continued from after it did.
+    #[agent(retryable, recovery = "continue")]
+    #[error("k")]
+    RetriedThenContinued,
 }
 
 #[test]
@@ -250,12 +257,41 @@ fn an_explicit_recovery_wins() {
     assert_eq!(Recoveries::Compact.recovery(), Recovery::Compact);
     assert_eq!(Recoveries::Abort.recovery(), Recovery::Abort);
     assert_eq!(Recoveries::Escalate.recovery(), Recovery::Escalate);
+    assert_eq!(Recoveries::Continue.recovery(), Recovery::Continue);
+    assert_eq!(
+        Recoveries::RetriedThenContinued.recovery(),
+        Recovery::Continue
+    );
+}
+
+#[test]
+fn a_continue_recovery_is_in_the_catalog() {
+    use agent_error::catalog::Catalog;
+    let entries: Vec<(&str, bool, Recovery)> = Recoveries::CODES
+        .iter()
+        .filter(|d| d.recovery == Recovery::Continue)
+        .map(|d| (d.variant, d.retryable, d.recovery))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("Continue", false, Recovery::Continue),
+            ("RetriedThenContinued", true, Recovery::Continue)
+        ]
+    );
 }
 
 #[test]
 fn an_explicit_recovery_does_not_change_retryability() {
     assert!(!Recoveries::Replan.is_retryable());
     assert!(!Recoveries::Escalate.is_retryable());
+    assert!(!Recoveries::Continue.is_retryable());
+    assert_eq!(Recoveries::Continue.retry_policy(), RetryPolicy::NEVER);
+    assert!(Recoveries::RetriedThenContinued.is_retryable());
+    assert_eq!(
+        Recoveries::RetriedThenContinued.retry_policy(),
+        RetryPolicy::DEFAULT
+    );
     assert!(Recoveries::Abort.is_retryable());
     assert!(Recoveries::Fallback.is_rate_limited());
 }

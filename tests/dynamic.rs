@@ -139,6 +139,8 @@ fn other_codes_are_not_retryable_by_default() {
         codes::RATE_LIMIT,
         codes::TIMEOUT,
         codes::PROVIDER_UNAVAILABLE,
+        codes::STREAM_INTERRUPTED,
+        codes::INVALID_OUTPUT,
     ] {
         assert_eq!(
             Error::new("a.b", code, "x").recovery(),
@@ -154,6 +156,8 @@ fn other_codes_are_not_retryable_by_default() {
         (codes::BUDGET_EXHAUSTED, Recovery::Escalate),
         (codes::NOT_FOUND, Recovery::Abort),
         (codes::CONTEXT_OVERFLOW, Recovery::Compact),
+        (codes::OUTPUT_TRUNCATED, Recovery::Continue),
+        (codes::CONTENT_FILTERED, Recovery::Replan),
         ("custom.code", Recovery::Abort),
     ] {
         let e = Error::new("a.b", code, "x");
@@ -225,6 +229,128 @@ fn the_vocabulary_has_the_spec_values() {
     assert_eq!(codes::BUDGET_EXHAUSTED, "budget_exhausted");
     assert_eq!(codes::NOT_FOUND, "not_found");
     assert_eq!(codes::CONTEXT_OVERFLOW, "context_overflow");
+    assert_eq!(codes::STREAM_INTERRUPTED, "stream_interrupted");
+    assert_eq!(codes::OUTPUT_TRUNCATED, "output_truncated");
+    assert_eq!(codes::CONTENT_FILTERED, "content_filtered");
+    assert_eq!(codes::INVALID_OUTPUT, "invalid_output");
+}
+
+#[test]
+fn all_lists_the_vocabulary_in_its_catalog_order() {
+    use agent_error::catalog::Catalog;
+    let catalog: Vec<&str> = codes::Vocabulary::CODES.iter().map(|d| d.code).collect();
+    assert_eq!(catalog, codes::ALL);
+    assert_eq!(
+        codes::ALL,
+        [
+            "rate_limit",
+            "auth_error",
+            "timeout",
+            "invalid_input",
+            "tool_failed",
+            "provider_unavailable",
+            "guard_blocked",
+            "budget_exhausted",
+            "not_found",
+            "context_overflow",
+            "stream_interrupted",
+            "output_truncated",
+            "content_filtered",
+            "invalid_output",
+        ]
+    );
+}
+
+#[test]
+fn stream_interrupted_is_retried_with_the_defaults() {
+    let e = Error::new("llm.stream", codes::STREAM_INTERRUPTED, "connection closed");
+    assert_eq!(e.retry_policy(), RetryPolicy::DEFAULT);
+    assert_eq!((e.is_retryable(), e.is_rate_limited()), (true, false));
+    assert_eq!(e.recovery(), Recovery::Retry);
+}
+
+#[test]
+fn invalid_output_is_retried_once() {
+    let e = Error::new(
+        "llm.generate",
+        codes::INVALID_OUTPUT,
+        "malformed function call",
+    );
+    let p = e.retry_policy();
+    assert_eq!((p.is_retryable(), p.is_rate_limited()), (true, false));
+    assert_eq!(p.max_attempts(), 2);
+    assert_eq!(p.base_delay(), Duration::from_millis(200));
+    assert_eq!(p.max_delay(), Duration::from_secs(30));
+    assert_eq!(p.factor(), 2.0);
+    assert_eq!(p.jitter(), Jitter::Full);
+    assert_eq!(p.max_wait(), Duration::from_secs(60));
+    assert_eq!(p.retry_after(), None);
+    assert_eq!(e.recovery(), Recovery::Retry);
+    assert_eq!(codes::default_policy(codes::INVALID_OUTPUT), p);
+
+    // A retrier makes the call twice, not three times.
+    let mut calls = 0;
+    let outcome = agent_error::retry::Retrier::new().run_detailed_with_sleep(
+        |_| {
+            calls += 1;
+            Err::<(), _>(Error::new(
+                "llm.generate",
+                codes::INVALID_OUTPUT,
+                "bad json",
+            ))
+        },
+        |_| {},
+    );
+    assert_eq!(
+        (calls, outcome.attempts, outcome.stop),
+        (2, 2, agent_error::retry::Stop::AttemptsExhausted)
+    );
+}
+
+#[test]
+fn output_truncated_continues_and_content_filtered_replans() {
+    let cut = Error::new(
+        "llm.generate",
+        codes::OUTPUT_TRUNCATED,
+        "stopped at max_tokens",
+    );
+    assert_eq!(cut.retry_policy(), RetryPolicy::NEVER);
+    assert_eq!(cut.recovery(), Recovery::Continue);
+    let refused = Error::new("llm.generate", codes::CONTENT_FILTERED, "refused");
+    assert_eq!(refused.retry_policy(), RetryPolicy::NEVER);
+    assert_eq!(refused.recovery(), Recovery::Replan);
+    // The vocabulary documents a hint for each; an `Error` carries only those it is given.
+    assert!(cut.hints().is_empty() && refused.hints().is_empty());
+    let hints = |code: &str| {
+        use agent_error::catalog::Catalog;
+        codes::Vocabulary::CODES
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap()
+            .hints
+    };
+    assert_eq!(
+        hints(codes::OUTPUT_TRUNCATED),
+        ["continue from the partial output, or raise the output token limit"]
+    );
+    assert_eq!(
+        hints(codes::CONTENT_FILTERED),
+        ["change the request; the provider's policy refused it"]
+    );
+    assert_eq!(
+        (
+            codes::default_recovery(codes::OUTPUT_TRUNCATED),
+            codes::default_recovery(codes::CONTENT_FILTERED),
+            codes::default_recovery(codes::STREAM_INTERRUPTED),
+            codes::default_recovery(codes::INVALID_OUTPUT),
+        ),
+        (
+            Some(Recovery::Continue),
+            Some(Recovery::Replan),
+            Some(Recovery::Retry),
+            Some(Recovery::Retry)
+        )
+    );
 }
 
 #[test]
@@ -240,6 +366,10 @@ fn every_vocabulary_code_is_valid() {
         codes::BUDGET_EXHAUSTED,
         codes::NOT_FOUND,
         codes::CONTEXT_OVERFLOW,
+        codes::STREAM_INTERRUPTED,
+        codes::OUTPUT_TRUNCATED,
+        codes::CONTENT_FILTERED,
+        codes::INVALID_OUTPUT,
     ] {
         assert!(is_valid_code(code), "{code}");
     }

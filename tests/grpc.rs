@@ -172,6 +172,33 @@ fn a_status_is_classified_in_a_chain_by_its_code_alone() {
     );
 }
 
+#[test]
+fn the_stream_codes_and_a_continue_recovery_cross_as_a_status() {
+    let cut = agent_error::Error::new("llm.generate", codes::OUTPUT_TRUNCATED, "stopped");
+    let status = agent_error::tonic::to_status(&cut);
+    assert_eq!(status.code(), Code::Internal);
+    let info = status.get_details_error_info().unwrap();
+    assert_eq!(
+        (info.reason.as_str(), info.metadata["recovery"].as_str()),
+        ("output_truncated", "continue")
+    );
+    let report = agent_error::tonic::read_status(&status);
+    assert_eq!(
+        (report.code(), report.is_retryable(), report.recovery()),
+        ("output_truncated", false, Recovery::Continue)
+    );
+
+    // A retried stream code answers UNAVAILABLE and reads back retryable.
+    let interrupted = agent_error::Error::new("llm.stream", codes::STREAM_INTERRUPTED, "reset");
+    let status = agent_error::tonic::to_status(&interrupted);
+    assert_eq!(status.code(), Code::Unavailable);
+    let report = agent_error::tonic::read_status(&status);
+    assert_eq!(
+        (report.code(), report.is_retryable(), report.recovery()),
+        ("stream_interrupted", true, Recovery::Retry)
+    );
+}
+
 /// A status as a hostile peer sends it: forged hints, a huge message, a negative delay.
 fn hostile_status(code: Code, message: &str, hints: &str, delay_seconds: Option<i64>) -> Status {
     use prost::Message as _;

@@ -221,6 +221,34 @@ async fn an_unknown_tool_is_a_json_rpc_error_and_rmcps_own_argument_errors_read_
 }
 
 #[test]
+fn a_continue_recovery_reads_back_from_the_structured_form_and_the_text() {
+    let cut = agent_error::Error::new(
+        "llm.generate",
+        agent_error::codes::OUTPUT_TRUNCATED,
+        "stopped at max_tokens",
+    );
+    let result = mcp::tool_result(&cut);
+    assert_eq!(
+        result.structured_content.as_ref().unwrap()["recovery"],
+        "continue"
+    );
+    let report = mcp::read_result(&result).unwrap();
+    assert_eq!(
+        (report.code(), report.is_retryable(), report.recovery()),
+        ("output_truncated", false, Recovery::Continue)
+    );
+    // Text alone: the vocabulary's recovery for the code.
+    let text = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+        "[error:output_truncated] stopped at max_tokens",
+    )]);
+    let report = mcp::read_result(&text).unwrap();
+    assert_eq!(
+        (report.code(), report.is_retryable(), report.recovery()),
+        ("output_truncated", false, Recovery::Continue)
+    );
+}
+
+#[test]
 fn an_unclassified_error_stays_on_the_server() {
     let e = std::io::Error::other("connection to 10.0.0.7:5432 failed: password authentication");
     let result = mcp::respond(&e).unwrap();

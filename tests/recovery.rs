@@ -8,6 +8,7 @@ fn every_recovery_in_declaration_order() {
         Recovery::ALL,
         [
             Recovery::Retry,
+            Recovery::Continue,
             Recovery::Replan,
             Recovery::Fallback,
             Recovery::Compact,
@@ -23,7 +24,7 @@ fn names_are_the_attribute_values() {
     assert_eq!(
         names,
         [
-            "retry", "replan", "fallback", "compact", "abort", "escalate"
+            "retry", "continue", "replan", "fallback", "compact", "abort", "escalate"
         ]
     );
 }
@@ -31,6 +32,7 @@ fn names_are_the_attribute_values() {
 #[test]
 fn display_is_the_name_and_honours_padding() {
     assert_eq!(Recovery::Compact.to_string(), "compact");
+    assert_eq!(Recovery::Continue.to_string(), "continue");
     assert_eq!(format!("[{:>8}]", Recovery::Abort), "[   abort]");
 }
 
@@ -39,14 +41,16 @@ fn parsing_round_trips() {
     for r in Recovery::ALL {
         assert_eq!(r.as_str().parse::<Recovery>(), Ok(r));
     }
+    assert_eq!("continue".parse::<Recovery>(), Ok(Recovery::Continue));
 }
 
 #[test]
 fn parsing_an_unknown_name_fails() {
     assert_eq!("Retry".parse::<Recovery>(), Err(UnknownRecovery));
     assert_eq!("".parse::<Recovery>(), Err(UnknownRecovery));
+    assert_eq!("Continue".parse::<Recovery>(), Err(UnknownRecovery));
     assert_eq!(
         UnknownRecovery.to_string(),
-        "unknown recovery; expected one of retry, replan, fallback, compact, abort, escalate"
+        "unknown recovery; expected one of retry, continue, replan, fallback, compact, abort, escalate"
     );
 }

@@ -304,6 +304,63 @@ fn structured_results_serialize_for_mcp() {
     );
 }
 
+#[test]
+fn a_continue_recovery_renders_for_the_model() {
+    let cut = Error::new(
+        "llm.generate",
+        agent_error::codes::OUTPUT_TRUNCATED,
+        "stopped at max_tokens.",
+    )
+    .with_hint("continue from the partial output, or raise the output token limit");
+    let text = tool::render(&cut);
+    assert_eq!(
+        text,
+        "[error:output_truncated] stopped at max_tokens\nhint: continue from the partial output, or raise the output token limit"
+    );
+    assert_eq!(
+        tool::parse(&text),
+        Some(ParsedToolError {
+            code: "output_truncated".into(),
+            summary: "stopped at max_tokens".into(),
+            hints: vec!["continue from the partial output, or raise the output token limit".into()],
+            body: None,
+        })
+    );
+    assert_eq!(
+        StructuredToolError::from_error(&cut),
+        StructuredToolError {
+            code: "output_truncated".into(),
+            summary: "stopped at max_tokens".into(),
+            hints: vec!["continue from the partial output, or raise the output token limit".into()],
+            retryable: false,
+            recovery: Recovery::Continue,
+        }
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn a_continue_recovery_serializes_by_its_name() {
+    let cut = Error::new(
+        "llm.generate",
+        agent_error::codes::OUTPUT_TRUNCATED,
+        "stopped at max_tokens",
+    );
+    let json = serde_json::to_value(StructuredToolError::from_error(&cut)).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "code": "output_truncated",
+            "summary": "stopped at max_tokens",
+            "hints": [],
+            "retryable": false,
+            "recovery": "continue",
+        })
+    );
+    let back: StructuredToolError = serde_json::from_value(json).unwrap();
+    assert_eq!(back.recovery, Recovery::Continue);
+}
+
 /// What the renderings make of text, character by character: line and paragraph breaks
 /// become spaces; other controls and the bidirectional controls go.
 fn folded(text: &str) -> String {

@@ -212,6 +212,55 @@ fn problem_details_both_ways() {
 }
 
 #[test]
+fn a_continue_recovery_crosses_the_wire_both_ways() {
+    let cut = agent_error::Error::new(
+        "llm.generate",
+        agent_error::codes::OUTPUT_TRUNCATED,
+        "stopped at max_tokens",
+    );
+    let json = serde_json::to_value(Report::capture(&cut)).unwrap();
+    assert_eq!(
+        json,
+        json!({
+            "op": "llm.generate", "code": "output_truncated", "message": "stopped at max_tokens",
+            "retryable": false, "rate_limited": false, "recovery": "continue",
+        })
+    );
+    let back: Report = serde_json::from_value(json).unwrap();
+    assert_eq!(
+        (back.code(), back.is_retryable(), back.recovery()),
+        ("output_truncated", false, Recovery::Continue)
+    );
+
+    // The recovery sent wins over the code's: a stream that failed after it spoke.
+    let spoke: Report = serde_json::from_str(
+        r#"{"code":"stream_interrupted","message":"connection reset","retryable":false,"recovery":"continue"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (spoke.is_retryable(), spoke.recovery()),
+        (false, Recovery::Continue)
+    );
+
+    let problem = Report::capture(&cut).to_problem();
+    assert_eq!(
+        serde_json::to_value(&problem).unwrap(),
+        json!({
+            "type": "about:blank", "title": "output_truncated", "status": 500,
+            "detail": "stopped at max_tokens", "code": "output_truncated", "op": "llm.generate",
+            "retryable": false, "rate_limited": false, "recovery": "continue",
+        })
+    );
+    let back = Report::from_problem(
+        serde_json::from_value(serde_json::to_value(&problem).unwrap()).unwrap(),
+    );
+    assert_eq!(
+        (back.code(), back.is_retryable(), back.recovery()),
+        ("output_truncated", false, Recovery::Continue)
+    );
+}
+
+#[test]
 fn problem_details_without_a_code_are_classified_by_status() {
     let read = |text: &str| Report::from_problem(serde_json::from_str(text).unwrap());
     let throttled = read(

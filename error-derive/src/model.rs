@@ -184,6 +184,7 @@ pub enum Jitter {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Recovery {
     Retry,
+    Continue,
     Replan,
     Fallback,
     Compact,

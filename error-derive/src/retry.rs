@@ -76,9 +76,10 @@ pub fn parse_retryable(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
 /// Each recovery: its name in `recovery = "..."` and its variant in the runtime.
 #[rustfmt::skip]
 const RECOVERIES: &[(&str, Recovery, &str)] = &[
-    ("retry", Recovery::Retry, "Retry"), ("replan", Recovery::Replan, "Replan"),
-    ("fallback", Recovery::Fallback, "Fallback"), ("compact", Recovery::Compact, "Compact"),
-    ("abort", Recovery::Abort, "Abort"), ("escalate", Recovery::Escalate, "Escalate"),
+    ("retry", Recovery::Retry, "Retry"), ("continue", Recovery::Continue, "Continue"),
+    ("replan", Recovery::Replan, "Replan"), ("fallback", Recovery::Fallback, "Fallback"),
+    ("compact", Recovery::Compact, "Compact"), ("abort", Recovery::Abort, "Abort"),
+    ("escalate", Recovery::Escalate, "Escalate"),
 ];
 
 /// Each jitter: its name in `jitter = "..."` and its variant in the runtime.
@@ -93,7 +94,7 @@ pub fn parse_recovery(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
     let names: Vec<_> = RECOVERIES.iter().map(|&(name, r, _)| (name, r)).collect();
     let recovery = one_of(arg, &names, |other| {
         format!(
-            "unknown recovery `{other}`; expected one of \"retry\", \"replan\", \"fallback\", \"compact\", \"abort\", \"escalate\""
+            "unknown recovery `{other}`; expected one of \"retry\", \"continue\", \"replan\", \"fallback\", \"compact\", \"abort\", \"escalate\""
         )
     })?;
     if let Some(recovery) = recovery {

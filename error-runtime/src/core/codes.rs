@@ -13,6 +13,10 @@
 //! assert_eq!(codes::default_recovery(codes::CONTEXT_OVERFLOW), Some(Recovery::Compact));
 //! assert!(codes::is_valid_code("auth.missing_api_key"));
 //! assert!(!codes::is_valid_code("Rate-Limit"));
+//!
+//! // Output cut at its token limit is not retried: the loop continues from what it got.
+//! let cut = Error::new("llm.generate", codes::OUTPUT_TRUNCATED, "stopped at max_tokens");
+//! assert_eq!((cut.is_retryable(), cut.recovery()), (false, Recovery::Continue));
 //! ```
 
 use crate::core::code_doc::{Catalog, CodeDoc};
@@ -38,15 +42,13 @@ pub const BUDGET_EXHAUSTED: &str = "budget_exhausted";
 pub const NOT_FOUND: &str = "not_found";
 /// The prompt does not fit the model's context window.
 pub const CONTEXT_OVERFLOW: &str = "context_overflow";
-
-/// A stream ended, or its transport failed, before the provider's last event (retryable
-/// while nothing was delivered).
+/// A stream ended, or its transport failed, before the provider's last event (retryable).
 pub const STREAM_INTERRUPTED: &str = "stream_interrupted";
-/// The output was cut at the token limit.
+/// The output was cut at its token limit; continue from the partial output.
 pub const OUTPUT_TRUNCATED: &str = "output_truncated";
 /// A refusal or a content filter stopped the output.
 pub const CONTENT_FILTERED: &str = "content_filtered";
-/// The model broke its own output format (retried once).
+/// The model broke its own output format, such as a malformed function call (retryable once).
 pub const INVALID_OUTPUT: &str = "invalid_output";
 
 /// Not a code of the vocabulary: the code that renderings (the wire form, tool results)
@@ -54,7 +56,7 @@ pub const INVALID_OUTPUT: &str = "invalid_output";
 pub const UNCLASSIFIED: &str = "unclassified";
 
 /// Every code of the shared vocabulary.
-pub const ALL: [&str; 10] = [
+pub const ALL: [&str; 14] = [
     RATE_LIMIT,
     AUTH,
     TIMEOUT,
@@ -65,19 +67,34 @@ pub const ALL: [&str; 10] = [
     BUDGET_EXHAUSTED,
     NOT_FOUND,
     CONTEXT_OVERFLOW,
+    STREAM_INTERRUPTED,
+    OUTPUT_TRUNCATED,
+    CONTENT_FILTERED,
+    INVALID_OUTPUT,
 ];
 
 /// The recovery an error with a shared code takes unless it says otherwise: `retry` for
-/// `rate_limit`, `timeout` and `provider_unavailable`; `replan` for `invalid_input`,
-/// `tool_failed` and `guard_blocked`; `escalate` for `auth_error` and `budget_exhausted`;
-/// `abort` for `not_found`; `compact` for `context_overflow`. `None` for other codes.
+/// `rate_limit`, `timeout`, `provider_unavailable`, `stream_interrupted` and
+/// `invalid_output`; `continue` for `output_truncated`; `replan` for `invalid_input`,
+/// `tool_failed`, `guard_blocked` and `content_filtered`; `escalate` for `auth_error` and
+/// `budget_exhausted`; `abort` for `not_found`; `compact` for `context_overflow`. `None` for
+/// other codes.
 pub fn default_recovery(code: &str) -> Option<Recovery> {
     vocabulary_entry(code).map(|d| d.recovery)
 }
 
 /// The retry policy an error with a shared code has unless it says otherwise:
-/// rate-limited for `rate_limit`, retryable with the defaults for `timeout` and
-/// `provider_unavailable`, not retryable for the rest.
+/// rate-limited for `rate_limit`; retryable with the defaults for `timeout`,
+/// `provider_unavailable` and `stream_interrupted`; retried once (2 attempts in all, the
+/// default delays) for `invalid_output`; not retryable for the rest.
+///
+/// ```
+/// use agent_error::{codes, RetryPolicy};
+///
+/// assert_eq!(codes::default_policy(codes::STREAM_INTERRUPTED), RetryPolicy::DEFAULT);
+/// assert_eq!(codes::default_policy(codes::INVALID_OUTPUT).max_attempts(), 2);
+/// assert!(!codes::default_policy(codes::OUTPUT_TRUNCATED).is_retryable());
+/// ```
 pub fn default_policy(code: &str) -> RetryPolicy {
     vocabulary_entry(code).map_or(RetryPolicy::NEVER, |d| d.policy)
 }
@@ -124,6 +141,18 @@ const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 fn vocabulary_entry(code: &str) -> Option<&'static CodeDoc> {
     Vocabulary::CODES.iter().find(|d| d.code == code)
 }
+
+/// The policy of a code that is worth one more try and no more: the default tuning with
+/// 2 attempts in all.
+const RETRIED_ONCE: RetryPolicy = RetryPolicy::__derived(
+    false,
+    2,
+    RetryPolicy::DEFAULT_BASE_DELAY,
+    RetryPolicy::DEFAULT_MAX_DELAY,
+    RetryPolicy::DEFAULT_FACTOR,
+    RetryPolicy::DEFAULT_JITTER,
+    RetryPolicy::DEFAULT_MAX_WAIT,
+);
 
 /// The shared vocabulary as a catalog, so that documentation can list it and
 /// `catalog::conflicts` can check a type against it:
@@ -225,6 +254,38 @@ impl Catalog for Vocabulary {
             &["shorten the prompt: summarise or drop older turns"],
             Recovery::Compact,
             RetryPolicy::NEVER,
+        ),
+        entry(
+            STREAM_INTERRUPTED,
+            "STREAM_INTERRUPTED",
+            "A stream ended, or its transport failed, before the provider's last event.",
+            &[],
+            Recovery::Retry,
+            RetryPolicy::DEFAULT,
+        ),
+        entry(
+            OUTPUT_TRUNCATED,
+            "OUTPUT_TRUNCATED",
+            "The output was cut at its token limit.",
+            &["continue from the partial output, or raise the output token limit"],
+            Recovery::Continue,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            CONTENT_FILTERED,
+            "CONTENT_FILTERED",
+            "A refusal or a content filter stopped the output.",
+            &["change the request; the provider's policy refused it"],
+            Recovery::Replan,
+            RetryPolicy::NEVER,
+        ),
+        entry(
+            INVALID_OUTPUT,
+            "INVALID_OUTPUT",
+            "The model broke its own output format, such as a malformed function call.",
+            &[],
+            Recovery::Retry,
+            RETRIED_ONCE,
         ),
     ];
 }
@@ -335,4 +396,46 @@ pub fn is_valid_op(op: &str) -> bool {
                     b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-'
                 })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ALL, CONTENT_FILTERED, INVALID_OUTPUT, OUTPUT_TRUNCATED, STREAM_INTERRUPTED};
+    use super::{RETRIED_ONCE, defaults_of};
+    use crate::{AgentError, Error, Recovery, RetryPolicy};
+
+    /// A built-in classifier's fixed answer is what `Error::new` with that code has.
+    #[test]
+    fn defaults_of_is_what_a_dynamic_error_has() {
+        for code in ALL.into_iter().chain(["custom.code"]) {
+            let e = Error::new("a.b", code, "x");
+            assert_eq!(
+                defaults_of(code),
+                (e.retry_policy(), e.recovery()),
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_of_the_stream_codes() {
+        assert_eq!(
+            defaults_of(STREAM_INTERRUPTED),
+            (RetryPolicy::DEFAULT, Recovery::Retry)
+        );
+        assert_eq!(
+            defaults_of(OUTPUT_TRUNCATED),
+            (RetryPolicy::NEVER, Recovery::Continue)
+        );
+        assert_eq!(
+            defaults_of(CONTENT_FILTERED),
+            (RetryPolicy::NEVER, Recovery::Replan)
+        );
+        assert_eq!(defaults_of(INVALID_OUTPUT), (RETRIED_ONCE, Recovery::Retry));
+        assert_eq!(RETRIED_ONCE.max_attempts(), 2);
+        assert_eq!(
+            RETRIED_ONCE,
+            RetryPolicy::builder().max_attempts(2).build().unwrap()
+        );
+    }
 }

@@ -13,10 +13,12 @@ use crate::{AgentError, Recovery, RetryPolicy, codes};
 ///
 /// The retry policy follows from the code unless set with
 /// [`with_policy`](Error::with_policy): [`codes::RATE_LIMIT`] is rate-limited,
-/// [`codes::TIMEOUT`] and [`codes::PROVIDER_UNAVAILABLE`] are retryable with the
-/// default tuning, every other code is not retryable. The recovery is the shared
+/// [`codes::TIMEOUT`], [`codes::PROVIDER_UNAVAILABLE`] and [`codes::STREAM_INTERRUPTED`]
+/// are retryable with the default tuning, [`codes::INVALID_OUTPUT`] is retried once, every
+/// other code is not retryable ([`codes::default_policy`]). The recovery is the shared
 /// vocabulary's for its code ([`codes::default_recovery`]: `replan` for `invalid_input`,
-/// `compact` for `context_overflow`, …), and for other codes [`Recovery::Retry`] when
+/// `continue` for `output_truncated`, `compact` for `context_overflow`, …), and for other
+/// codes [`Recovery::Retry`] when
 /// retryable and [`Recovery::Abort`] otherwise, unless set with
 /// [`with_recovery`](Error::with_recovery).
 ///

@@ -14,12 +14,15 @@ use core::str::FromStr;
 ///
 /// assert_eq!("compact".parse::<Recovery>(), Ok(Recovery::Compact));
 /// assert_eq!(Recovery::Fallback.as_str(), "fallback");
+/// assert_eq!(Recovery::Continue.to_string(), "continue");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Recovery {
     /// Try the same call again, after the delay the retry policy gives.
     Retry,
-    /// Go on from the partial output the call already delivered.
+    /// Go on from the partial output: the call already delivered part of its answer (a
+    /// stream that failed after it spoke, output cut at its token limit); continue from it
+    /// instead of starting again.
     Continue,
     /// Change the plan: the arguments or the approach were wrong.
     Replan,
@@ -52,8 +55,9 @@ impl Recovery {
     }
 
     /// Every recovery, in declaration order.
-    pub const ALL: [Recovery; 6] = [
+    pub const ALL: [Recovery; 7] = [
         Recovery::Retry,
+        Recovery::Continue,
         Recovery::Replan,
         Recovery::Fallback,
         Recovery::Compact,
@@ -61,7 +65,8 @@ impl Recovery {
         Recovery::Escalate,
     ];
 
-    /// The lowercase name used in attributes and renderings (`"retry"`, `"compact"`, …).
+    /// The lowercase name used in attributes and renderings (`"retry"`, `"continue"`,
+    /// `"compact"`, …).
     pub const fn as_str(self) -> &'static str {
         match self {
             Recovery::Retry => "retry",
@@ -88,7 +93,7 @@ pub struct UnknownRecovery;
 impl fmt::Display for UnknownRecovery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "unknown recovery; expected one of retry, replan, fallback, compact, abort, escalate",
+            "unknown recovery; expected one of retry, continue, replan, fallback, compact, abort, escalate",
         )
     }
 }

@@ -13,7 +13,8 @@ use crate::{ErrorChain, Recovery};
 pub enum Decision {
     /// Call again after this delay.
     Retry(Duration),
-    /// Go on from the partial output already delivered.
+    /// Go on from the partial output the failed call already delivered, instead of
+    /// starting it again.
     Continue,
     /// Use another model, provider or tool.
     Fallback,
@@ -28,7 +29,7 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// A short lowercase name (`"retry"`, `"fallback"`, …), for logs.
+    /// A short lowercase name (`"retry"`, `"continue"`, `"fallback"`, …), for logs.
     pub const fn as_str(self) -> &'static str {
         match self {
             Decision::Retry(_) => "retry",
@@ -72,8 +73,8 @@ impl fmt::Display for Decision {
 ///   `max_wait`, [`Decision::Fallback`]: another model or provider may answer (a loop with
 ///   none aborts). A recovery of `retry` on an error that is not retryable is
 ///   [`Decision::Abort`];
-/// - every other recovery maps to its decision: `fallback`, `compact`, `replan`, `abort`,
-///   `escalate`.
+/// - every other recovery maps to its decision: `continue`, `fallback`, `compact`, `replan`,
+///   `abort`, `escalate`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -86,6 +87,9 @@ impl fmt::Display for Decision {
 ///
 /// let long = Error::new("llm.generate", codes::CONTEXT_OVERFLOW, "prompt is too long");
 /// assert_eq!(decide(&long, 1), Decision::Compact);
+///
+/// let cut = Error::new("llm.generate", codes::OUTPUT_TRUNCATED, "stopped at max_tokens");
+/// assert_eq!(decide(&cut, 1), Decision::Continue);
 /// assert_eq!(decide(&std::io::Error::other("disk on fire"), 1), Decision::Abort);
 /// ```
 pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {

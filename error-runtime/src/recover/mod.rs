@@ -5,8 +5,9 @@
 //!   error asks for a fallback, is skipped for a cooldown and the next one answers.
 //! - [`CircuitBreaker`]: a key (a tool) that keeps failing is disabled for a while with a
 //!   [`CircuitOpen`] error (`TOOL_DISABLED`, recovery `replan`), then one trial call decides.
-//! - [`decide`]: retry (after how long), fall back, compact, replan, abort or escalate;
-//!   [`decide_after`] the same after a [`Retrier`](crate::retry::Retrier) run, from its outcome.
+//! - [`decide`]: retry (after how long), continue from the partial output, fall back,
+//!   compact, replan, abort or escalate; [`decide_after`] the same after a
+//!   [`Retrier`](crate::retry::Retrier) run, from its outcome.
 //! - Nested retries do not multiply: that one lives in the retrier itself (see
 //!   [`Retrier`](crate::retry::Retrier#nested-retriers-do-not-multiply) and
 //!   [`Stop::AlreadyRetried`](crate::retry::Stop::AlreadyRetried)), so that every retrier
