@@ -396,6 +396,10 @@ impl<C> Fallback<C> {
     }
 }
 
+/// Streams over the candidates.
+#[cfg(feature = "stream")]
+mod stream;
+
 /// A fallback's operation on one candidate, for the retrier's async loop: each attempt's
 /// future borrows the operation and the candidate.
 struct OnCandidate<'c, F, C> {
@@ -429,6 +433,9 @@ struct Call<'f, C, E> {
     shared: Vec<Option<Duration>>,
     /// A cooldown to write into the shared store: the candidate, its length, the code.
     to_share: Option<(usize, Duration, String)>,
+    /// Whether a failure after output (recovery `continue`) moves on to the next candidate,
+    /// as it does for streams.
+    continue_elsewhere: bool,
 }
 
 impl<'f, C, E> Call<'f, C, E> {
@@ -441,6 +448,7 @@ impl<'f, C, E> Call<'f, C, E> {
             stopped: false,
             shared: Vec::new(),
             to_share: None,
+            continue_elsewhere: false,
         }
     }
 
@@ -501,7 +509,8 @@ impl<'f, C, E> Call<'f, C, E> {
         let (another, retry_after, code) = match crate::classify(error.error_chain()) {
             Some(c) => {
                 let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
-                (asks_for_another(&*c), c.retry_after(), code)
+                let elsewhere = self.continue_elsewhere && c.recovery() == Recovery::Continue;
+                (asks_for_another(&*c) || elsewhere, c.retry_after(), code)
             }
             None => (false, None, None),
         };

@@ -40,6 +40,8 @@ mod code;
 mod jitter;
 mod retrier;
 mod scope;
+#[cfg(feature = "stream")]
+pub(crate) mod stream;
 
 pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
 #[cfg(feature = "tokio")]

@@ -1,0 +1,155 @@
+//! A fallback chain over streams: each candidate's stream is retried while it has said
+//! nothing, and one that breaks after it spoke hands its partial text to the next.
+
+use std::error::Error as StdError;
+use std::future::Future;
+use std::time::Duration;
+
+use futures_core::{Stream, TryStream};
+
+use super::{Call, Fallback};
+use crate::{AgentError, Recovery};
+use crate::retry::MakeAttempt;
+use crate::retry::stream::{Forward, Queue, attempt};
+use crate::stream::{Event, StreamError, Watch};
+
+/// A stream on one candidate, for the retrier's async loop: each attempt's future borrows
+/// the opener, the candidate and the text to continue from.
+struct OnCandidate<'c, O, C> {
+    open: &'c mut O,
+    value: &'c C,
+    resume: Option<&'c str>,
+    queue: &'c Queue,
+}
+
+impl<O, C, S, B, E, OE> MakeAttempt<(), StreamError> for OnCandidate<'_, O, C>
+where
+    O: AsyncFnMut(&C, Option<&str>, u32) -> Result<Watch<S>, OE>,
+    S: TryStream<Ok = B, Error = E>,
+    B: AsRef<[u8]>,
+    E: Into<Box<dyn StdError + Send + Sync + 'static>>,
+    OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
+{
+    fn attempt(&mut self, n: u32) -> impl Future<Output = Result<(), StreamError>> {
+        attempt((self.open)(self.value, self.resume, n), self.queue)
+    }
+}
+
+impl<C> Fallback<C> {
+    /// Runs a stream on the first healthy candidate, as [`run_async`](Self::run_async) runs
+    /// a call: `open(candidate, resume, attempt)` opens it and gives its [`Watch`], and the
+    /// stream this returns yields each event as it arrives, whichever candidate and attempt
+    /// it came from, then ends or yields the [`StreamError`] it ended in.
+    ///
+    /// On each candidate the stream is retried by the retrier while it has delivered
+    /// nothing (see [`Retrier::run_stream`](crate::retry::Retrier::run_stream)). A
+    /// rate-limited failure, or one whose recovery is `fallback`, moves on to the next
+    /// candidate, as for any call; so does a stream that broke after it delivered output
+    /// (recovery [`Continue`](Recovery::Continue)): the next candidate's `open` receives the
+    /// text delivered so far as `resume` (what the watches kept with
+    /// [`keep_text`](Watch::keep_text), `Some("")` when they kept none), to continue from it
+    /// the way a router's mid-stream fallback does. The candidate that failed cools down as
+    /// after any failure. A permanent failure stops the chain.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// use agent_error::{recover::Fallback, stream::Watch};
+    /// use futures_util::StreamExt;
+    ///
+    /// let models = Fallback::new(["primary", "secondary"]);
+    /// let events: Vec<_> = models
+    ///     .run_stream(
+    ///         async |model: &&str, resume: Option<&str>, _attempt| {
+    ///             let body = match (*model, resume) {
+    ///                 // The primary speaks, then its connection drops.
+    ///                 ("primary", _) => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".to_owned(),
+    ///                 // The secondary continues from what was delivered.
+    ///                 (_, Some(said)) => format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{said}lo\"}}}}]}}\n\ndata: [DONE]\n\n"),
+    ///                 (_, None) => unreachable!(),
+    ///             };
+    ///             let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(body)]);
+    ///             Ok::<_, std::io::Error>(Watch::new(chunks).keep_text(1 << 20))
+    ///         },
+    ///         |_delay| async {},
+    ///     )
+    ///     .collect()
+    ///     .await;
+    /// let data: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().data().to_owned()).collect();
+    /// assert!(data[1].contains("Hello"));
+    /// assert_eq!(events.len(), 3);
+    /// assert_eq!(models.cooling_for(0).is_some(), true);
+    /// # });
+    /// ```
+    pub fn run_stream<'a, O, S, B, E, OE, Sl, SFut>(
+        &'a self,
+        mut open: O,
+        mut sleep: Sl,
+    ) -> impl Stream<Item = Result<Event, StreamError>> + 'a
+    where
+        O: AsyncFnMut(&C, Option<&str>, u32) -> Result<Watch<S>, OE> + 'a,
+        S: TryStream<Ok = B, Error = E> + 'a,
+        B: AsRef<[u8]>,
+        E: Into<Box<dyn StdError + Send + Sync + 'static>>,
+        OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
+        Sl: FnMut(Duration) -> SFut + 'a,
+        SFut: Future<Output = ()> + 'a,
+    {
+        let queue = Queue::default();
+        let sink = queue.clone();
+        let run = async move {
+            let mut call = Call::new(self);
+            call.continue_elsewhere = true;
+            if let Some(store) = &self.store {
+                call.shared = self.shared_cooldowns(&**store).await;
+            }
+            let mut resume: Option<String> = None;
+            while let Some(index) = call.next() {
+                let on_candidate = OnCandidate {
+                    open: &mut open,
+                    value: &self.candidates[index].value,
+                    resume: resume.as_deref(),
+                    queue: &sink,
+                };
+                let outcome = self
+                    .retrier
+                    .run_async_with(on_candidate, &mut sleep, call.hand_back())
+                    .await;
+                if let Err(e) = &outcome.result
+                    && e.recovery() == Recovery::Continue
+                    && !e.delivered().is_empty()
+                {
+                    resume
+                        .get_or_insert_with(String::new)
+                        .push_str(e.partial_text().unwrap_or(""));
+                }
+                let answer = call.after(index, outcome);
+                if let Some(store) = &self.store {
+                    let shared = call.to_share.take();
+                    self.share_cooldown(&**store, shared).await;
+                }
+                if answer.is_some() {
+                    return Ok(());
+                }
+            }
+            let error = call.error();
+            if error.failures().is_empty() {
+                // No candidate was called: all of them cooling down.
+                return Err(StreamError::opening(error));
+            }
+            Err(error.into_last().unwrap_or_else(|| StreamError::opening(NoCandidate)))
+        };
+        Forward::new(run, queue)
+    }
+}
+
+/// Stands for a failure the chain lost, which cannot happen: the last failure is kept.
+#[derive(Debug)]
+struct NoCandidate;
+
+impl std::fmt::Display for NoCandidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("no candidate was called")
+    }
+}
+
+impl StdError for NoCandidate {}

@@ -1,0 +1,200 @@
+//! Retrying a stream: a stream that failed before it delivered anything is opened again as
+//! any call is retried; one that failed after it delivered is handed back. The caller reads
+//! each event as it arrives, whatever attempt it came from.
+
+use std::collections::VecDeque;
+use std::error::Error as StdError;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_core::{Stream, TryStream};
+
+use super::retrier::{MakeAttempt, Retrier};
+use crate::stream::{Event, StreamError, Watch};
+
+/// Where the events of a run wait between the run's future and the caller's polls: only
+/// what arrived in one poll of the run, never a whole stream.
+pub(crate) type Queue = Arc<Mutex<VecDeque<Event>>>;
+
+/// Hands each event to the queue.
+pub(crate) fn push(queue: &Queue, event: Event) {
+    queue
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push_back(event);
+}
+
+/// One attempt of a stream: open it, then hand each event on as it comes; the attempt
+/// fails with the stream's error, or with the opening's error classified.
+pub(crate) async fn attempt<S, B, E, OE>(
+    opened: impl Future<Output = Result<Watch<S>, OE>>,
+    queue: &Queue,
+) -> Result<(), StreamError>
+where
+    S: TryStream<Ok = B, Error = E>,
+    B: AsRef<[u8]>,
+    E: Into<Box<dyn StdError + Send + Sync + 'static>>,
+    OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
+{
+    let mut watch = opened.await.map_err(StreamError::opening)?;
+    while let Some(item) = std::future::poll_fn(|cx| Pin::new(&mut watch).poll_next(cx)).await {
+        push(queue, item?);
+    }
+    Ok(())
+}
+
+/// The retrier's operation over a stream: each attempt's future borrows the opener.
+struct Opening<'o, O> {
+    open: &'o mut O,
+    queue: Queue,
+}
+
+impl<O, Fut, S, B, E, OE> MakeAttempt<(), StreamError> for Opening<'_, O>
+where
+    O: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<Watch<S>, OE>>,
+    S: TryStream<Ok = B, Error = E>,
+    B: AsRef<[u8]>,
+    E: Into<Box<dyn StdError + Send + Sync + 'static>>,
+    OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
+{
+    fn attempt(&mut self, n: u32) -> impl Future<Output = Result<(), StreamError>> {
+        attempt((self.open)(n), &self.queue)
+    }
+}
+
+impl Retrier {
+    /// Runs a stream under the retrier: `open(attempt)` opens it (attempt 1 first) and gives
+    /// its [`Watch`], and the stream this returns yields each event as it arrives, from
+    /// whichever attempt, then ends, or yields the [`StreamError`] it ended in.
+    ///
+    /// A stream that failed before it delivered any output (its opening failed, say with a
+    /// 503 head or a refused connection, or it was cut or sent an error event before any
+    /// text) is opened again exactly as any call is retried: the failure's own policy, its
+    /// `Retry-After` (from the event, or the response's headers), the retrier's caps, its
+    /// budget and its shared pauses. One that failed after it delivered is not retried: its
+    /// error comes back with [`delivered`](StreamError::delivered) and, when the watch kept
+    /// it, [`partial_text`](StreamError::partial_text), recovery
+    /// [`Continue`](crate::Recovery::Continue). An opening's own error is classified into a
+    /// [`StreamError`] of failure [`Opening`](crate::stream::Failure::Opening), its source.
+    ///
+    /// Nothing is collected first: events wait only between two polls of the returned
+    /// stream. `sleep` is awaited between attempts, as in [`run_async`](Self::run_async).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// use agent_error::{retry::Retrier, stream::Watch};
+    /// use futures_util::StreamExt;
+    ///
+    /// // The first attempt is cut before any text, the second completes.
+    /// let bodies = [
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n",
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n",
+    /// ];
+    /// let retrier = Retrier::new().seed(1);
+    /// let events: Vec<_> = retrier
+    ///     .run_stream(
+    ///         |attempt| async move {
+    ///             let body = bodies[attempt as usize - 1];
+    ///             let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(body)]);
+    ///             Ok::<_, std::io::Error>(Watch::new(chunks))
+    ///         },
+    ///         |_delay| async {},
+    ///     )
+    ///     .collect()
+    ///     .await;
+    /// // The role chunk of attempt 1 (no output yet, so it was re-opened), then attempt 2's
+    /// // text and `[DONE]`.
+    /// assert_eq!(events.len(), 3);
+    /// assert!(events.iter().all(Result::is_ok));
+    /// # });
+    /// ```
+    pub fn run_stream<'a, O, Fut, S, B, E, OE, Sl, SFut>(
+        &'a self,
+        mut open: O,
+        sleep: Sl,
+    ) -> impl Stream<Item = Result<Event, StreamError>> + 'a
+    where
+        O: FnMut(u32) -> Fut + 'a,
+        Fut: Future<Output = Result<Watch<S>, OE>> + 'a,
+        S: TryStream<Ok = B, Error = E> + 'a,
+        B: AsRef<[u8]>,
+        E: Into<Box<dyn StdError + Send + Sync + 'static>>,
+        OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
+        Sl: FnMut(Duration) -> SFut + 'a,
+        SFut: Future<Output = ()> + 'a,
+    {
+        let queue = Queue::default();
+        let sink = queue.clone();
+        let run = async move {
+            let opening = Opening {
+                open: &mut open,
+                queue: sink,
+            };
+            self.run_async_with(opening, sleep, None).await.result
+        };
+        Forward::new(run, queue)
+    }
+}
+
+/// A run's future read as a stream: the events it queued, then its error if it failed.
+pub(crate) struct Forward<F> {
+    run: Pin<Box<F>>,
+    queue: Queue,
+    /// The run's end: `Some(Err)` to yield once the queue is empty.
+    ended: Option<Result<(), StreamError>>,
+    done: bool,
+}
+
+impl<F> Forward<F> {
+    pub(crate) fn new(run: F, queue: Queue) -> Self {
+        Forward {
+            run: Box::pin(run),
+            queue,
+            ended: None,
+            done: false,
+        }
+    }
+
+    fn pop(&self) -> Option<Event> {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
+impl<F> Stream for Forward<F>
+where
+    F: Future<Output = Result<(), StreamError>>,
+{
+    type Item = Result<Event, StreamError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(event) = this.pop() {
+            return Poll::Ready(Some(Ok(event)));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if this.ended.is_none()
+            && let Poll::Ready(end) = this.run.as_mut().poll(cx)
+        {
+            this.ended = Some(end);
+        }
+        if let Some(event) = this.pop() {
+            return Poll::Ready(Some(Ok(event)));
+        }
+        match this.ended.take() {
+            Some(end) => {
+                this.done = true;
+                Poll::Ready(end.err().map(Err))
+            }
+            None => Poll::Pending,
+        }
+    }
+}
