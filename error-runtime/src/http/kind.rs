@@ -48,7 +48,9 @@ impl Kind {
     pub(super) fn resolve(status: u16, body: Option<Kind>, should_retry: Option<bool>) -> Kind {
         let by_status = Kind::of_status(status);
         let kind = match body {
-            Some(Kind::ContextOverflow | Kind::ContentFiltered) if !(400..=499).contains(&status) => {
+            Some(Kind::ContextOverflow | Kind::ContentFiltered)
+                if !(400..=499).contains(&status) =>
+            {
                 by_status
             }
             Some(kind) if status >= 400 => kind,

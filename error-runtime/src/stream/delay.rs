@@ -51,7 +51,10 @@ mod tests {
     #[test]
     fn reads_the_providers_phrasings() {
         let cases = [
-            ("Rate limit reached for gpt-4o. Please try again in 11.054s. Visit …", Some(11_054)),
+            (
+                "Rate limit reached for gpt-4o. Please try again in 11.054s. Visit …",
+                Some(11_054),
+            ),
             ("Please try again in 20ms.", Some(20)),
             ("Try again in 2m.", Some(120_000)),
             ("try again in 1.5 s", Some(1_500)),

@@ -188,11 +188,10 @@ impl StreamError {
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);
         e.status = document.status;
         e.peer_message = document.message.map(String::into_boxed_str);
-        e.retry_after = document.hints.retry_delay.or_else(|| {
-            e.peer_message
-                .as_deref()
-                .and_then(super::delay::in_message)
-        });
+        e.retry_after = document
+            .hints
+            .retry_delay
+            .or_else(|| e.peer_message.as_deref().and_then(super::delay::in_message));
         e
     }
 
@@ -348,11 +347,7 @@ impl StreamError {
             write!(f, " for {after:?}")?;
         }
         if !self.delivered.is_empty() {
-            write!(
-                f,
-                " after {} bytes of output",
-                self.delivered.text_bytes
-            )?;
+            write!(f, " after {} bytes of output", self.delivered.text_bytes)?;
         }
         Ok(())
     }

@@ -45,7 +45,11 @@ impl<'a> Reading<'a> {
 
 /// Reads one event of `provider` (none yet recognised: only what every provider shares, an
 /// error document).
-pub(super) fn read<'a>(provider: Option<Provider>, name: Option<&str>, data: &'a str) -> Reading<'a> {
+pub(super) fn read<'a>(
+    provider: Option<Provider>,
+    name: Option<&str>,
+    data: &'a str,
+) -> Reading<'a> {
     match provider {
         Some(Provider::OpenAiChat) => chat(data),
         Some(Provider::Anthropic) => anthropic(name, data),
@@ -99,11 +103,8 @@ pub(super) fn top_type(data: &str) -> Option<Cow<'_, str>> {
 
 /// Whether `data` has the quoted key `key` (`"choices"`) followed by a colon.
 pub(super) fn has_key(data: &str, key: &str) -> bool {
-    memmem::find_iter(data.as_bytes(), key.as_bytes()).any(|at| {
-        data[at + key.len()..]
-            .trim_start()
-            .starts_with(':')
-    })
+    memmem::find_iter(data.as_bytes(), key.as_bytes())
+        .any(|at| data[at + key.len()..].trim_start().starts_with(':'))
 }
 
 // OpenAI Chat Completions, and the servers that speak it.
@@ -118,9 +119,11 @@ const CHAT_TAILS: [&str; 3] = [
 
 /// A Chat chunk: `[DONE]`, an error object, or choices with deltas and finish reasons.
 fn chat(data: &str) -> Reading<'_> {
-    if let Some(reading) = chat_fast(data) {
-        return reading;
-    }
+    chat_fast(data).unwrap_or_else(|| chat_in_full(data))
+}
+
+/// A Chat chunk read in full.
+fn chat_in_full(data: &str) -> Reading<'_> {
     let mut reading = Reading::default();
     let trimmed = data.trim();
     if trimmed == "[DONE]" {
@@ -258,7 +261,9 @@ fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
             if let Some(fast) = anthropic_text_fast(data) {
                 reading.text(Cow::Borrowed(fast));
             } else {
-                let _ = member(data, "delta", |reader| anthropic_delta(reader, &mut reading));
+                let _ = member(data, "delta", |reader| {
+                    anthropic_delta(reader, &mut reading)
+                });
             }
         }
         "message_delta" => {
@@ -282,7 +287,10 @@ fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
 /// {"type":"text_delta","text":"TEXT"}}`, read from its fixed shape.
 fn anthropic_text_fast(data: &str) -> Option<&str> {
     const OPEN: &str = "\"delta\":{\"type\":\"text_delta\",\"text\":\"";
-    let end = data.len().checked_sub(3).filter(|_| data.ends_with("\"}}"))?;
+    let end = data
+        .len()
+        .checked_sub(3)
+        .filter(|_| data.ends_with("\"}}"))?;
     let start = memmem::rfind(&data.as_bytes()[..end], OPEN.as_bytes())? + OPEN.len();
     plain_string(&data[start..end])
 }
@@ -415,27 +423,29 @@ fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> P
             }
             Ok(())
         }
-        "content" if reader.peek() == Some(b'{') => reader.object(|reader, key| match key.as_ref() {
-            "parts" if reader.peek() == Some(b'[') => reader.array(|reader| {
-                if reader.peek() != Some(b'{') {
-                    return reader.skip_value();
-                }
-                reader.object(|reader, key| match key.as_ref() {
-                    "text" => {
-                        if let Some(text) = text_value(reader)? {
-                            reading.text(text);
+        "content" if reader.peek() == Some(b'{') => {
+            reader.object(|reader, key| match key.as_ref() {
+                "parts" if reader.peek() == Some(b'[') => reader.array(|reader| {
+                    if reader.peek() != Some(b'{') {
+                        return reader.skip_value();
+                    }
+                    reader.object(|reader, key| match key.as_ref() {
+                        "text" => {
+                            if let Some(text) = text_value(reader)? {
+                                reading.text(text);
+                            }
+                            Ok(())
                         }
-                        Ok(())
-                    }
-                    "functionCall" | "executableCode" | "inlineData" => {
-                        reading.content = true;
-                        reader.skip_value()
-                    }
-                    _ => reader.skip_value(),
-                })
-            }),
-            _ => reader.skip_value(),
-        }),
+                        "functionCall" | "executableCode" | "inlineData" => {
+                            reading.content = true;
+                            reader.skip_value()
+                        }
+                        _ => reader.skip_value(),
+                    })
+                }),
+                _ => reader.skip_value(),
+            })
+        }
         _ => reader.skip_value(),
     })
 }

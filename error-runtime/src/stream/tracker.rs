@@ -264,7 +264,10 @@ impl Tracker {
 
     /// `e` with what the stream delivered, and the tracker's op and delay.
     fn fail(&mut self, mut e: StreamError) -> StreamError {
-        let partial = self.kept.as_mut().map(|kept| std::mem::take(&mut kept.text));
+        let partial = self
+            .kept
+            .as_mut()
+            .map(|kept| std::mem::take(&mut kept.text));
         e.set_context(
             self.provider,
             self.delivered,

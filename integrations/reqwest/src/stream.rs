@@ -43,7 +43,9 @@ pub async fn watch_as(
     let op = op.into();
     let response = crate::check_as(response, op.clone()).await?;
     let delay = server_delay(response.headers());
-    Ok(Watch::new(response.bytes_stream()).op(op).retry_after(delay))
+    Ok(Watch::new(response.bytes_stream())
+        .op(op)
+        .retry_after(delay))
 }
 
 /// The delay a successful response's headers ask for, if any: `retry-after-ms`, else

@@ -8,10 +8,10 @@ use std::time::Duration;
 use futures_core::{Stream, TryStream};
 
 use super::{Call, Fallback};
-use crate::{AgentError, Recovery};
 use crate::retry::MakeAttempt;
 use crate::retry::stream::{Forward, Queue, attempt};
 use crate::stream::{Event, StreamError, Watch};
+use crate::{AgentError, Recovery};
 
 /// A stream on one candidate, for the retrier's async loop: each attempt's future borrows
 /// the opener, the candidate and the text to continue from.
@@ -136,7 +136,9 @@ impl<C> Fallback<C> {
                 // No candidate was called: all of them cooling down.
                 return Err(StreamError::opening(error));
             }
-            Err(error.into_last().unwrap_or_else(|| StreamError::opening(NoCandidate)))
+            Err(error
+                .into_last()
+                .unwrap_or_else(|| StreamError::opening(NoCandidate)))
         };
         Forward::new(run, queue)
     }

@@ -11,7 +11,10 @@ const CAPS: Caps = Caps {
 
 /// What framing `chunks` gives, then the end of the stream: each event as
 /// `(name, data, id, retry)`, each bare document as `("<bare>", text, None, None)`.
-fn frames(chunks: &[&[u8]], caps: Caps) -> Result<Vec<(String, String, Option<String>, Option<u64>)>, Oversize> {
+fn frames(
+    chunks: &[&[u8]],
+    caps: Caps,
+) -> Result<Vec<(String, String, Option<String>, Option<u64>)>, Oversize> {
     let mut framing = Frames::new(caps);
     let mut out = Vec::new();
     let mut take = |frame: Frame| match frame {
@@ -47,7 +50,10 @@ fn named(name: &str, data: &str) -> (String, String, Option<String>, Option<u64>
 fn line_ends_of_every_kind() {
     let expected = vec![named("message", "a"), named("x", "b")];
     assert_eq!(events("data: a\n\nevent: x\ndata: b\n\n"), expected);
-    assert_eq!(events("data: a\r\n\r\nevent: x\r\ndata: b\r\n\r\n"), expected);
+    assert_eq!(
+        events("data: a\r\n\r\nevent: x\r\ndata: b\r\n\r\n"),
+        expected
+    );
     assert_eq!(events("data: a\r\revent: x\rdata: b\r\r"), expected);
 }
 
@@ -63,10 +69,7 @@ fn data_lines_join_comments_are_skipped_and_one_space_is_stripped() {
 
 #[test]
 fn a_byte_order_mark_is_skipped_once() {
-    assert_eq!(
-        events("\u{FEFF}data: a\n\n"),
-        vec![named("message", "a")]
-    );
+    assert_eq!(events("\u{FEFF}data: a\n\n"), vec![named("message", "a")]);
     let split = frames(&[b"\xEF", b"\xBB", b"\xBFdata: a\n\n"], CAPS).unwrap();
     assert_eq!(split, vec![named("message", "a")]);
     // A second one is part of the field name, so the line is not a data line.
@@ -112,12 +115,18 @@ fn a_json_document_on_its_own_lines_is_a_bare_frame() {
     assert_eq!(out[0], named("message", "{\"candidates\":[]}"));
     assert_eq!(out[1].0, "<bare>");
     let bare: String = out[1].1.split_whitespace().collect();
-    assert_eq!(bare, "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\"}}");
+    assert_eq!(
+        bare,
+        "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\"}}"
+    );
 }
 
 #[test]
 fn a_line_over_the_cap_is_refused_however_it_comes() {
-    let caps = Caps { line: 64, event: 1024 };
+    let caps = Caps {
+        line: 64,
+        event: 1024,
+    };
     let long = format!("data: {}\n\n", "x".repeat(100));
     assert_eq!(frames(&[long.as_bytes()], caps), Err(Oversize::Line));
     let pieces: Vec<&[u8]> = long.as_bytes().chunks(7).collect();
@@ -129,7 +138,10 @@ fn a_line_over_the_cap_is_refused_however_it_comes() {
 
 #[test]
 fn bytes_between_events_over_the_cap_are_refused() {
-    let caps = Caps { line: 64, event: 256 };
+    let caps = Caps {
+        line: 64,
+        event: 256,
+    };
     let many = "data: 0123456789\n".repeat(40);
     assert_eq!(frames(&[many.as_bytes()], caps), Err(Oversize::Event));
     // Pings alone are bounded the same way.
@@ -157,18 +169,18 @@ fn stream() -> impl Strategy<Value = String> {
         "[a-z: ]{0,8}",
     ];
     let end = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
-    (
-        any::<bool>(),
-        prop::collection::vec((piece, end), 0..24),
-    )
-        .prop_map(|(bom, lines)| {
-            let mut out = if bom { "\u{FEFF}".to_owned() } else { String::new() };
-            for (line, end) in lines {
-                out.push_str(&line);
-                out.push_str(end);
-            }
-            out
-        })
+    (any::<bool>(), prop::collection::vec((piece, end), 0..24)).prop_map(|(bom, lines)| {
+        let mut out = if bom {
+            "\u{FEFF}".to_owned()
+        } else {
+            String::new()
+        };
+        for (line, end) in lines {
+            out.push_str(&line);
+            out.push_str(end);
+        }
+        out
+    })
 }
 
 proptest! {

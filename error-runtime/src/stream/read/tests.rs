@@ -1,0 +1,240 @@
+//! Each provider's events read as the providers document them, and the fast shapes read
+//! exactly as the full reading reads them.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn text(reading: &Reading<'_>) -> Option<String> {
+    reading.text.as_deref().map(str::to_owned)
+}
+
+#[test]
+fn chat_chunks() {
+    let role = r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}"#;
+    let r = chat(role);
+    assert!(!r.content && r.stop.is_none() && !r.terminal && r.error.is_none());
+
+    let hello = r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}]}"#;
+    assert_eq!(text(&chat(hello)).as_deref(), Some("Hello"));
+
+    let stop =
+        r#"{"id":"c","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}"#;
+    assert_eq!(chat(stop).stop.as_deref(), Some("length"));
+
+    assert!(chat("[DONE]").terminal);
+    // Azure's opener: no choices, the prompt's filter results.
+    let azure = r#"{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}"#;
+    assert_eq!(chat(azure), Reading::default());
+
+    let refusal = r#"{"choices":[{"index":0,"delta":{"refusal":"I can't help with that."},"finish_reason":null}]}"#;
+    let r = chat(refusal);
+    assert!(r.refusal && r.content);
+
+    let tool = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]},"finish_reason":null}]}"#;
+    assert_eq!(text(&chat(tool)).as_deref(), Some("{\"city\":"));
+
+    let vllm = r#"{"error": {"object": "error", "message": "boom", "type": "InternalServerError", "param": null, "code": 500}}"#;
+    assert_eq!(chat(vllm).error, Some(vllm));
+    let openrouter = r#"{"id":"x","object":"chat.completion.chunk","error":{"code":502,"message":"Provider disconnected"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#;
+    assert_eq!(chat(openrouter).error, Some(openrouter));
+    let tgi = r#"{"error":"Request failed during generation: Server error: CUDA out of memory","error_type":"generation"}"#;
+    assert_eq!(chat(tgi).error, Some(tgi));
+}
+
+#[test]
+fn anthropic_events() {
+    let delta =
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
+    assert_eq!(
+        text(&anthropic(Some("content_block_delta"), delta)).as_deref(),
+        Some("Hi")
+    );
+    let json = r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}"#;
+    assert_eq!(
+        text(&anthropic(Some("content_block_delta"), json)).as_deref(),
+        Some("{\"a\"")
+    );
+    let stop = r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":5}}"#;
+    assert_eq!(
+        anthropic(Some("message_delta"), stop).stop.as_deref(),
+        Some("max_tokens")
+    );
+    assert!(anthropic(Some("message_stop"), r#"{"type":"message_stop"}"#).terminal);
+    assert_eq!(
+        anthropic(Some("ping"), r#"{"type": "ping"}"#),
+        Reading::default()
+    );
+    let error = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    assert_eq!(anthropic(Some("error"), error).error, Some(error));
+    // Without `event:` lines, the data's type says the same.
+    assert!(anthropic(None, r#"{"type":"message_stop"}"#).terminal);
+}
+
+#[test]
+fn responses_events() {
+    let delta = r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","sequence_number":4}"#;
+    assert_eq!(
+        text(&responses(Some("response.output_text.delta"), delta)).as_deref(),
+        Some("Hi")
+    );
+    let failed = r#"{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"The model failed"}}}"#;
+    let error = responses(Some("response.failed"), failed).error.unwrap();
+    assert!(error.starts_with(r#"{"id":"resp_1""#) && error.ends_with("}}"));
+    let incomplete = r#"{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}"#;
+    let r = responses(Some("response.incomplete"), incomplete);
+    assert!(r.terminal);
+    assert_eq!(r.stop.as_deref(), Some("max_output_tokens"));
+    assert!(
+        responses(
+            Some("response.completed"),
+            r#"{"type":"response.completed"}"#
+        )
+        .terminal
+    );
+    let created = r#"{"type":"response.created","response":{"status":"in_progress","error":null}}"#;
+    assert_eq!(
+        responses(Some("response.created"), created),
+        Reading::default()
+    );
+}
+
+#[test]
+fn gemini_chunks() {
+    let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":3}}"#;
+    let r = gemini(chunk);
+    assert_eq!(text(&r).as_deref(), Some("Hi"));
+    assert!(r.stop.is_none());
+    let last = r#"{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}]}"#;
+    assert_eq!(gemini(last).stop.as_deref(), Some("MAX_TOKENS"));
+    let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[]}}"#;
+    let r = gemini(blocked);
+    assert!(r.blocked);
+    assert_eq!(r.stop.as_deref(), Some("SAFETY"));
+    let error =
+        r#"{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}"#;
+    assert_eq!(gemini(error).error, Some(error));
+}
+
+#[test]
+fn recognition_from_the_first_event_that_tells() {
+    let chat = r#"{"id":"c","object":"chat.completion.chunk","choices":[]}"#;
+    assert_eq!(Provider::recognise(None, chat), Some(Provider::OpenAiChat));
+    assert_eq!(
+        Provider::recognise(None, "[DONE]"),
+        Some(Provider::OpenAiChat)
+    );
+    assert_eq!(
+        Provider::recognise(Some("message_start"), "{}"),
+        Some(Provider::Anthropic)
+    );
+    assert_eq!(
+        Provider::recognise(Some("response.created"), "{}"),
+        Some(Provider::OpenAiResponses)
+    );
+    assert_eq!(
+        Provider::recognise(None, r#"{"candidates":[]}"#),
+        Some(Provider::Gemini)
+    );
+    // An error first tells nothing of who sent it.
+    assert_eq!(
+        Provider::recognise(Some("error"), r#"{"type":"error","error":{}}"#),
+        None
+    );
+    assert_eq!(
+        Provider::recognise(None, r#"{"error":{"message":"x"}}"#),
+        None
+    );
+    // A string value is not a key.
+    assert_eq!(Provider::recognise(None, r#"{"note":"choices"}"#), None);
+}
+
+#[test]
+fn nothing_readable_panics_or_counts_as_output() {
+    for data in [
+        "",
+        "{",
+        "[",
+        "null",
+        "\"choices\"",
+        "{\"choices\":",
+        "[DONE",
+        "{}}",
+    ] {
+        for provider in [
+            None,
+            Some(Provider::OpenAiChat),
+            Some(Provider::Anthropic),
+            Some(Provider::OpenAiResponses),
+            Some(Provider::Gemini),
+        ] {
+            let r = read(provider, None, data);
+            assert!(!r.content, "{provider:?} {data:?}");
+        }
+    }
+    let deep = "[".repeat(100_000);
+    assert!(!chat(&deep).content);
+}
+
+/// A text delta's text, as a JSON string's content: plain, or with escapes.
+fn delta_text() -> impl Strategy<Value = String> {
+    "(\\PC|[\"\\\\\n\t]){0,24}"
+}
+
+fn json_string(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+proptest! {
+    /// The fast shape of a Chat text delta reads as the full reading reads it.
+    #[test]
+    fn the_chat_fast_shape_reads_as_the_full_reading(text in delta_text(), tail in 0usize..3, finish in prop::option::of("[a-z_]{1,8}")) {
+        let finish = finish.map_or("null".to_owned(), |f| format!("\"{f}\""));
+        let tails = [
+            format!(",\"logprobs\":null,\"finish_reason\":{finish}}}]}}"),
+            format!(",\"finish_reason\":{finish}}}]}}"),
+            format!(",\"finish_reason\":{finish},\"logprobs\":null}}]}}"),
+        ];
+        let data = format!(
+            "{{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}{}",
+            json_string(&text),
+            tails[tail],
+        );
+        let fast = chat(&data);
+        prop_assert_eq!(fast.text.as_deref().unwrap_or(""), text.as_str());
+        prop_assert_eq!(fast, chat_in_full(&data));
+    }
+
+    /// The fast shape of an Anthropic text delta reads as the full reading reads it.
+    #[test]
+    fn the_anthropic_fast_shape_reads_as_the_full_reading(text in delta_text()) {
+        let data = format!(
+            "{{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{}\"}}}}",
+            json_string(&text),
+        );
+        let fast = anthropic(Some("content_block_delta"), &data);
+        let mut full = Reading::default();
+        let _ = member(&data, "delta", |reader| anthropic_delta(reader, &mut full));
+        prop_assert_eq!(fast, full);
+    }
+
+    /// Any data, under any provider, reads without a panic.
+    #[test]
+    fn any_data_reads_without_a_panic(data in "\\PC{0,96}", name in prop::option::of("[a-z_.]{0,24}")) {
+        for provider in [None, Some(Provider::OpenAiChat), Some(Provider::Anthropic), Some(Provider::OpenAiResponses), Some(Provider::Gemini)] {
+            let _ = read(provider, name.as_deref(), &data);
+        }
+        let _ = Provider::recognise(name.as_deref(), &data);
+    }
+}
