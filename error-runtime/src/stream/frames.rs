@@ -2,11 +2,12 @@
 //! under the event rules of the WHATWG `EventSource`, with the caps that keep a hostile
 //! stream in bounded memory. Synchronous: the watch feeds it bytes and takes events.
 
+use std::ops::Range;
 use std::time::Duration;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use bytes_utils::Str;
-use sseer::parser::{RawEventLineOwned, parse_line_from_buffer};
+use sseer::parser::{RawEventLine, parse_line};
 
 use super::event::Event;
 
@@ -49,29 +50,37 @@ pub(super) enum Oversize {
     Event,
 }
 
-/// The data of the event being assembled: most events have one `data:` line, kept as the
-/// slice of the buffer it came in (no copy); a second line joins them.
+/// The data of the event being assembled: most events have one `data:` line, kept as its
+/// place in the buffer (sliced out, not copied, when the event is dispatched); a second
+/// line joins them.
 #[derive(Debug, Default)]
 enum Data {
     #[default]
     None,
-    One(Bytes),
+    One(Range<usize>),
     Many(BytesMut),
 }
 
 /// The framing state of one stream.
+///
+/// The buffer holds the bytes of the event being assembled and what follows them; lines are
+/// read in place, and the event's bytes are split off the buffer once, when it is
+/// dispatched, so that its data is a slice of them.
 #[derive(Debug)]
 pub(super) struct Frames {
     buffer: BytesMut,
-    /// Where the search for the next line end resumes in `buffer`.
-    scanned: usize,
+    /// The start of the next line in `buffer`.
+    at: usize,
+    /// Up to where `buffer` is known to hold no line end after `at` (a line that has not
+    /// ended is not searched again from its start).
+    searched: usize,
     /// Whether the stream's start (and a byte order mark there) is behind us.
     started: bool,
     caps: Caps,
     /// Bytes of lines read since the last event (or bare document) was given out.
     since_event: usize,
-    /// The event being assembled.
-    name: Option<Bytes>,
+    /// The event being assembled: its type's and data's places in `buffer`.
+    name: Option<Range<usize>>,
     data: Data,
     retry: Option<Duration>,
     /// The last event id, which every later event carries, as in `EventSource`.
@@ -86,7 +95,8 @@ impl Frames {
     pub(super) fn new(caps: Caps) -> Self {
         Frames {
             buffer: BytesMut::new(),
-            scanned: 0,
+            at: 0,
+            searched: 0,
             started: false,
             caps,
             since_event: 0,
@@ -107,6 +117,7 @@ impl Frames {
     /// Appends bytes (at most [`PIECE`] at a time is what the watch gives).
     pub(super) fn push(&mut self, bytes: &[u8]) {
         if self.buffer.capacity() - self.buffer.len() < bytes.len() {
+            self.compact();
             self.buffer.reserve(bytes.len().max(MIN_RESERVE));
         }
         self.buffer.extend_from_slice(bytes);
@@ -118,17 +129,27 @@ impl Frames {
             return Ok(None);
         }
         loop {
-            let before = self.buffer.len();
-            let Some(line) = parse_line_from_buffer(&mut self.buffer, &mut self.scanned) else {
-                if self.buffer.len() > self.caps.line {
-                    return Err(Oversize::Line);
+            // A line that had not ended is looked at again only once a line end came.
+            if self.searched > self.at {
+                let fresh = &self.buffer[self.searched..];
+                if memchr::memchr2(b'\n', b'\r', fresh).is_none() {
+                    self.searched = self.buffer.len();
+                    return self.unended();
                 }
-                return Ok(None);
+            }
+            let rest = &self.buffer[self.at..];
+            let Some((line, after)) = parse_line(rest) else {
+                // No line end, or a CR at the very end that may be a CRLF's half.
+                self.searched = self.buffer.len().saturating_sub(1).max(self.at);
+                return self.unended();
             };
-            let read = before - self.buffer.len();
+            let read = rest.len() - after.len();
             if read > self.caps.line.saturating_add(2) {
                 return Err(Oversize::Line);
             }
+            let line = self.place(line);
+            self.at += read;
+            self.searched = self.at;
             self.since_event = self.since_event.saturating_add(read);
             if self.since_event > self.caps.event {
                 return Err(Oversize::Event);
@@ -140,19 +161,30 @@ impl Frames {
         }
     }
 
+    /// What an unended line at the end of the buffer means: nothing yet, or a line over
+    /// the cap.
+    fn unended(&self) -> Result<Option<Frame>, Oversize> {
+        if self.buffer.len() - self.at > self.caps.line {
+            Err(Oversize::Line)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// The end of the stream: a last line without its line end is read, and an event whose
     /// lines all ended is dispatched though its blank line is missing, as is a bare document.
     pub(super) fn finish(&mut self) -> Result<Option<Frame>, Oversize> {
-        if !self.buffer.is_empty() && self.buffer.last() == Some(&b'\r') {
+        if self.buffer.len() > self.at && self.buffer.last() == Some(&b'\r') {
             // A lone CR at the very end ends its line.
             self.buffer.put_u8(b'\n');
+            self.searched = self.at;
         }
         if let Some(frame) = self.next()? {
             return Ok(Some(frame));
         }
         // Whatever is left is a line cut before its end: dropped, as the standard says.
-        self.buffer.clear();
-        self.scanned = 0;
+        self.buffer.truncate(self.at);
+        self.searched = self.at;
         if let Some(bare) = self.bare.take() {
             return Ok(bare_document(bare));
         }
@@ -166,71 +198,90 @@ impl Frames {
         if self.buffer[..n] != BOM[..n] {
             self.started = true;
         } else if n == BOM.len() {
-            let _ = self.buffer.split_to(BOM.len());
+            self.buffer.advance(BOM.len());
             self.started = true;
         }
         self.started
     }
 
-    /// Takes one line; an event or a bare document when the line completes one.
-    fn line(&mut self, line: RawEventLineOwned) -> Option<Frame> {
+    /// A line's parts as places in the buffer.
+    fn place(&self, line: RawEventLine<'_>) -> Line {
+        let base = self.buffer.as_ptr() as usize;
+        let range = |part: &[u8]| {
+            let start = part.as_ptr() as usize - base;
+            start..start + part.len()
+        };
         match line {
-            RawEventLineOwned::Empty => {
-                self.in_block = false;
-                if let Some(bare) = self.bare.take() {
-                    return bare_document(bare);
-                }
-                self.dispatch().map(Frame::Event)
-            }
-            RawEventLineOwned::Comment => None,
-            RawEventLineOwned::Field {
+            RawEventLine::Empty => Line::Empty,
+            RawEventLine::Comment => Line::Comment,
+            RawEventLine::Field {
                 field_name,
                 field_value,
-            } => {
-                if self.bare.is_some()
-                    || (!self.in_block && matches!(field_name.first(), Some(b'{' | b'[')))
-                {
-                    self.bare_line(&field_name, field_value.as_deref());
+            } => Line::Field(range(field_name), field_value.map(range)),
+        }
+    }
+
+    /// Takes one line; an event or a bare document when the line completes one.
+    fn line(&mut self, line: Line) -> Option<Frame> {
+        match line {
+            Line::Empty => {
+                self.in_block = false;
+                if let Some(bare) = self.bare.take() {
+                    self.compact();
+                    return bare_document(bare);
+                }
+                let event = self.dispatch();
+                if event.is_none() {
+                    // A block that dispatched nothing (pings, comments) leaves nothing to keep.
+                    self.compact();
+                }
+                event.map(Frame::Event)
+            }
+            Line::Comment => None,
+            Line::Field(name, value) => {
+                let first = self.buffer.get(name.start).copied();
+                if self.bare.is_some() || (!self.in_block && matches!(first, Some(b'{' | b'['))) {
+                    self.bare_line(name, value);
                     return None;
                 }
                 self.in_block = true;
-                self.field(&field_name, field_value);
+                self.field(name, value);
                 None
             }
         }
     }
 
     /// One field of the event being assembled.
-    fn field(&mut self, name: &[u8], value: Option<Bytes>) {
-        match name {
+    fn field(&mut self, name: Range<usize>, value: Option<Range<usize>>) {
+        let value = value.unwrap_or(name.end..name.end);
+        match &self.buffer[name] {
             b"data" => {
-                let value = value.unwrap_or_default();
                 self.data = match std::mem::take(&mut self.data) {
                     Data::None => Data::One(value),
                     Data::One(first) => {
                         let mut joined = BytesMut::with_capacity(first.len() + 1 + value.len());
-                        joined.extend_from_slice(&first);
+                        joined.extend_from_slice(&self.buffer[first]);
                         joined.put_u8(b'\n');
-                        joined.extend_from_slice(&value);
+                        joined.extend_from_slice(&self.buffer[value]);
                         Data::Many(joined)
                     }
                     Data::Many(mut joined) => {
                         joined.put_u8(b'\n');
-                        joined.extend_from_slice(&value);
+                        joined.extend_from_slice(&self.buffer[value]);
                         Data::Many(joined)
                     }
                 };
             }
-            b"event" => self.name = value,
+            b"event" => self.name = Some(value),
             b"id" => {
-                let value = value.unwrap_or_default();
+                let id = &self.buffer[value];
                 // An id with a NUL is ignored, as `EventSource` ignores it.
-                if !value.contains(&0) {
-                    self.id = Some(text(value));
+                if !id.contains(&0) {
+                    self.id = Some(text(Bytes::copy_from_slice(id)));
                 }
             }
             b"retry" => {
-                if let Some(ms) = value.as_deref().and_then(digits) {
+                if let Some(ms) = digits(&self.buffer[value]) {
                     self.retry = Some(Duration::from_millis(ms));
                 }
             }
@@ -240,36 +291,60 @@ impl Frames {
 
     /// A line of a bare JSON document, written back as it came (the one space the line
     /// parser took after the colon does not change the JSON).
-    fn bare_line(&mut self, name: &[u8], value: Option<&[u8]>) {
+    fn bare_line(&mut self, name: Range<usize>, value: Option<Range<usize>>) {
         let bare = self.bare.get_or_insert_with(BytesMut::new);
         if !bare.is_empty() {
             bare.put_u8(b'\n');
         }
-        bare.extend_from_slice(name);
+        bare.extend_from_slice(&self.buffer[name]);
         if let Some(value) = value {
             bare.extend_from_slice(b": ");
-            bare.extend_from_slice(value);
+            bare.extend_from_slice(&self.buffer[value]);
         }
     }
 
     /// The event assembled since the last blank line, if it has data (an event without data
-    /// is not dispatched, as in `EventSource`); the assembly starts again.
+    /// is not dispatched, as in `EventSource`); the assembly starts again. Its bytes are
+    /// split off the buffer, and its data is a slice of them.
     fn dispatch(&mut self) -> Option<Event> {
         let name = self.name.take();
-        let data = match std::mem::take(&mut self.data) {
+        let data = std::mem::take(&mut self.data);
+        if matches!(data, Data::None) {
+            return None;
+        }
+        let block = self.buffer.split_to(self.at).freeze();
+        self.searched -= self.at;
+        self.at = 0;
+        let data = match data {
             Data::None => return None,
-            Data::One(data) => text(data),
+            Data::One(range) => text(block.slice(range)),
             Data::Many(joined) => text(joined.freeze()),
         };
         // A retry set in a block without data waits for the next event.
         let retry = self.retry.take();
         Some(Event::from_parts(
-            name.map(text),
+            name.map(|range| text(block.slice(range))),
             data,
             self.id.clone(),
             retry,
         ))
     }
+
+    /// Drops the bytes before the next line when no event being assembled points into them.
+    fn compact(&mut self) {
+        if self.at > 0 && matches!(self.data, Data::None) && self.name.is_none() {
+            self.buffer.advance(self.at);
+            self.searched -= self.at;
+            self.at = 0;
+        }
+    }
+}
+
+/// A line's parts, as places in the buffer.
+enum Line {
+    Empty,
+    Comment,
+    Field(Range<usize>, Option<Range<usize>>),
 }
 
 /// A bare document's frame, unless it is empty.

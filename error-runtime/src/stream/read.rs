@@ -157,11 +157,11 @@ fn chat_in_full(data: &str) -> Reading<'_> {
 fn chat_fast(data: &str) -> Option<Reading<'_>> {
     let tail = CHAT_TAILS.iter().find(|tail| data.ends_with(*tail))?;
     let end = data.len() - tail.len();
-    // The choices' opening, as the last one before the text's end: a string cannot hold it
-    // unescaped, and the text holds no quote. With the tail, it is the only choice.
+    // The text's opening quote is the last quote before its end when the text holds none
+    // (an escaped one fails `plain_string`); before it, the choices' opening. With the
+    // tail, it is the only choice.
     const OPEN: &str = "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
-    let start = memmem::rfind(&data.as_bytes()[..end], OPEN.as_bytes())? + OPEN.len();
-    let text = plain_string(&data[start..end])?;
+    let text = quoted_after(data, end, OPEN)?;
     let mut reading = Reading::default();
     reading.text(Cow::Borrowed(text));
     Some(reading)
@@ -291,7 +291,17 @@ fn anthropic_text_fast(data: &str) -> Option<&str> {
         .len()
         .checked_sub(3)
         .filter(|_| data.ends_with("\"}}"))?;
-    let start = memmem::rfind(&data.as_bytes()[..end], OPEN.as_bytes())? + OPEN.len();
+    quoted_after(data, end, OPEN)
+}
+
+/// The text of a JSON string that ends (its closing quote) at `end` and opens right after
+/// `open`, when it holds no escape, no quote and no control character: found from its end,
+/// by the last quote before it.
+fn quoted_after<'a>(data: &'a str, end: usize, open: &str) -> Option<&'a str> {
+    let start = memchr::memrchr(b'"', &data.as_bytes()[..end])? + 1;
+    if !data[..start].ends_with(open) {
+        return None;
+    }
     plain_string(&data[start..end])
 }
 
