@@ -410,7 +410,6 @@ async fn every_gemini_filter_reason_is_content_filtered_and_a_malformed_call_inv
 }
 
 #[tokio::test]
-#[ignore = "library: the `finish_reason: \"error\"` chunk is counted in `delivered().events()` though it is not yielded (observed 2, SPEC §11: the events yielded, 1)"]
 async fn an_openrouter_error_stop_is_interrupted_and_counts_only_what_was_yielded() {
     case(
         "openrouter error stop",

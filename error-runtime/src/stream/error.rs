@@ -66,7 +66,7 @@ pub enum Failure {
     ErrorEvent,
     /// The stream ended, or its transport failed, before the provider's last event.
     Interrupted,
-    /// No bytes came for the idle timeout.
+    /// No event (nor comment) came for the idle timeout.
     Idle,
     /// The output was cut at the token limit (`length`, `max_tokens`, …).
     Truncated,
@@ -89,7 +89,7 @@ pub enum Failure {
 /// |---|---|---|---|
 /// | an error event | as the same body after a status (`overloaded_error` → `provider_unavailable`, …); a number in it stands for the status; else `stream_interrupted` | as that code | as that code |
 /// | ended or cut before the last event | `stream_interrupted` | yes | retry |
-/// | no bytes for the idle timeout | `timeout` | yes | retry |
+/// | no event for the idle timeout (pings and comments count) | `timeout` | yes | retry |
 /// | output cut at the token limit | `output_truncated` | no | continue |
 /// | a refusal, a content filter, a blocked prompt | `content_filtered` | no | replan |
 /// | Anthropic's `model_context_window_exceeded` | `context_overflow` | no | compact |
@@ -122,7 +122,12 @@ pub enum Failure {
 /// assert_eq!(e.to_string(), "llm.stream [provider_unavailable]: the provider sent an error event: Overloaded");
 /// ```
 #[derive(Debug)]
-pub struct StreamError {
+pub struct StreamError(Box<Inner>);
+
+/// What a [`StreamError`] holds, boxed: a failure is rare, and the results that carry one
+/// (each event a stream yields) stay small.
+#[derive(Debug)]
+struct Inner {
     failure: Failure,
     /// The row of the table that gives the code, policy, recovery and hints.
     doc: &'static CodeDoc,
@@ -137,7 +142,12 @@ pub struct StreamError {
     peer_message: Option<Box<str>>,
     /// The status a number in an error event stood for.
     status: Option<u16>,
+    /// The delay the failure's own fields give (Google's `RetryInfo`).
     retry_after: Option<Duration>,
+    /// The delay the stream's response headers gave.
+    header_delay: Option<Duration>,
+    /// The delay written only in the peer's message ("try again in 11.054s").
+    message_delay: Option<Duration>,
     idle: Option<Duration>,
     op: Cow<'static, str>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
@@ -157,7 +167,7 @@ impl StreamError {
     /// A failure of `failure`'s kind with its row's code (for an error event, see
     /// [`from_document`](Self::from_document)).
     pub(super) fn new(failure: Failure) -> Self {
-        StreamError {
+        StreamError(Box::new(Inner {
             failure,
             doc: row(failure),
             opening: None,
@@ -169,10 +179,12 @@ impl StreamError {
             peer_message: None,
             status: None,
             retry_after: None,
+            header_delay: None,
+            message_delay: None,
             idle: None,
             op: Cow::Borrowed(DEFAULT_OP),
             source: None,
-        }
+        }))
     }
 
     /// An error event, classified from its document as a body after a status is: the
@@ -184,15 +196,13 @@ impl StreamError {
                 .map(Kind::of_status)
                 .filter(|kind| *kind != Kind::Other && !matches!(document.status, Some(0..=399)))
         });
-        let mut e = StreamError::new(Failure::ErrorEvent);
+        let mut e = *StreamError::new(Failure::ErrorEvent).0;
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);
         e.status = document.status;
         e.peer_message = document.message.map(String::into_boxed_str);
-        e.retry_after = document
-            .hints
-            .retry_delay
-            .or_else(|| e.peer_message.as_deref().and_then(super::delay::in_message));
-        e
+        e.retry_after = document.hints.retry_delay;
+        e.message_delay = e.peer_message.as_deref().and_then(super::delay::in_message);
+        StreamError(Box::new(e))
     }
 
     /// A stream that could not be opened, classified as `err` is (see
@@ -208,7 +218,7 @@ impl StreamError {
     /// ```
     pub fn opening(err: impl Into<Box<dyn StdError + Send + Sync + 'static>>) -> Self {
         let source: Box<dyn StdError + Send + Sync + 'static> = err.into();
-        let mut e = StreamError::new(Failure::Opening);
+        let mut e = *StreamError::new(Failure::Opening).0;
         if let Some(c) = crate::classify(&*source) {
             e.opening = Some(Opening {
                 code: c.code().into(),
@@ -227,11 +237,11 @@ impl StreamError {
             });
         }
         e.source = Some(source);
-        e
+        StreamError(Box::new(e))
     }
 
     pub(super) fn set_source(&mut self, source: Box<dyn StdError + Send + Sync + 'static>) {
-        self.source = Some(source);
+        self.0.source = Some(source);
     }
 
     pub(super) fn set_context(
@@ -242,97 +252,97 @@ impl StreamError {
         partial: Option<String>,
         stop_reason: Option<&str>,
     ) {
-        self.provider = provider;
-        self.delivered = delivered;
-        self.buffered = buffered;
-        self.partial = partial;
-        if self.stop_reason.is_none() {
-            self.stop_reason = stop_reason.map(peer_text);
+        self.0.provider = provider;
+        self.0.delivered = delivered;
+        self.0.buffered = buffered;
+        self.0.partial = partial;
+        if self.0.stop_reason.is_none() {
+            self.0.stop_reason = stop_reason.map(peer_text);
         }
     }
 
     pub(super) fn set_stop_reason(&mut self, reason: &str) {
-        self.stop_reason = Some(peer_text(reason));
+        self.0.stop_reason = Some(peer_text(reason));
     }
 
     pub(super) fn set_idle(&mut self, after: Duration) {
-        self.idle = Some(after);
+        self.0.idle = Some(after);
     }
 
-    /// Uses `delay` as the server's requested delay when the failure gives none (a
-    /// `Retry-After` header on the stream's response).
-    pub(super) fn or_retry_after(&mut self, delay: Option<Duration>) {
-        self.retry_after = self.retry_after.or(delay);
+    /// The delay the stream's response headers asked for (`Retry-After`): it comes after
+    /// the failure's own fields, and before a delay written only in its message.
+    pub(super) fn set_header_delay(&mut self, delay: Option<Duration>) {
+        self.0.header_delay = delay;
     }
 
     /// Sets the operation (`"llm.stream"` by default).
     #[must_use]
     pub fn with_op(mut self, op: impl Into<Cow<'static, str>>) -> Self {
-        self.op = op.into();
+        self.0.op = op.into();
         self
     }
 
     /// How the stream failed.
     pub fn failure(&self) -> Failure {
-        self.failure
+        self.0.failure
     }
 
     /// The provider, when it was named or recognised.
     pub fn provider(&self) -> Option<Provider> {
-        self.provider
+        self.0.provider
     }
 
     /// What the stream had yielded when it failed.
     pub fn delivered(&self) -> Delivered {
-        self.delivered
+        self.0.delivered
     }
 
     /// The output text yielded before the failure, when the watch kept it
     /// ([`Watch::keep_text`](super::Watch::keep_text)), up to its cap.
     pub fn partial_text(&self) -> Option<&str> {
-        self.partial.as_deref()
+        self.0.partial.as_deref()
     }
 
     /// Takes the kept partial text out of the error.
     pub fn take_partial_text(&mut self) -> Option<String> {
-        self.partial.take()
+        self.0.partial.take()
     }
 
     /// The provider's stop reason, when it gave one (`length`, `max_tokens`, `SAFETY`, …),
     /// folded to one line and cut as a peer's text is.
     pub fn stop_reason(&self) -> Option<&str> {
-        self.stop_reason.as_deref()
+        self.0.stop_reason.as_deref()
     }
 
     /// The provider's own message in an error event, as it wrote it: a peer's text, for the
     /// caller who asks (shown folded and cut in [`message`](AgentError::message), never in
     /// public renderings).
     pub fn peer_message(&self) -> Option<&str> {
-        self.peer_message.as_deref()
+        self.0.peer_message.as_deref()
     }
 
     /// Whether the consumer was said to buffer (nothing reached a reader yet).
     pub fn buffered(&self) -> bool {
-        self.buffered
+        self.0.buffered
     }
 
     /// Whether the reader already saw part of the output: then the failure is not retried
     /// from the start.
     fn spoke(&self) -> bool {
-        !self.delivered.is_empty() && !self.buffered
+        !self.0.delivered.is_empty() && !self.0.buffered
     }
 
     /// The policy and recovery of the failure taken alone, before what was delivered.
     fn base(&self) -> (RetryPolicy, Recovery) {
-        match &self.opening {
+        match &self.0.opening {
             Some(o) => (o.policy, o.recovery),
-            None => (self.doc.policy, self.doc.recovery),
+            None => (self.0.doc.policy, self.0.doc.recovery),
         }
     }
 
     /// The fixed text of the failure, safe to show anyone.
     fn write_public(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self.failure {
+        f.write_str(match self.0.failure {
             Failure::ErrorEvent => "the provider sent an error event",
             Failure::Interrupted => "the stream ended before the provider's last event",
             Failure::Idle => "the stream went silent",
@@ -343,11 +353,11 @@ impl StreamError {
             Failure::Oversized => "the stream sent a line or an event over the cap",
             Failure::Opening => "the stream could not be opened",
         })?;
-        if let (Failure::Idle, Some(after)) = (self.failure, self.idle) {
+        if let (Failure::Idle, Some(after)) = (self.0.failure, self.0.idle) {
             write!(f, " for {after:?}")?;
         }
-        if !self.delivered.is_empty() {
-            write!(f, " after {} bytes of output", self.delivered.text_bytes)?;
+        if !self.0.delivered.is_empty() {
+            write!(f, " after {} bytes of output", self.0.delivered.text_bytes)?;
         }
         Ok(())
     }
@@ -365,9 +375,9 @@ pub(super) fn peer_text(text: &str) -> Box<str> {
 
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::core::agent::write_head(f, &self.op, self.code())?;
+        crate::core::agent::write_head(f, &self.0.op, self.code())?;
         self.fmt_message(f)?;
-        match &self.source {
+        match &self.0.source {
             Some(source) => crate::core::agent::write_cause(f, &**source),
             None => Ok(()),
         }
@@ -376,7 +386,8 @@ impl fmt::Display for StreamError {
 
 impl StdError for StreamError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
+        self.0
+            .source
             .as_deref()
             .map(|e| e as &(dyn StdError + 'static))
     }
@@ -384,21 +395,21 @@ impl StdError for StreamError {
 
 impl AgentError for StreamError {
     fn code(&self) -> &str {
-        match &self.opening {
+        match &self.0.opening {
             Some(o) => &o.code,
-            None => self.doc.code,
+            None => self.0.doc.code,
         }
     }
 
     fn op(&self) -> &str {
-        &self.op
+        &self.0.op
     }
 
     /// The failure's fixed text, then the provider's message in an error event, folded to
     /// one line and cut to 256 bytes.
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write_public(f)?;
-        if let Some(message) = &self.peer_message {
+        if let Some(message) = &self.0.peer_message {
             f.write_str(": ")?;
             OneLine::new(f, MAX_PEER_MESSAGE).write_str(message)?;
         }
@@ -415,23 +426,29 @@ impl AgentError for StreamError {
         if self.spoke() || !policy.is_retryable() {
             return RetryPolicy::NEVER;
         }
-        policy.with_retry_after(self.retry_after.or(policy.retry_after()))
+        // The failure's own field first, then the response's headers, then a delay written
+        // only in the peer's message.
+        let delay = (self.0.retry_after)
+            .or(policy.retry_after())
+            .or(self.0.header_delay)
+            .or(self.0.message_delay);
+        policy.with_retry_after(delay)
     }
 
     fn hints(&self) -> Vec<Cow<'static, str>> {
         if self.spoke() && self.base().1 == Recovery::Retry {
             return vec![Cow::Borrowed(CONTINUE_HINT)];
         }
-        match &self.opening {
+        match &self.0.opening {
             Some(o) => o.hints.clone(),
-            None => self.doc.hints.iter().map(|h| Cow::Borrowed(*h)).collect(),
+            None => self.0.doc.hints.iter().map(|h| Cow::Borrowed(*h)).collect(),
         }
     }
 
     fn status(&self) -> Option<u16> {
-        match &self.opening {
+        match &self.0.opening {
             Some(o) => o.status,
-            None => self.status.or(self.doc.status),
+            None => self.0.status.or(self.0.doc.status),
         }
     }
 
@@ -508,7 +525,7 @@ const IDLE: CodeDoc = entry(
     codes::TIMEOUT,
     "Idle",
     "the stream went silent",
-    "No bytes came for the watch's idle timeout (60 s unless set); pings and comments count.",
+    "No event came for the watch's idle timeout (60 s unless set); pings and comments count.",
     &[],
     RetryPolicy::DEFAULT,
     Recovery::Retry,

@@ -89,6 +89,9 @@ pub(super) struct Frames {
     in_block: bool,
     /// A bare JSON document being read, line by line.
     bare: Option<BytesMut>,
+    /// Whether an event, a bare document or a comment was read since the watch last asked:
+    /// what keeps a stream from being idle.
+    active: bool,
 }
 
 impl Frames {
@@ -106,7 +109,13 @@ impl Frames {
             id: None,
             in_block: false,
             bare: None,
+            active: false,
         }
+    }
+
+    /// Whether an event, a bare document or a comment was read since the last call.
+    pub(super) fn take_active(&mut self) -> bool {
+        std::mem::take(&mut self.active)
     }
 
     /// The caps it enforces.
@@ -156,6 +165,7 @@ impl Frames {
             }
             if let Some(frame) = self.line(line) {
                 self.since_event = 0;
+                self.active = true;
                 return Ok(Some(frame));
             }
         }
@@ -237,7 +247,10 @@ impl Frames {
                 }
                 event.map(Frame::Event)
             }
-            Line::Comment => None,
+            Line::Comment => {
+                self.active = true;
+                None
+            }
             Line::Field(name, value) => {
                 let first = self.buffer.get(name.start).copied();
                 if self.bare.is_some() || (!self.in_block && matches!(first, Some(b'{' | b'['))) {

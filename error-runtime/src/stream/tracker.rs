@@ -168,8 +168,9 @@ impl Tracker {
         if let Some(document) = reading.error {
             return Err(self.error_event(document));
         }
+        let step = self.take(reading)?;
         self.delivered.events += 1;
-        self.take(reading)
+        Ok(step)
     }
 
     /// Observes a JSON document the stream wrote on its own, not as an event (Gemini writes
@@ -232,6 +233,11 @@ impl Tracker {
 
     /// Takes what a healthy event says.
     fn take(&mut self, reading: Reading<'_>) -> Result<Step, StreamError> {
+        if reading.stop.as_deref() == Some("error") {
+            // OpenRouter's `finish_reason: "error"` without an error object.
+            self.stop = Some(peer_text("error"));
+            return Err(self.fail(StreamError::new(Failure::Interrupted)));
+        }
         if reading.content {
             self.delivered.content_events += 1;
         }
@@ -250,10 +256,6 @@ impl Tracker {
                 stop_failure(&reason)
             };
             self.stop = Some(peer_text(&reason));
-            if &*reason == "error" {
-                // OpenRouter's `finish_reason: "error"` without an error object.
-                return Err(self.fail(StreamError::new(Failure::Interrupted)));
-            }
         }
         if reading.terminal {
             self.last = true;
@@ -280,7 +282,7 @@ impl Tracker {
         {
             e.set_stop_reason(reason);
         }
-        e.or_retry_after(self.retry_after);
+        e.set_header_delay(self.retry_after);
         e.with_op(self.op.clone())
     }
 }

@@ -28,7 +28,8 @@ use super::tracker::{Step, Tracker};
 ///   exactly as the same JSON body after a status is;
 /// - the stream's end, or its transport's failure, before the provider's last event:
 ///   `stream_interrupted`, whose source is the transport's error;
-/// - no bytes for the idle timeout (60 s unless set; pings and comments count): `timeout`;
+/// - no event for the idle timeout (60 s unless set; pings and comments count, bytes that
+///   complete neither do not): `timeout`;
 /// - a stop that is a failure for an agent: `output_truncated`, `content_filtered`,
 ///   `context_overflow`, `invalid_output` (see [`StreamError`]). A normal stop is no error,
 ///   and an error or failing stop wins over a later `data: [DONE]`;
@@ -41,8 +42,8 @@ use super::tracker::{Step, Tracker};
 ///
 /// The idle timer is tokio's: outside a tokio runtime the watch has none (and says so in
 /// [`has_idle_timer`](Self::has_idle_timer)). It checks for silence four times a timeout, so
-/// the error comes between the timeout and a quarter more after the last byte, and a healthy
-/// event costs no clock read.
+/// the error comes between the timeout and a quarter more after the last event or comment,
+/// and a healthy event costs no clock read.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -309,6 +310,9 @@ where
         let Some(sleep) = &mut idle.sleep else {
             return false;
         };
+        if self.frames.take_active() {
+            idle.active = true;
+        }
         while sleep.as_mut().poll(cx).is_ready() {
             if std::mem::take(&mut idle.active) {
                 idle.quiet = 0;
@@ -352,7 +356,6 @@ where
             }
             match this.inner.as_mut().try_poll_next(cx) {
                 Poll::Ready(Some(Ok(chunk))) => {
-                    this.idle.active = true;
                     let bytes = chunk.as_ref();
                     if bytes.len() <= PIECE {
                         this.frames.push(bytes);

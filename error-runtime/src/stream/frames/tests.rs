@@ -9,12 +9,12 @@ const CAPS: Caps = Caps {
     event: 1 << 20,
 };
 
+/// An event as the tests compare it: type, data, id, retry in milliseconds.
+type Seen = (String, String, Option<String>, Option<u64>);
+
 /// What framing `chunks` gives, then the end of the stream: each event as
 /// `(name, data, id, retry)`, each bare document as `("<bare>", text, None, None)`.
-fn frames(
-    chunks: &[&[u8]],
-    caps: Caps,
-) -> Result<Vec<(String, String, Option<String>, Option<u64>)>, Oversize> {
+fn frames(chunks: &[&[u8]], caps: Caps) -> Result<Vec<Seen>, Oversize> {
     let mut framing = Frames::new(caps);
     let mut out = Vec::new();
     let mut take = |frame: Frame| match frame {
@@ -38,11 +38,11 @@ fn frames(
     Ok(out)
 }
 
-fn events(input: &str) -> Vec<(String, String, Option<String>, Option<u64>)> {
+fn events(input: &str) -> Vec<Seen> {
     frames(&[input.as_bytes()], CAPS).unwrap()
 }
 
-fn named(name: &str, data: &str) -> (String, String, Option<String>, Option<u64>) {
+fn named(name: &str, data: &str) -> Seen {
     (name.to_owned(), data.to_owned(), None, None)
 }
 
