@@ -133,6 +133,7 @@ fn named(json: &ErrorBody<'_>) -> Option<Kind> {
 
 /// What an error document says, read as a body after a status is: for an error that comes
 /// without a status, such as a stream's error event.
+#[cfg(feature = "stream")]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Document {
     /// What the body says.
@@ -146,6 +147,7 @@ pub(crate) struct Document {
 
 /// Reads an error document: JSON in a provider's error shape (its names, then a number that
 /// stands for a status), else plain text and the providers' phrases in it.
+#[cfg(feature = "stream")]
 pub(crate) fn read_document(text: &str) -> Document {
     let Some(json) = json::read(text.as_bytes()) else {
         return Document {

@@ -36,6 +36,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Where the reader is: the index of the next byte to read.
+    #[cfg(feature = "stream")]
     pub(crate) fn position(&self) -> usize {
         self.at
     }
