@@ -147,6 +147,9 @@ impl Frames {
                 }
             }
             let rest = &self.buffer[self.at..];
+            if rest.is_empty() {
+                return Ok(None);
+            }
             let Some((line, after)) = parse_line(rest) else {
                 // No line end, or a CR at the very end that may be a CRLF's half.
                 self.searched = self.buffer.len().saturating_sub(1).max(self.at);

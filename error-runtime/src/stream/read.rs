@@ -59,6 +59,23 @@ pub(super) fn read<'a>(
     }
 }
 
+/// The text of a text delta in its provider's fixed shape (a Chat chunk with one choice and
+/// no stop, an Anthropic `text_delta`), read without a reading: what [`read`] would give as
+/// the event's only news. `None` for any other event.
+#[inline]
+pub(super) fn text_delta<'a>(
+    provider: Option<Provider>,
+    name: Option<&str>,
+    data: &'a str,
+) -> Option<&'a str> {
+    match provider? {
+        Provider::OpenAiChat => chat_text(data),
+        Provider::Anthropic if name == Some("content_block_delta") => anthropic_text_fast(data),
+        _ => None,
+    }
+    .filter(|text| !text.is_empty())
+}
+
 /// An event before the provider is known: an error is an error whoever sent it.
 fn unknown<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
     let mut reading = Reading::default();
@@ -155,24 +172,21 @@ fn chat_in_full(data: &str) -> Reading<'_> {
 /// `"choices":[{"index":0,"delta":{"content":"TEXT"` then one of [`CHAT_TAILS`], with no
 /// escape in the text. `None` for any other shape, which is read in full.
 fn chat_fast(data: &str) -> Option<Reading<'_>> {
-    let tail = CHAT_TAILS.iter().find(|tail| data.ends_with(*tail))?;
-    let end = data.len() - tail.len();
-    // The text's opening quote is the last quote before its end when the text holds none
-    // (an escaped one fails `plain_string`); before it, the choices' opening. With the
-    // tail, it is the only choice.
-    const OPEN: &str = "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
-    let text = quoted_after(data, end, OPEN)?;
+    let text = chat_text(data)?;
     let mut reading = Reading::default();
     reading.text(Cow::Borrowed(text));
     Some(reading)
 }
 
-/// `raw` as a JSON string's content when it holds no escape and no quote, so that it is the
-/// text itself; `None` otherwise (the slow path decodes it).
-fn plain_string(raw: &str) -> Option<&str> {
-    (memchr::memchr3(b'"', b'\\', b'\n', raw.as_bytes()).is_none()
-        && !raw.bytes().any(|b| b < 0x20))
-    .then_some(raw)
+/// The text of a Chat chunk in the fixed shape that [`chat_fast`] reads.
+fn chat_text(data: &str) -> Option<&str> {
+    let tail = CHAT_TAILS.iter().find(|tail| data.ends_with(*tail))?;
+    let end = data.len() - tail.len();
+    // The text's opening quote is the last quote before its end when the text holds none
+    // (an escape sends the chunk to the full reading); before it, the choices' opening.
+    // With the tail, it is the only choice.
+    const OPEN: &str = "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"";
+    quoted_after(data, end, OPEN)
 }
 
 /// One element of `choices`.
@@ -296,13 +310,19 @@ fn anthropic_text_fast(data: &str) -> Option<&str> {
 
 /// The text of a JSON string that ends (its closing quote) at `end` and opens right after
 /// `open`, when it holds no escape, no quote and no control character: found from its end,
-/// by the last quote before it.
+/// a byte at a time (a delta's text is short), by the first quote before it.
 fn quoted_after<'a>(data: &'a str, end: usize, open: &str) -> Option<&'a str> {
-    let start = memchr::memrchr(b'"', &data.as_bytes()[..end])? + 1;
-    if !data[..start].ends_with(open) {
-        return None;
+    let bytes = data.as_bytes().get(..end)?;
+    let mut start = end;
+    loop {
+        match *bytes.get(start.checked_sub(1)?)? {
+            b'"' => break,
+            b'\\' => return None,
+            b if b < 0x20 => return None,
+            _ => start -= 1,
+        }
     }
-    plain_string(&data[start..end])
+    data[..start].ends_with(open).then(|| &data[start..end])
 }
 
 /// A `content_block_delta`'s `delta`: text, tool input JSON, thinking.

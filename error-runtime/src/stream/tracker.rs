@@ -65,6 +65,14 @@ struct Kept {
     cap: usize,
 }
 
+impl Kept {
+    /// Keeps what of `text` fits under the cap, cut at a character boundary.
+    fn keep(&mut self, text: &str) {
+        let room = self.cap.saturating_sub(self.text.len());
+        self.text.push_str(&text[..text.floor_char_boundary(room)]);
+    }
+}
+
 impl Default for Tracker {
     fn default() -> Self {
         Tracker::new()
@@ -161,6 +169,17 @@ impl Tracker {
     pub fn observe(&mut self, event: &Event) -> Result<Step, StreamError> {
         let name = event.has_name().then(|| event.name());
         let data = event.data();
+        // The commonest event, a text delta in its provider's fixed shape, is counted
+        // without building a reading.
+        if let Some(text) = read::text_delta(self.provider, name, data) {
+            self.delivered.events += 1;
+            self.delivered.content_events += 1;
+            self.delivered.text_bytes += text.len() as u64;
+            if let Some(kept) = &mut self.kept {
+                kept.keep(text);
+            }
+            return Ok(Step::Continue);
+        }
         if self.provider.is_none() {
             self.provider = Provider::recognise(name, data);
         }
@@ -244,8 +263,7 @@ impl Tracker {
         if let Some(text) = &reading.text {
             self.delivered.text_bytes += text.len() as u64;
             if let Some(kept) = &mut self.kept {
-                let room = kept.cap.saturating_sub(kept.text.len());
-                kept.text.push_str(&text[..text.floor_char_boundary(room)]);
+                kept.keep(text);
             }
         }
         self.refused |= reading.refusal;
