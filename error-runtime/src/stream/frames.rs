@@ -235,6 +235,7 @@ impl Frames {
     }
 
     /// Takes one line; an event or a bare document when the line completes one.
+    #[inline]
     fn line(&mut self, line: Line) -> Option<Frame> {
         match line {
             Line::Empty => {

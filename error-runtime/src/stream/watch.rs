@@ -242,6 +242,7 @@ where
     E: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
     /// The next frame of what was read: an event to yield, or the end.
+    #[inline]
     fn framed(&mut self) -> Option<Result<Event, StreamError>> {
         loop {
             let frame = match self.frames.next() {
@@ -266,6 +267,7 @@ where
     }
 
     /// What a frame makes the watch yield, if anything.
+    #[inline]
     fn take(&mut self, frame: Frame) -> Option<Result<Event, StreamError>> {
         match frame {
             Frame::Event(event) => match self.tracker.observe(&event) {
