@@ -49,12 +49,14 @@
 //!   thiserror](guide::migrating), [in an agent loop](guide::agent_loop), [classifying foreign
 //!   errors](guide::classifying), [HTTP and providers](guide::http), [tool results, people and
 //!   redaction](guide::audiences), [across services](guide::across_services), [documenting
-//!   your codes](guide::documenting_codes), [integrations](guide::integrations).
+//!   your codes](guide::documenting_codes), [streams](guide::streams),
+//!   [integrations](guide::integrations).
 //! - The modules: [`retry`] (the retrier, policies, budgets), [`recover`] (fallback chains,
 //!   circuit breakers, `decide`), [`http`] (statuses, server hints, provider bodies),
 //!   [`tool`] (tool results for a model), [`display`] (renderings for people and logs),
 //!   [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared vocabulary),
-//!   [`Report`] (the wire form), [`trace`], and one module per integration.
+//!   [`Report`] (the wire form), [`trace`], [`stream`] (failures after `200 OK`), and one
+//!   module per integration.
 //!
 //! # Features
 //!
@@ -66,6 +68,7 @@
 //! | `tracing` | no | [`trace::record`], `record_on_span`, `on_retry` (adds `tracing`) |
 //! | `tokio` | no | `retry::tokio_sleep` for `Retrier::run_async`; `tokio::time::error::Elapsed` classified as `timeout` (adds `tokio` with its `time` feature) |
 //! | `anyhow` | no | the retrier takes operations whose error is `anyhow::Error` (adds `anyhow`) |
+//! | `stream` | no | [`stream::Watch`]: a provider's server-sent events watched, failures after `200 OK` classified; `Retrier::run_stream`, `Fallback::run_stream`; with `reqwest`, [`reqwest::watch`] (implies `http` and `tokio`, with tokio's `rt` for the idle timer; adds `sseer` for the line parsing, `bytes-utils`, `memchr`, `futures-core`) |
 //! | `reqwest` | no | `reqwest::Error` classified; [`reqwest::check`] and `StatusError::from_reqwest` for responses (adds the crate `agent-error-reqwest`, with `reqwest` without default features: bring your own TLS choice) |
 //! | `reqwest-middleware` | no | [`reqwest::RetryMiddleware`] (implies `reqwest` and `tokio`; `agent-error-reqwest` adds `reqwest-middleware` 0.5, `async-trait`, `http-body`, `http-body-util`, `bytes`) |
 //! | `tower` | no | [`tower::RetryLayer`], `ClassifiedRetry`, `ClassifyResponse` (implies `http` and `tokio`; adds the crate `agent-error-tower`, with `tower` 0.5 and its `retry` feature) |

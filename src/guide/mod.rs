@@ -16,6 +16,8 @@
 //! - [Across services](across_services): the wire form, problem+json and tracing.
 //! - [Documenting your codes](documenting_codes): the catalog, its renderers and a
 //!   golden-file test.
+//! - [Streams](streams): failures after `200 OK` in a provider's server-sent events, and
+//!   retrying only a stream that has not spoken yet.
 //! - [Across a fleet](fleet): cooldowns, circuit breakers, pauses and budgets shared by
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
@@ -48,6 +50,10 @@ pub mod audiences {}
 #[cfg(all(feature = "serde", feature = "tracing"))]
 #[doc = include_str!("../../docs/guide/across_services.md")]
 pub mod across_services {}
+
+#[cfg(all(feature = "stream", feature = "reqwest", feature = "tokio"))]
+#[doc = include_str!("../../docs/guide/streams.md")]
+pub mod streams {}
 
 #[cfg(feature = "redis")]
 #[doc = include_str!("../../docs/guide/fleet.md")]
