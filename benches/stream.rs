@@ -6,6 +6,11 @@
 //! Streams are driven by hand (a no-op waker, no runtime, no timer): the cost is the
 //! parsing and the watching alone. Each event is consumed by reading its data's length.
 //! Run with `cargo bench --bench stream --features stream`.
+//!
+//! With `AGENT_ERROR_KERNEL=<reader>/<shape> <bench binary> <events>` (reader `watch`,
+//! `sseer`, `sse-stream`, `eventsource-stream` or `none`; shape `chat` or `anthropic`), the
+//! binary reads that many events, one an item, and exits, for `scripts/stream_instructions.py`
+//! to count the instructions under callgrind.
 
 use std::convert::Infallible;
 use std::hint::black_box;
@@ -134,7 +139,39 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// Reads `events` events of `shape` with the reader named `reader`, once.
+fn run_kernel(kernel: &str, events: usize) -> Result<(), String> {
+    let (reader, shape) = kernel.split_once('/').ok_or("expected <reader>/<shape>")?;
+    let (event, provider) = match shape {
+        "chat" => (CHAT, Provider::OpenAiChat),
+        "anthropic" => (ANTHROPIC, Provider::Anthropic),
+        _ => return Err(format!("unknown shape {shape}")),
+    };
+    let chunks: Vec<Bytes> = (0..events).map(|_| Bytes::copy_from_slice(event.as_bytes())).collect();
+    let reader = match reader {
+        "none" => return Ok(drop(black_box(chunks))),
+        "eventsource-stream" => Reader::EventsourceStream,
+        "sse-stream" => Reader::SseStream,
+        "sseer" => Reader::Sseer,
+        "watch" => Reader::Watch(provider),
+        _ => return Err(format!("unknown reader {reader}")),
+    };
+    black_box(reader.read(chunks));
+    Ok(())
+}
+
 fn main() {
+    if let Ok(kernel) = std::env::var("AGENT_ERROR_KERNEL") {
+        let events = std::env::args()
+            .skip(1)
+            .find_map(|arg| arg.parse().ok())
+            .unwrap_or(10_000);
+        if let Err(e) = run_kernel(&kernel, events) {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
