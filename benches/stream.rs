@@ -147,7 +147,9 @@ fn run_kernel(kernel: &str, events: usize) -> Result<(), String> {
         "anthropic" => (ANTHROPIC, Provider::Anthropic),
         _ => return Err(format!("unknown shape {shape}")),
     };
-    let chunks: Vec<Bytes> = (0..events).map(|_| Bytes::copy_from_slice(event.as_bytes())).collect();
+    let chunks: Vec<Bytes> = (0..events)
+        .map(|_| Bytes::copy_from_slice(event.as_bytes()))
+        .collect();
     let reader = match reader {
         "none" => return Ok(drop(black_box(chunks))),
         "eventsource-stream" => Reader::EventsourceStream,

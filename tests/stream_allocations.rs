@@ -79,7 +79,10 @@ fn allocations_reading(event: &str, events: usize, provider: Provider) -> (usize
 
 #[test]
 fn a_healthy_event_allocates_nothing_of_its_own() {
-    for (event, provider) in [(CHAT, Provider::OpenAiChat), (ANTHROPIC, Provider::Anthropic)] {
+    for (event, provider) in [
+        (CHAT, Provider::OpenAiChat),
+        (ANTHROPIC, Provider::Anthropic),
+    ] {
         let (few, read_few) = allocations_reading(event, 100, provider);
         let (many, read_many) = allocations_reading(event, 10_000, provider);
         assert_eq!((read_few, read_many), (100, 10_000));

@@ -394,3 +394,6 @@ impl<S: TryStream> std::fmt::Debug for Watch<S> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests;
