@@ -1,10 +1,14 @@
 //! A real HTTP/1.1 server on 127.0.0.1 that answers each request with a script of raw bytes,
 //! so that a stream test controls every byte a client reads: the head, the body's framing
 //! (close-delimited, chunked, or with a length), pauses, and how it ends (finished, cut,
-//! or held open in silence). Each server answers a bounded number of connections, every
-//! wait is bounded, and dropping the server stops it.
+//! or held open in silence). A server plays one script to every connection, or one script
+//! a connection in turn (a failing attempt, then the one after it), and counts the
+//! connections and when it sent each piece. Each server answers a bounded number of
+//! connections, every wait is bounded, and dropping the server stops it.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -154,6 +158,23 @@ impl Script {
 pub struct Server {
     pub url: String,
     task: JoinHandle<()>,
+    /// The connections accepted so far.
+    connections: Arc<AtomicUsize>,
+    /// When each `send` step of any connection was written and flushed, in order.
+    sent: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Server {
+    /// The connections accepted so far: with one request a connection (the server closes
+    /// each after its response), the attempts a client made.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    /// When each `send` step was written and flushed, every connection's in order.
+    pub fn sent(&self) -> Vec<Instant> {
+        self.sent.lock().unwrap().clone()
+    }
 }
 
 impl Drop for Server {
@@ -165,26 +186,56 @@ impl Drop for Server {
 /// The most connections a server answers (a client may retry once or twice).
 const CONNECTIONS: usize = 4;
 
+/// The most connections a server of [`serve_each`] answers: more than any retrier of a test
+/// makes attempts.
+const SCRIPTED_CONNECTIONS: usize = 12;
+
 /// Serves `script` on a free port of 127.0.0.1, to at most a few connections.
 pub async fn serve(script: Script) -> Server {
+    serve_scripts(vec![script], CONNECTIONS).await
+}
+
+/// Serves connection 1 with the first script, connection 2 with the second, and so on; the
+/// connections after the last script get the last one again (at most a dozen in all).
+pub async fn serve_each(scripts: impl IntoIterator<Item = Script>) -> Server {
+    let scripts: Vec<Script> = scripts.into_iter().collect();
+    assert!(!scripts.is_empty(), "a server needs a script");
+    serve_scripts(scripts, SCRIPTED_CONNECTIONS).await
+}
+
+async fn serve_scripts(scripts: Vec<Script>, limit: usize) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1/stream", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let (count, log) = (connections.clone(), sent.clone());
     let task = tokio::spawn(async move {
-        for _ in 0..CONNECTIONS {
+        for n in 0..limit {
             let Ok((socket, _)) = listener.accept().await else {
                 return;
             };
-            let script = script.clone();
+            count.fetch_add(1, Ordering::SeqCst);
+            let script = scripts[n.min(scripts.len() - 1)].clone();
+            let log = log.clone();
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(HOLD * 2, answer(socket, &script)).await;
+                let _ = tokio::time::timeout(HOLD * 2, answer(socket, &script, &log)).await;
             });
         }
     });
-    Server { url, task }
+    Server {
+        url,
+        task,
+        connections,
+        sent,
+    }
 }
 
 /// Reads the request's head (bounded), then plays the script.
-async fn answer(mut socket: TcpStream, script: &Script) -> std::io::Result<()> {
+async fn answer(
+    mut socket: TcpStream,
+    script: &Script,
+    sent: &Mutex<Vec<Instant>>,
+) -> std::io::Result<()> {
     let mut request = Vec::new();
     let mut buf = [0u8; 4096];
     while !request.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -219,6 +270,9 @@ async fn answer(mut socket: TcpStream, script: &Script) -> std::io::Result<()> {
             }
         }
         socket.flush().await?;
+        if let Step::Send(_) = step {
+            sent.lock().unwrap().push(Instant::now());
+        }
     }
     match script.end {
         End::Finish if chunked => socket.write_all(b"0\r\n\r\n").await?,
