@@ -1,5 +1,5 @@
 //! A stream's transport and its hostile bytes, over a real loopback HTTP/1.1 server read by
-//! the real reqwest client through `agent_error::reqwest::watch` (SPEC §11): a stream cut
+//! the real reqwest client through `agent_error::reqwest::watch`: a stream cut
 //! mid-event or between events, close-delimited or chunked; silence against tokio's real
 //! clock, and pings that keep a slow stream alive; an error status before any event; what
 //! a buffering consumer may retry; and a stream that tries to make the watch hold too much,

@@ -1,6 +1,6 @@
 //! Each provider's stream as its public documentation shows it, served byte for byte over
 //! loopback HTTP and read by the real reqwest client through `agent_error::reqwest::watch`
-//! (SPEC §11): the whole stream is yielded and ends cleanly; an error event is classified as
+//!: the whole stream is yielded and ends cleanly; an error event is classified as
 //! the same body after a status would be; a stop that is a failure for an agent is one.
 #![cfg(all(feature = "stream", feature = "reqwest", feature = "tokio"))]
 

@@ -1,6 +1,5 @@
-//! Streams under the retrier and the fallback chain, end to end (SPEC §11, "With the retrier
-//! and fallback"): a loopback HTTP/1.1 server plays one script a connection, the real
-//! reqwest client opens each attempt through `agent_error::reqwest::watch`, and the server's
+//! Streams under the retrier and the fallback chain, end to end: a loopback HTTP/1.1
+//! server plays one script a connection, the real reqwest client opens each attempt through `agent_error::reqwest::watch`, and the server's
 //! connection count is the attempt count. A stream that failed before it spoke is opened
 //! again under the failure's policy, its Retry-After, the budget and shared pauses; one that
 //! spoke is handed back with its partial text, or continued on the next candidate.
@@ -680,15 +679,11 @@ async fn the_last_candidate_that_broke_after_text_hands_it_back() {
 }
 
 #[tokio::test]
-#[ignore = "library: Fallback::run_stream ends in the last candidate's own error (a retryable \
-            503, recovery retry, no partial text) though an earlier candidate delivered text"]
 async fn a_chain_that_spoke_is_not_retried_from_the_start_when_the_next_candidate_fails() {
     // The first candidate says "Hello" and breaks; the second, given "Hello" to continue
     // from, answers 503 until its retries are spent. The reader has seen "Hello": the run
     // as a whole failed after it delivered, so its error must not invite a retry from the
-    // start (SPEC §11: "after something was delivered it is never retried from the start
-    // by default"; "hand a stream that failed after it delivered back to the caller with
-    // its partial output").
+    // start.
     let broken = serve_each([Script::ok(Framing::Close)
         .send_all(events(A_OPEN))
         .send(A_HELLO)])

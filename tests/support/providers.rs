@@ -368,7 +368,7 @@ impl Case {
 
 // More shapes, from the same documents.
 
-// The Responses `error` event as sent (nested under `error`, which SPEC §11 says to read too).
+// The Responses `error` event as sent (nested under `error`, which is read too).
 pub const R_RATE_LIMITED_NESTED: &str = r#"event: error
 data: {"type":"error","sequence_number":2,"error":{"type":"tokens","code":"rate_limit_exceeded","message":"Rate limit reached for gpt-4o. Please try again in 11.054s.","param":null}}
 

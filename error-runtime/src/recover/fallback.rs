@@ -416,6 +416,18 @@ where
     }
 }
 
+/// Whether a stream's failure moves a chain over streams on to the next candidate.
+#[cfg(feature = "stream")]
+fn continues_elsewhere(err: &(dyn StdError + 'static)) -> bool {
+    err.downcast_ref::<crate::stream::StreamError>()
+        .is_some_and(stream::moves_on_after_output)
+}
+
+#[cfg(not(feature = "stream"))]
+fn continues_elsewhere(_: &(dyn StdError + 'static)) -> bool {
+    false
+}
+
 /// Whether a failure asks for another candidate: rate-limited, or recovery `fallback`.
 fn asks_for_another(e: &dyn AgentError) -> bool {
     e.is_rate_limited() || e.recovery() == Recovery::Fallback
@@ -509,7 +521,7 @@ impl<'f, C, E> Call<'f, C, E> {
         let (another, retry_after, code) = match crate::classify(error.error_chain()) {
             Some(c) => {
                 let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
-                let elsewhere = self.continue_elsewhere && c.recovery() == Recovery::Continue;
+                let elsewhere = self.continue_elsewhere && continues_elsewhere(error.error_chain());
                 (asks_for_another(&*c) || elsewhere, c.retry_after(), code)
             }
             None => (false, None, None),

@@ -56,6 +56,15 @@ impl Delivered {
     pub fn is_empty(&self) -> bool {
         self.content_events == 0
     }
+
+    /// What two streams delivered, in all.
+    pub(crate) fn and(self, other: Delivered) -> Delivered {
+        Delivered {
+            events: self.events.saturating_add(other.events),
+            content_events: self.content_events.saturating_add(other.content_events),
+            text_bytes: self.text_bytes.saturating_add(other.text_bytes),
+        }
+    }
 }
 
 /// How a stream failed.
@@ -273,6 +282,17 @@ impl StreamError {
     /// the failure's own fields, and before a delay written only in its message.
     pub(super) fn set_header_delay(&mut self, delay: Option<Duration>) {
         self.0.header_delay = delay;
+    }
+
+    /// This failure after `earlier` streams of the same answer delivered `text` (a fallback
+    /// chain's candidates that broke after they spoke): what was delivered in all, the text
+    /// in all, and so never retried from the start.
+    pub(crate) fn after_output(mut self, earlier: Delivered, text: String) -> Self {
+        let inner = &mut *self.0;
+        inner.delivered = earlier.and(inner.delivered);
+        inner.partial = Some(text + inner.partial.as_deref().unwrap_or(""));
+        inner.buffered = false;
+        self
     }
 
     /// Sets the operation (`"llm.stream"` by default).

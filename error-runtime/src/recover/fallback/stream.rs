@@ -10,8 +10,8 @@ use futures_core::{Stream, TryStream};
 use super::{Call, Fallback};
 use crate::retry::MakeAttempt;
 use crate::retry::stream::{Forward, Queue, attempt};
-use crate::stream::{Event, StreamError, Watch};
-use crate::{AgentError, Recovery};
+use crate::stream::{Delivered, Event, StreamError, Watch};
+use crate::{AgentError, Recovery, codes};
 
 /// A stream on one candidate, for the retrier's async loop: each attempt's future borrows
 /// the opener, the candidate and the text to continue from.
@@ -102,12 +102,17 @@ impl<C> Fallback<C> {
             if let Some(store) = &self.store {
                 call.shared = self.shared_cooldowns(&**store).await;
             }
-            let mut resume: Option<String> = None;
+            // What the candidates that broke after they spoke delivered, before the one
+            // being run: the text the next continues from, and what the chain's error says
+            // was delivered.
+            let mut spoke = Spoke::default();
+            let mut before_last = Spoke::default();
             while let Some(index) = call.next() {
+                before_last = spoke.clone();
                 let on_candidate = OnCandidate {
                     open: &mut open,
                     value: &self.candidates[index].value,
-                    resume: resume.as_deref(),
+                    resume: spoke.text.as_deref(),
                     queue: &sink,
                 };
                 let outcome = self
@@ -115,12 +120,9 @@ impl<C> Fallback<C> {
                     .run_async_with(on_candidate, &mut sleep, call.hand_back())
                     .await;
                 if let Err(e) = &outcome.result
-                    && e.recovery() == Recovery::Continue
-                    && !e.delivered().is_empty()
+                    && moves_on_after_output(e)
                 {
-                    resume
-                        .get_or_insert_with(String::new)
-                        .push_str(e.partial_text().unwrap_or(""));
+                    spoke.add(e);
                 }
                 let answer = call.after(index, outcome);
                 if let Some(store) = &self.store {
@@ -136,11 +138,43 @@ impl<C> Fallback<C> {
                 // No candidate was called: all of them cooling down.
                 return Err(StreamError::opening(error));
             }
-            Err(error
+            let last = error
                 .into_last()
-                .unwrap_or_else(|| StreamError::opening(NoCandidate)))
+                .unwrap_or_else(|| StreamError::opening(NoCandidate));
+            // The reader saw what the earlier candidates said: the chain is not to be run
+            // again from the start, whatever the last one failed with.
+            Err(match before_last.text {
+                Some(text) => last.after_output(before_last.delivered, text),
+                None => last,
+            })
         };
         Forward::new(run, queue)
+    }
+}
+
+/// Whether a failure moves the chain on to continue elsewhere: a stream that broke after it
+/// delivered output (recovery `continue`), but not one the model stopped at its token limit,
+/// which another model would not mend.
+pub(super) fn moves_on_after_output(e: &StreamError) -> bool {
+    e.recovery() == Recovery::Continue
+        && !e.delivered().is_empty()
+        && e.code() != codes::OUTPUT_TRUNCATED
+}
+
+/// What the candidates that broke after they spoke delivered, in all.
+#[derive(Clone, Debug, Default)]
+struct Spoke {
+    delivered: Delivered,
+    /// The text they kept (empty when their watches kept none); `None` until one spoke.
+    text: Option<String>,
+}
+
+impl Spoke {
+    fn add(&mut self, e: &StreamError) {
+        self.delivered = self.delivered.and(e.delivered());
+        self.text
+            .get_or_insert_with(String::new)
+            .push_str(e.partial_text().unwrap_or(""));
     }
 }
 
@@ -155,3 +189,44 @@ impl std::fmt::Display for NoCandidate {
 }
 
 impl StdError for NoCandidate {}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+    use std::sync::Mutex;
+
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    /// A stream that stops at the token limit after it spoke goes back to the caller: another
+    /// model would not mend it, and the healthy model is not cooled down.
+    #[tokio::test]
+    async fn a_truncated_stream_stops_the_chain_without_a_cooldown() {
+        let opened = Mutex::new(Vec::new());
+        let models = Fallback::new(["first", "second"]);
+        let items: Vec<_> = models
+            .run_stream(
+                async |model: &&str, resume: Option<&str>, _| {
+                    opened.lock().unwrap().push((*model, resume.map(str::to_owned)));
+                    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n\
+                                data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n\
+                                data: [DONE]\n\n";
+                    let chunks = futures_util::stream::iter([Ok::<_, Infallible>(body)]);
+                    Ok::<_, Infallible>(Watch::new(chunks).keep_text(64))
+                },
+                |_| async {},
+            )
+            .collect()
+            .await;
+        assert_eq!(items.len(), 4);
+        let e = items.last().unwrap().as_ref().unwrap_err();
+        assert_eq!(
+            (e.code(), e.recovery()),
+            ("output_truncated", Recovery::Continue)
+        );
+        assert_eq!(e.partial_text(), Some("Hi"));
+        assert_eq!(*opened.lock().unwrap(), [("first", None)]);
+        assert_eq!(models.cooling_for(0), None);
+    }
+}
