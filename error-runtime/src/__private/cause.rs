@@ -100,9 +100,17 @@ impl<'a, T: ?Sized> HeadFreeValue<'a, T> for HeadFree<'a, T> {
 
 /// An [`AgentError`] displayed without its `op [code]: ` head: its message and, as its
 /// Display writes it, its cause after the message.
-pub struct WithoutHead<'a, T>(&'a T);
+pub struct WithoutHead<'a, T: ?Sized>(&'a T);
 
-impl<T: AgentError> fmt::Display for WithoutHead<'_, T> {
+impl<'a> WithoutHead<'a, dyn AgentError + 'a> {
+    /// A classified error of the runtime's own, displayed without its head: a cause that
+    /// the runtime's types write after their message (one head a line).
+    pub(crate) fn of(e: &'a (dyn AgentError + 'a)) -> Self {
+        WithoutHead(e)
+    }
+}
+
+impl<T: AgentError + ?Sized> fmt::Display for WithoutHead<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = self.0;
         let head = crate::core::agent::head_pieces(e.op(), e.code());
@@ -120,7 +128,7 @@ impl<T: AgentError> fmt::Display for WithoutHead<'_, T> {
     }
 }
 
-impl<T: AgentError> fmt::Debug for WithoutHead<'_, T> {
+impl<T: AgentError + ?Sized> fmt::Debug for WithoutHead<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }

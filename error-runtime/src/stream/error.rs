@@ -224,6 +224,11 @@ impl StreamError {
     /// let e = StreamError::opening(StatusError::new(429));
     /// assert_eq!((e.failure(), e.code()), (Failure::Opening, "rate_limit"));
     /// assert!(e.is_rate_limited());
+    /// // One head a line: the classified cause shows without its own.
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "llm.stream [rate_limit]: the stream could not be opened: HTTP 429 Too Many Requests"
+    /// );
     /// ```
     pub fn opening(err: impl Into<Box<dyn StdError + Send + Sync + 'static>>) -> Self {
         let source: Box<dyn StdError + Send + Sync + 'static> = err.into();
@@ -397,9 +402,15 @@ impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::core::agent::write_head(f, &self.0.op, self.code())?;
         self.fmt_message(f)?;
-        match &self.0.source {
-            Some(source) => crate::core::agent::write_cause(f, &**source),
-            None => Ok(()),
+        let Some(source) = &self.0.source else {
+            return Ok(());
+        };
+        // A classified cause (a `StatusError` head, say) shows without its own head.
+        match crate::find(&**source) {
+            Some(typed) if std::ptr::addr_eq(typed, &**source) => {
+                write!(f, ": {}", crate::__private::WithoutHead::of(typed))
+            }
+            _ => crate::core::agent::write_cause(f, &**source),
         }
     }
 }
