@@ -133,22 +133,27 @@ impl<C> Fallback<C> {
                     return Ok(());
                 }
             }
-            let error = call.error();
-            if error.failures().is_empty() {
-                // No candidate was called: all of them cooling down.
-                return Err(StreamError::opening(error));
-            }
-            let last = error
-                .into_last()
-                .unwrap_or_else(|| StreamError::opening(NoCandidate));
-            // The reader saw what the earlier candidates said: the chain is not to be run
-            // again from the start, whatever the last one failed with.
-            Err(match before_last.text {
-                Some(text) => last.after_output(before_last.delivered, text),
-                None => last,
-            })
+            Err(chain_error(call, before_last))
         };
         Forward::new(run, queue)
+    }
+}
+
+/// The error a chain over streams ends in: the last candidate's, told what the candidates
+/// before it delivered, so that a chain whose reader saw text is not run again from the
+/// start, whatever the last one failed with; with no candidate called, the chain's own.
+fn chain_error<C>(call: Call<'_, C, StreamError>, before_last: Spoke) -> StreamError {
+    let error = call.error();
+    if error.failures().is_empty() {
+        // No candidate was called: all of them cooling down.
+        return StreamError::opening(error);
+    }
+    let last = error
+        .into_last()
+        .unwrap_or_else(|| StreamError::opening(NoCandidate));
+    match before_last.text {
+        Some(text) => last.after_output(before_last.delivered, text),
+        None => last,
     }
 }
 
