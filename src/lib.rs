@@ -72,11 +72,11 @@
 //! | `reqwest` | no | `reqwest::Error` classified; [`reqwest::check`] and `StatusError::from_reqwest` for responses (adds the crate `agent-error-reqwest`, with `reqwest` without default features: bring your own TLS choice) |
 //! | `reqwest-middleware` | no | [`reqwest::RetryMiddleware`] (implies `reqwest` and `tokio`; `agent-error-reqwest` adds `reqwest-middleware` 0.5, `async-trait`, `http-body`, `http-body-util`, `bytes`) |
 //! | `tower` | no | [`tower::RetryLayer`], `ClassifiedRetry`, `ClassifyResponse` (implies `http` and `tokio`; adds the crate `agent-error-tower`, with `tower` 0.5 and its `retry` feature) |
-//! | `axum` | no | [`axum::ApiError`] (implies `serde` and `http`; adds the crate `agent-error-axum`, with `axum` 0.8 without default features, `serde_json`) |
+//! | `axum` | no | [`axum::ApiError`]; with `stream`, `axum::error_event`, a failure as a provider's stream error event (implies `serde` and `http`; adds the crate `agent-error-axum`, with `axum` 0.8 without default features, `serde_json`) |
 //! | `rmcp` | no | [`rmcp`]: errors as MCP tool results or JSON-RPC errors, read back into a `Report` (implies `serde`; adds the crate `agent-error-rmcp`, with `rmcp` and its `server` feature, `serde_json`) |
 //! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses and (opt-in) retry budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
-//! | `async-openai` | no | [`openai`]: `OpenAIError` classified (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`) |
+//! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
 //! version is 1.95.

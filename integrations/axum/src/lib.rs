@@ -1,5 +1,6 @@
 //! The axum integration (feature `axum`): [`ApiError`], a handler's error that answers with
-//! the error's status, `Retry-After` and RFC 9457 problem+json.
+//! the error's status, `Retry-After` and RFC 9457 problem+json; with the feature `stream`,
+//! `error_event`, a failure after `200 OK` written as the error event of a provider's stream.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -12,6 +13,12 @@ use ::axum::response::{IntoResponse, Response};
 
 use agent_error_runtime::report::Problem;
 use agent_error_runtime::{AgentError, Report};
+
+/// Streams: a failure written as a provider's stream error event (feature `stream`).
+#[cfg(feature = "stream")]
+mod stream;
+#[cfg(feature = "stream")]
+pub use stream::{done_event, error_event, report_event};
 
 /// The longest `Retry-After` an [`ApiError`] sends, in seconds: one day. A delay read from
 /// elsewhere may be anything up to `Duration::MAX`; what goes on the wire is bounded.

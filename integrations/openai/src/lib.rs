@@ -10,6 +10,10 @@
 //! | `Boxed` (from a tower middleware) | the boxed error's own classification |
 //! | `JSONDeserialize`, `StreamError`, file errors | unclassified, not retried |
 //!
+//! With the feature `stream`, `watch_chat` reads a streaming call's chunks and classifies
+//! its failures after `200 OK` (an error event mid-stream, a cut connection, a stream that
+//! ends without its finish reason) as `stream::Watch` does.
+//!
 //! async-openai keeps only the status and the JSON error body of a failed response, not its
 //! headers: a `Retry-After` (or `x-ratelimit-reset-*`) the server sent is not seen here, and
 //! the wait is the policy's backoff.
@@ -29,6 +33,12 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+/// Streams: async-openai's streams with their failures classified (feature `stream`).
+#[cfg(feature = "stream")]
+mod stream;
+#[cfg(feature = "stream")]
+pub use stream::{Watched, watch, watch_chat};
 
 use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
 
