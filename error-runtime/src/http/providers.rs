@@ -58,6 +58,8 @@ pub(super) const TGI: &[(&str, Kind)] = &[
 pub(super) const ANTHROPIC: &[(&str, Kind)] = &[
     ("overloaded_error", Kind::Unavailable),
     ("api_error", Kind::Unavailable),
+    ("timeout_error", Kind::Timeout),
+    ("billing_error", Kind::QuotaSpent),
     ("rate_limit_error", Kind::RateLimit),
     ("request_too_large", Kind::ContextOverflow),
     ("authentication_error", Kind::Auth),

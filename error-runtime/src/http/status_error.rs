@@ -131,12 +131,15 @@ impl StatusError {
     ///
     /// | provider | field | value | code |
     /// |---|---|---|---|
-    /// | OpenAI | `error.code`, else `error.type` | `insufficient_quota`, `billing_hard_limit_reached` | `budget_exhausted` |
+    /// | OpenAI and the servers that speak its API | `error.code`, else `error.type`, else a top-level `code` | `insufficient_quota`, `billing_hard_limit_reached`, `credit_balance_exhausted` | `budget_exhausted` |
     /// | | | `context_length_exceeded` | `context_overflow` |
     /// | | | `invalid_api_key` | `auth_error` |
-    /// | | | `rate_limit_exceeded` | `rate_limit` |
-    /// | | | `server_error` | `provider_unavailable` |
+    /// | | | `rate_limit_exceeded`, `slow_down`, `too_many_requests` | `rate_limit` |
+    /// | | | `server_error`, `server_is_overloaded`, `api_error` | `provider_unavailable` |
+    /// | | | `content_filter`, `cyber_policy`, `bio_policy` | `content_filtered` (a 4xx only) |
     /// | Anthropic (`"type": "error"`) | `error.type` | `overloaded_error`, `api_error` | `provider_unavailable` |
+    /// | | | `timeout_error` | `timeout` |
+    /// | | | `billing_error` | `budget_exhausted` |
     /// | | | `rate_limit_error` | `rate_limit` |
     /// | | | `request_too_large` | `context_overflow` |
     /// | | | `authentication_error`, `permission_error` | `auth_error` |
@@ -148,6 +151,8 @@ impl StatusError {
     /// | | | `UNAUTHENTICATED`, `PERMISSION_DENIED` | `auth_error` |
     /// | | | `NOT_FOUND` | `not_found` |
     /// | | | `INVALID_ARGUMENT` | `invalid_input`* |
+    /// | Text Generation Inference | `error_type` | `generation`, `incomplete_generation`, `overloaded` | `provider_unavailable` |
+    /// | | | `validation` | `invalid_input` |
     ///
     /// \* `context_overflow` when the message shows one ("prompt is too long", "input token
     /// count", …). When the JSON names nothing above, its message (`error.message`, a string

@@ -62,9 +62,7 @@ use serde_json::Value;
 ///   `invalid_output` as `stream_interrupted` in OpenAI's shapes and `provider_unavailable`
 ///   in Anthropic's and Gemini's: none is an error event in a provider's stream;
 /// - Anthropic: `stream_interrupted` reads as `provider_unavailable` (`api_error`), and
-///   `content_filtered` as `invalid_input`; `timeout_error` and `billing_error` are
-///   Anthropic's names, which the runtime's reader does not know yet: they read as
-///   `stream_interrupted`;
+///   `content_filtered` as `invalid_input`;
 /// - Gemini: `budget_exhausted` reads as `rate_limit` (Google says `RESOURCE_EXHAUSTED` for
 ///   both), `context_overflow` and `content_filtered` as `invalid_input`,
 ///   `stream_interrupted` as `provider_unavailable`.

@@ -52,8 +52,6 @@ fn read_as(code: &'static str, provider: Provider) -> &'static str {
         (codes::OUTPUT_TRUNCATED | codes::INVALID_OUTPUT, _) => codes::PROVIDER_UNAVAILABLE,
         (codes::STREAM_INTERRUPTED, Anthropic | Gemini) => codes::PROVIDER_UNAVAILABLE,
         (codes::CONTENT_FILTERED, Anthropic | Gemini) => codes::INVALID_INPUT,
-        // Anthropic's names that the runtime's reader does not know yet.
-        (codes::TIMEOUT | codes::BUDGET_EXHAUSTED, Anthropic) => codes::STREAM_INTERRUPTED,
         (codes::BUDGET_EXHAUSTED, Gemini) => codes::RATE_LIMIT,
         (codes::CONTEXT_OVERFLOW, Gemini) => codes::INVALID_INPUT,
         (code, _) => code,
@@ -77,7 +75,7 @@ async fn every_shared_code_is_read_back_by_a_watch_as_documented() {
             round_trips += usize::from(read.code() == code);
         }
     }
-    assert_eq!(round_trips, 4 * 14 - 24);
+    assert_eq!(round_trips, 4 * 14 - 22);
 }
 
 /// Codes of a service's own, with and without a status.
@@ -126,12 +124,7 @@ async fn any_other_code_is_written_as_its_status() {
         for (e, expected) in &cases {
             let bytes = render(vec![error_event(e, provider)]).await;
             let read = read_back(bytes.clone(), provider).await;
-            // Anthropic's `timeout_error` is not known to the reader yet.
-            let expected = match (provider, e) {
-                (Provider::Anthropic, Orders::S504) => codes::STREAM_INTERRUPTED,
-                _ => *expected,
-            };
-            assert_eq!(read.code(), expected, "{provider} {e:?}: {bytes}");
+            assert_eq!(read.code(), *expected, "{provider} {e:?}: {bytes}");
         }
     }
 }
