@@ -151,7 +151,10 @@ fn run_kernel(kernel: &str, events: usize) -> Result<(), String> {
         .map(|_| Bytes::copy_from_slice(event.as_bytes()))
         .collect();
     let reader = match reader {
-        "none" => return Ok(drop(black_box(chunks))),
+        "none" => {
+            drop(black_box(chunks));
+            return Ok(());
+        }
         "eventsource-stream" => Reader::EventsourceStream,
         "sse-stream" => Reader::SseStream,
         "sseer" => Reader::Sseer,

@@ -105,6 +105,7 @@ pub struct WithoutHead<'a, T: ?Sized>(&'a T);
 impl<'a> WithoutHead<'a, dyn AgentError + 'a> {
     /// A classified error of the runtime's own, displayed without its head: a cause that
     /// the runtime's types write after their message (one head a line).
+    #[cfg(feature = "stream")]
     pub(crate) fn of(e: &'a (dyn AgentError + 'a)) -> Self {
         WithoutHead(e)
     }
