@@ -233,7 +233,7 @@ impl Tracker {
         self.fail(e)
     }
 
-    /// No bytes came for `after`: `timeout`.
+    /// No event came for `after`: `timeout`.
     pub fn idle(&mut self, after: Duration) -> StreamError {
         let mut e = StreamError::new(Failure::Idle);
         e.set_idle(after);

@@ -19,8 +19,10 @@ use super::tracker::{Step, Tracker};
 /// Watches a provider's stream of server-sent events: yields each event unchanged, and ends
 /// either after the provider's last event or in a classified [`StreamError`].
 ///
-/// It wraps any byte stream: `reqwest::Response::bytes_stream()`, a hyper body's data, any
-/// `Stream<Item = Result<B, E>>` with `B: AsRef<[u8]>` and `E` an error. The failures after
+/// It wraps any byte stream: `reqwest::Response::bytes_stream()`, a hyper body's data
+/// (`http_body_util::BodyDataStream::new(body)`), any `Stream<Item = Result<B, E>>` with
+/// `B: AsRef<[u8]>` and `E` an error. With reqwest, `agent_error::reqwest::watch(response)`
+/// checks the response's status first. The failures after
 /// `200 OK` that it classifies:
 ///
 /// - an error event (Anthropic's `event: error`, the Responses API's `response.failed` and
