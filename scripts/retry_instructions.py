@@ -12,13 +12,8 @@ Needs valgrind.
 """
 
 import argparse
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from bench_binary import bench_binary
+from bench_binary import bench_binary, callgrind_instructions
 
 ERRORS = [
     ("typed", "typed"),
@@ -26,22 +21,6 @@ ERRORS = [
     ("foreign io::Error", "foreign"),
     ("11 attempts, flaky", "flaky"),
 ]
-
-
-def instructions(binary, kernel, runs):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        env = dict(os.environ, AGENT_ERROR_KERNEL=kernel, RUST_LIB_BACKTRACE="0")
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, str(runs)],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        for line in out.read_text().splitlines():
-            if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
-    sys.exit(f"callgrind wrote no total for {kernel}")
 
 
 def main():
@@ -54,8 +33,8 @@ def main():
         per_run = {}
         for side in ("retrier", "backon"):
             kernel = f"{error}/{side}"
-            counted = instructions(binary, kernel, args.runs)
-            start_up = instructions(binary, kernel, 0)
+            counted = callgrind_instructions(binary, kernel, args.runs, RUST_LIB_BACKTRACE="0")
+            start_up = callgrind_instructions(binary, kernel, 0, RUST_LIB_BACKTRACE="0")
             per_run[side] = (counted - start_up) / args.runs
         ratio = per_run["retrier"] / per_run["backon"]
         print(f"{label:<22} {per_run['retrier']:>8.0f} {per_run['backon']:>8.0f} {ratio:>6.2f}")

@@ -12,31 +12,10 @@ stream, the bare parser it is held to. Needs valgrind.
 """
 
 import argparse
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from bench_binary import bench_binary
+from bench_binary import bench_binary, callgrind_instructions
 
 READERS = ["eventsource-stream", "sse-stream", "sseer", "watch"]
-
-
-def instructions(binary, kernel, events):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "callgrind.out"
-        env = dict(os.environ, AGENT_ERROR_KERNEL=kernel)
-        subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, str(events)],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        for line in out.read_text().splitlines():
-            if line.startswith("summary:") or line.startswith("totals:"):
-                return int(line.split()[1])
-    sys.exit(f"callgrind wrote no total for {kernel}")
 
 
 def main():
@@ -47,10 +26,10 @@ def main():
     print(f"{'shape':<10} " + " ".join(f"{r:>19}" for r in READERS) + f" {'watch/sseer':>12}")
     for shape in ("chat", "anthropic"):
         # The events' own making (the chunks, then dropping them) is what "none" does.
-        base = instructions(binary, f"none/{shape}", args.events)
+        base = callgrind_instructions(binary, f"none/{shape}", args.events)
         per_event = {}
         for reader in READERS:
-            counted = instructions(binary, f"{reader}/{shape}", args.events)
+            counted = callgrind_instructions(binary, f"{reader}/{shape}", args.events)
             per_event[reader] = (counted - base) / args.events
         ratio = per_event["watch"] / per_event["sseer"]
         print(f"{shape:<10} " + " ".join(f"{per_event[r]:>19,.0f}" for r in READERS) + f" {ratio:>12.2f}")

@@ -1,9 +1,6 @@
 //! A healthy event through `stream::Watch` allocates nothing of its own: its data is a slice
-//! of the bytes it came in, and the watch's buffer grows once for many events. Counted with
-//! a global allocator that counts only on the measuring thread.
+//! of the bytes it came in, and the watch's buffer grows once for many events.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::convert::Infallible;
 use std::task::{Context, Poll, Waker};
 
@@ -11,45 +8,9 @@ use agent_error::stream::{Provider, Watch};
 use bytes::Bytes;
 use futures_util::Stream;
 
-struct Counting;
-
-thread_local! {
-    static MEASURING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_allocation() {
-    let _ = MEASURING.try_with(|on| {
-        if on.get() {
-            ALLOCATIONS.with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting.rs"]
+mod counting;
+use counting::allocations;
 
 const CHAT: &str = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1731000000,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" token\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
 const ANTHROPIC: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" token\"}}\n\n";
@@ -65,16 +26,13 @@ fn allocations_reading(event: &str, events: usize, provider: Provider) -> (usize
         .idle_timeout(None);
     let mut watch = std::pin::pin!(watch);
     let mut cx = Context::from_waker(Waker::noop());
-    let mut read = 0;
-    ALLOCATIONS.with(|n| n.set(0));
-    MEASURING.with(|on| on.set(true));
-    while let Poll::Ready(Some(item)) = watch.as_mut().poll_next(&mut cx) {
-        if item.is_ok() {
-            read += 1;
+    allocations(|| {
+        let mut read = 0;
+        while let Poll::Ready(Some(item)) = watch.as_mut().poll_next(&mut cx) {
+            read += usize::from(item.is_ok());
         }
-    }
-    MEASURING.with(|on| on.set(false));
-    (ALLOCATIONS.with(Cell::get), read)
+        read
+    })
 }
 
 #[test]

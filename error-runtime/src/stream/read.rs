@@ -260,15 +260,8 @@ fn tool_calls<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<
 /// An Anthropic event, by its type (the `event:` field, else the data's `type`).
 fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
     let mut reading = Reading::default();
-    let owned;
-    let kind = match name {
-        Some(name) if name != "message" => name,
-        _ => {
-            owned = top_type(data);
-            owned.as_deref().unwrap_or("")
-        }
-    };
-    match kind {
+    let kind = event_type(name, data);
+    match &*kind {
         "message_stop" => reading.terminal = true,
         "error" => reading.error = Some(data),
         "content_block_delta" => {
@@ -357,15 +350,8 @@ const RESPONSES_DELTAS: [&str; 7] = [
 /// A Responses event, by its type (the `event:` field, else the data's `type`).
 fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
     let mut reading = Reading::default();
-    let owned;
-    let kind = match name {
-        Some(name) if name != "message" => name,
-        _ => {
-            owned = top_type(data);
-            owned.as_deref().unwrap_or("")
-        }
-    };
-    match kind {
+    let kind = event_type(name, data);
+    match &*kind {
         "response.completed" => reading.terminal = true,
         "error" => reading.error = Some(data),
         // The failed response's `error` is the document to classify.
@@ -481,6 +467,15 @@ fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> P
 }
 
 // Shared steps.
+
+/// An event's type: its `event:` field, else its data's `type` (a proxy may drop the
+/// `event:` lines; Anthropic's and the Responses API's data say the type again).
+fn event_type<'e>(name: Option<&'e str>, data: &'e str) -> Cow<'e, str> {
+    match name {
+        Some(name) if name != "message" => Cow::Borrowed(name),
+        _ => top_type(data).unwrap_or_default(),
+    }
+}
 
 /// A value kept only if it is a string.
 fn text_value<'a>(reader: &mut Reader<'a>) -> Parsed<Option<Cow<'a, str>>> {
