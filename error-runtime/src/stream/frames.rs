@@ -147,19 +147,23 @@ impl Frames {
                 }
             }
             let rest = &self.buffer[self.at..];
-            if rest.is_empty() {
-                return Ok(None);
-            }
-            let Some((line, after)) = parse_line(rest) else {
-                // No line end, or a CR at the very end that may be a CRLF's half.
-                self.searched = self.buffer.len().saturating_sub(1).max(self.at);
-                return self.unended();
+            let (line, read) = match rest.first() {
+                None => return Ok(None),
+                // The blank line that ends each event, in its commonest form: no line to
+                // search for its end.
+                Some(b'\n') => (Line::Empty, 1),
+                Some(_) => {
+                    let Some((line, after)) = parse_line(rest) else {
+                        // No line end, or a CR at the very end that may be a CRLF's half.
+                        self.searched = self.buffer.len().saturating_sub(1).max(self.at);
+                        return self.unended();
+                    };
+                    (self.place(line), rest.len() - after.len())
+                }
             };
-            let read = rest.len() - after.len();
             if read > self.caps.line.saturating_add(2) {
                 return Err(Oversize::Line);
             }
-            let line = self.place(line);
             self.at += read;
             self.searched = self.at;
             self.since_event = self.since_event.saturating_add(read);
