@@ -333,22 +333,24 @@ impl Frames {
         if matches!(data, Data::None) {
             return None;
         }
-        let block = self.buffer.split_to(self.at).freeze();
+        let mut block = self.buffer.split_to(self.at).freeze();
         self.searched -= self.at;
         self.at = 0;
+        // The type is sliced out first; the data takes the block itself, cut to its place
+        // (no second count of the block's references).
+        let name = name.map(|range| text(block.slice(range)));
         let data = match data {
             Data::None => return None,
-            Data::One(range) => text(block.slice(range)),
+            Data::One(range) => {
+                block.truncate(range.end);
+                block.advance(range.start);
+                text(block)
+            }
             Data::Many(joined) => text(joined.freeze()),
         };
         // A retry set in a block without data waits for the next event.
         let retry = self.retry.take();
-        Some(Event::from_parts(
-            name.map(|range| text(block.slice(range))),
-            data,
-            self.id.clone(),
-            retry,
-        ))
+        Some(Event::from_parts(name, data, self.id.clone(), retry))
     }
 
     /// Drops the bytes before the next line when no event being assembled points into them.
