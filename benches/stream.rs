@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::task::{Context, Poll, Waker};
 
 use agent_error::stream::{Provider, Watch};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, Criterion, Throughput};
 use futures_util::Stream;
 
@@ -30,17 +30,25 @@ const CHAT: &str = "data: {\"id\":\"chatcmpl-9xYz\",\"object\":\"chat.completion
 /// An Anthropic Messages text delta, as Anthropic sends it.
 const ANTHROPIC: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" token\"}}\n\n";
 
-/// The events one an item, as a server flushes them.
+/// The events one an item, as a server flushes them and as hyper hands them on: each item a
+/// slice of one read buffer (already shared, as reqwest's are).
 fn per_event(event: &str) -> Vec<Bytes> {
-    (0..EVENTS)
-        .map(|_| Bytes::copy_from_slice(event.as_bytes()))
+    per_event_of(event, EVENTS)
+}
+
+/// `events` events one an item, as [`per_event`] makes them.
+fn per_event_of(event: &str, events: usize) -> Vec<Bytes> {
+    let mut read = BytesMut::from(event.repeat(events).as_bytes());
+    (0..events)
+        .map(|_| read.split_to(event.len()).freeze())
         .collect()
 }
 
 /// The same bytes in 4 KiB items, as a busy connection delivers them.
 fn in_4k(event: &str) -> Vec<Bytes> {
-    let all = event.repeat(EVENTS).into_bytes();
-    all.chunks(4096).map(Bytes::copy_from_slice).collect()
+    let mut read = BytesMut::from(event.repeat(EVENTS).as_bytes());
+    std::iter::from_fn(|| (!read.is_empty()).then(|| read.split_to(read.len().min(4096)).freeze()))
+        .collect()
 }
 
 /// Drains a stream by hand, returning the events and the bytes of data seen.
@@ -147,9 +155,7 @@ fn run_kernel(kernel: &str, events: usize) -> Result<(), String> {
         "anthropic" => (ANTHROPIC, Provider::Anthropic),
         _ => return Err(format!("unknown shape {shape}")),
     };
-    let chunks: Vec<Bytes> = (0..events)
-        .map(|_| Bytes::copy_from_slice(event.as_bytes()))
-        .collect();
+    let chunks = per_event_of(event, events);
     let reader = match reader {
         "none" => {
             drop(black_box(chunks));
