@@ -132,6 +132,18 @@ pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError
 pub trait ErrorChain<M> {
     /// The outermost link of the chain.
     fn error_chain(&self) -> &(dyn StdError + 'static);
+
+    /// `error` as a value of this type, when this type can hold it: the retrier ends a run
+    /// with an error of its own this way (a pause longer than its caps). Not part of the
+    /// contract; the default answers `None`.
+    #[doc(hidden)]
+    fn __from_runtime_error(error: crate::Error) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = error;
+        None
+    }
 }
 
 /// Markers of the [`ErrorChain`] impls, inferred, never named.
@@ -151,11 +163,20 @@ impl<E: StdError + 'static> ErrorChain<markers::Typed> for E {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         self
     }
+
+    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
+        let any: Box<dyn std::any::Any> = Box::new(error);
+        any.downcast::<E>().ok().map(|e| *e)
+    }
 }
 
 impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + Sync + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
+    }
+
+    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
+        Some(Box::new(error))
     }
 }
 
@@ -163,11 +184,19 @@ impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
     }
+
+    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
+        Some(Box::new(error))
+    }
 }
 
 impl ErrorChain<markers::Boxed> for Box<dyn StdError + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
+    }
+
+    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
+        Some(Box::new(error))
     }
 }
 
@@ -175,5 +204,9 @@ impl ErrorChain<markers::Boxed> for Box<dyn StdError + 'static> {
 impl ErrorChain<markers::Anyhow> for anyhow::Error {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         self.as_ref()
+    }
+
+    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
+        Some(anyhow::Error::new(error))
     }
 }

@@ -16,7 +16,7 @@ use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope, Mark};
 use crate::core::classify::{Answer, Classified, answer_as_before, classify_seeing};
 use crate::core::registry::Seen;
-use crate::store::{Store, block_on};
+use crate::store::{Pause, Store, block_on, seconds_text};
 use crate::{AgentError, ErrorChain};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
@@ -213,6 +213,11 @@ pub enum Stop {
     /// caller has one to move to: `recover::Fallback` moves on
     /// instead of retrying.
     FellBack,
+    /// A pause shared through the store ([`Retrier::pauses`]) lasts longer than this run
+    /// may wait (its `max_wait`, or past its `max_elapsed`): no further attempt was made,
+    /// and the error is a `rate_limit` one whose `retry_after` is the wait left (see
+    /// [`Retrier::pauses`]).
+    Paused,
 }
 
 impl Stop {
@@ -227,18 +232,21 @@ impl Stop {
             Stop::WaitTooLong => "wait_too_long",
             Stop::AlreadyRetried => "already_retried",
             Stop::FellBack => "fell_back",
+            Stop::Paused => "paused",
         }
     }
 
     /// Whether the run gave up on an error that its policy called retryable: attempts
-    /// exhausted, budget empty, deadline, a wait too long, or an inner retrier's give-up.
+    /// exhausted, budget empty, deadline, a wait too long, a shared pause too long, or an
+    /// inner retrier's give-up.
     pub const fn gave_up(self) -> bool {
         match self {
             Stop::AttemptsExhausted
             | Stop::BudgetEmpty
             | Stop::Deadline
             | Stop::WaitTooLong
-            | Stop::AlreadyRetried => true,
+            | Stop::AlreadyRetried
+            | Stop::Paused => true,
             Stop::Succeeded | Stop::Permanent | Stop::FellBack => false,
         }
     }
@@ -326,6 +334,9 @@ struct Tally {
     most_attempts: u32,
     /// The delays the server asked for (`retry_after`) and that were waited, in all.
     asked: Duration,
+    /// The `max_wait` that the last server delay of this run was held to: a shared pause
+    /// is held to it too (to the `rate_limit` policy's and the retrier's before any).
+    pause_cap: Option<Duration>,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -385,6 +396,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 most_attempts: 0,
                 asked: Duration::ZERO,
                 announced: None,
+                pause_cap: None,
             },
             seen,
         }
@@ -477,6 +489,21 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         self.next_delay(failure)
     }
 
+    /// Ends the run before an attempt because a shared pause lasts longer than it may
+    /// wait, with `paused` as the operation's error type holds it. An error type that
+    /// cannot hold it (a type of the caller's own) gets `None`: the attempt is made
+    /// without waiting, and the server's own answer ends the run.
+    fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
+        let error = E::__from_runtime_error(paused)?;
+        scope::gave_up(|| self.tally.code.get());
+        Some(Outcome {
+            result: Err(error),
+            attempts: self.tally.attempt - 1,
+            stop: Stop::Paused,
+            waited: self.tally.waited,
+        })
+    }
+
     /// How the run ended; a give-up marks the enclosing attempt, if any.
     fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
         if stop.gave_up() {
@@ -545,9 +572,11 @@ fn server_delay(
 ) -> Result<Duration, Stop> {
     // The delays a server asks for add up, in one run, to at most the `max_wait` that each
     // of them is held to: changing codes buys it no more waiting.
-    if t.asked.saturating_add(asked) > policy.max_wait().min(r.max_wait) {
+    let cap = policy.max_wait().min(r.max_wait);
+    if t.asked.saturating_add(asked) > cap {
         return Err(Stop::WaitTooLong);
     }
+    t.pause_cap = Some(cap);
     if r.pauses.is_some() {
         t.announced = Some((asked, failure.code().to_owned()));
     }
@@ -581,6 +610,26 @@ fn before_retry(
         hook(failure, t.attempt, delay);
     }
     Ok(())
+}
+
+/// The error a run ends with when a shared pause lasts longer than it may wait: a
+/// `rate_limit` error whose `retry_after` is the wait left.
+fn paused_error(wait: Duration, code: &str) -> crate::Error {
+    crate::Error::new(
+        "retry.pause",
+        crate::codes::RATE_LIMIT,
+        format!(
+            "a shared pause ({}) lasts {} more, longer than this call may wait",
+            // Another writer's value: only a well-formed code is repeated.
+            if crate::codes::is_valid_code(code) {
+                code
+            } else {
+                "unknown code"
+            },
+            seconds_text(wait)
+        ),
+    )
+    .with_retry_after(wait)
 }
 
 /// Whether a link of `err`'s chain is classified with the code `code`.
@@ -656,6 +705,16 @@ impl Retrier {
     /// so that replicas do not all come back at the deadline's instant. The waits count in
     /// [`Outcome::waited`].
     ///
+    /// A pause read from the store obeys the caps a server's `retry_after` obeys: one that
+    /// lasts longer than the `max_wait` (the `rate_limit` policy's and the retrier's, or the
+    /// one this run's last server delay was held to), or past the `max_elapsed`, is not
+    /// waited. The run ends at once, before the attempt, with [`Stop::Paused`] and a
+    /// `rate_limit` error (op `retry.pause`) whose `retry_after` is the wait left, as an
+    /// `agent_error::Error`, a boxed error or an `anyhow::Error` (whichever the operation's
+    /// error type is). An error type of the caller's own cannot hold it: the attempt is then
+    /// made without waiting, and the server's answer (its own `Retry-After`, longer than the
+    /// caps) ends the run.
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use std::time::Duration;
@@ -685,15 +744,42 @@ impl Retrier {
         self
     }
 
-    /// The wait before an attempt: the shared pause in force, if any, with this wait's jitter.
-    async fn shared_pause(&self) -> Duration {
-        match &self.pauses {
-            Some((store, key)) => match store.pause(key).await {
-                Some(pause) => pause.wait(self.jitter.next_fraction()),
-                None => Duration::ZERO,
-            },
-            None => Duration::ZERO,
+    /// The shared pause in force before an attempt, if any.
+    async fn shared_pause(&self) -> Option<Pause> {
+        let (store, key) = self.pauses.as_ref()?;
+        store.pause(key).await
+    }
+
+    /// The wait before an attempt for `pause` (with this wait's jitter), or, when the pause
+    /// lasts longer than the run may wait, the error that ends the run: a store's value
+    /// obeys the caps a server's `retry_after` obeys.
+    fn pause_wait<R: Borrow<Retrier>>(
+        &self,
+        run: &mut RetryState<R>,
+        pause: Option<Pause>,
+    ) -> Result<Duration, crate::Error> {
+        let Some(pause) = pause else {
+            return Ok(Duration::ZERO);
+        };
+        let t = &mut run.tally;
+        let cap = t.pause_cap.unwrap_or_else(|| {
+            crate::codes::default_policy(crate::codes::RATE_LIMIT)
+                .max_wait()
+                .min(self.max_wait)
+        });
+        let mut wait = pause.wait(self.jitter.next_fraction());
+        let mut beyond = pause.remaining > cap;
+        if let (Some(limit), Some(started)) = (self.max_elapsed, t.started) {
+            let left = limit.saturating_sub(started.elapsed().max(t.waited));
+            beyond |= pause.remaining > left;
+            // The jitter after the deadline never takes the run past its `max_elapsed`.
+            wait = wait.min(left);
         }
+        if !beyond {
+            return Ok(wait);
+        }
+        t.code.set(crate::codes::RATE_LIMIT);
+        Err(paused_error(pause.remaining, &pause.code))
     }
 
     /// Announces the pause a failure asked for; the pre-attempt wait then waits it out.
@@ -760,10 +846,18 @@ impl Retrier {
         let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
         loop {
             if let Some(limit) = limit {
-                let wait = block_on(self.shared_pause(), limit).unwrap_or_default();
-                if !wait.is_zero() {
-                    sleep(wait);
-                    run.tally.waited = run.tally.waited.saturating_add(wait);
+                let pause = block_on(self.shared_pause(), limit).flatten();
+                match self.pause_wait(&mut run, pause) {
+                    Ok(wait) if !wait.is_zero() => {
+                        sleep(wait);
+                        run.tally.waited = run.tally.waited.saturating_add(wait);
+                    }
+                    Ok(_) => {}
+                    Err(paused) => {
+                        if let Some(outcome) = run.paused(paused) {
+                            return outcome;
+                        }
+                    }
                 }
             }
             let scope = AttemptScope::enter();
@@ -834,10 +928,18 @@ impl Retrier {
         let mut run = self.start();
         loop {
             if self.pauses.is_some() {
-                let wait = self.shared_pause().await;
-                if !wait.is_zero() {
-                    sleep(wait).await;
-                    run.tally.waited = run.tally.waited.saturating_add(wait);
+                let pause = self.shared_pause().await;
+                match self.pause_wait(&mut run, pause) {
+                    Ok(wait) if !wait.is_zero() => {
+                        sleep(wait).await;
+                        run.tally.waited = run.tally.waited.saturating_add(wait);
+                    }
+                    Ok(_) => {}
+                    Err(paused) => {
+                        if let Some(outcome) = run.paused(paused) {
+                            return outcome;
+                        }
+                    }
                 }
             }
             let mut attempt = pin!(op.attempt(run.attempt()));

@@ -11,8 +11,55 @@ use redis::Script;
 /// The server's time in milliseconds, as `now`.
 const NOW: &str = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
 
+/// The longest this library ever writes a deadline ahead, in milliseconds: what every
+/// write is clamped to, and what a deadline read may be at most.
+pub(crate) const MAX_AHEAD_MS: u64 = 24 * 3600 * 1000;
+
+/// Before a script runs, its key is made what this library writes, or deleted: a key of
+/// another type, a count or deadline that is not a plain integer, or a deadline further
+/// ahead than [`MAX_AHEAD_MS`] (another writer's value, never obeyed). Deleting it makes it
+/// absent for this script and every later one; `repaired` says so to the client. Only that
+/// key is touched: a bad key is its own problem, not the store's.
+fn sanitize() -> String {
+    format!(
+        "local repaired = 0
+local function repair()
+  redis.call('DEL', KEYS[1])
+  repaired = 1
+end
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then kind = kind.ok end
+if kind ~= 'none' then
+  if kind ~= 'hash' then
+    repair()
+  else
+    local v = redis.call('HGETALL', KEYS[1])
+    for i = 1, #v, 2 do
+      local name, value = v[i], v[i + 1]
+      if name ~= 'code' then
+        if string.len(value) > 15 or not string.match(value, '^%d+$') then
+          repair()
+          break
+        end
+        if (name == 'until' or name == 'lease') and tonumber(value) > now + {MAX_AHEAD_MS} then
+          repair()
+          break
+        end
+      end
+    end
+  end
+end
+"
+    )
+}
+
+/// A script: the time, the key made sane, then `body`, whose answer (an array) gets
+/// `repaired` (1 or 0) as its last element.
 fn script(body: &str) -> Script {
-    Script::new(&format!("{NOW}{body}"))
+    Script::new(&format!(
+        "{NOW}{}local function body()\n{body}\nend\nlocal answer = body()\nanswer[#answer + 1] = repaired\nreturn answer",
+        sanitize()
+    ))
 }
 
 /// A pause's state: `{now, deadline, set_at, code}`.

@@ -14,6 +14,7 @@ use agent_error_runtime::recover::{
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
 
 use crate::scripts;
 
@@ -46,6 +47,11 @@ pub enum Unavailable {
 /// - **Reads**: from a local copy at most [`staleness`](RedisStoreBuilder::staleness) old,
 ///   so that a call on a healthy key makes no round trip; a copy older than that is read
 ///   again (one round trip). Every write's answer refreshes the copy.
+/// - **Values read are checked**: a key of another type, a field that is not a plain
+///   integer, or a deadline more than 24 hours ahead (longer than any this store writes:
+///   pauses, cooldowns and leases are written at most 24 hours long) is deleted by the
+///   script that meets it and counts as absent, with a `tracing` warning. A script error
+///   about one key leaves the store up: every other key is still shared.
 /// - **Redis down or slow**: each operation waits at most the
 ///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
 ///   stops asking Redis for [`retry_interval`](RedisStoreBuilder::retry_interval) and
@@ -273,52 +279,73 @@ impl RedisStore {
     }
 
     /// Runs one script on one key on the runtime (so that any thread may wait for it),
-    /// within the timeout; `None` when Redis did not answer or the store's breaker is open.
+    /// within the timeout. [`Reply::Down`] when Redis did not answer or the store's breaker
+    /// is open; [`Reply::BadKey`] when the server answered with an error about this key
+    /// alone (the store stays up: every other key is still shared).
     fn remote<T>(
         &self,
         script: &'static Script,
         key: String,
         args: Vec<String>,
-    ) -> impl Future<Output = Option<T>> + Send + 'static
+    ) -> impl Future<Output = Reply<T>> + Send + 'static
+    where
+        T: redis::FromRedisValue + Send + 'static,
+    {
+        let task = self.spawn_remote(script, key, args);
+        async move {
+            match task {
+                Some(task) => task.await.unwrap_or(Reply::Down),
+                None => Reply::Down,
+            }
+        }
+    }
+
+    /// [`remote`](Self::remote)'s task, started now on the runtime; `None` while the
+    /// store's breaker is open.
+    fn spawn_remote<T>(
+        &self,
+        script: &'static Script,
+        key: String,
+        args: Vec<String>,
+    ) -> Option<JoinHandle<Reply<T>>>
     where
         T: redis::FromRedisValue + Send + 'static,
     {
         let inner = self.inner.clone();
-        let open = inner.breaker_open();
-        let task = (!open).then(|| {
-            let inner = inner.clone();
-            inner.round_trips.fetch_add(1, Ordering::Relaxed);
-            self.inner.handle.spawn(async move {
-                let mut conn = inner.conn.clone();
-                let mut call = script.prepare_invoke();
-                call.key(key);
-                for arg in args {
-                    call.arg(arg);
-                }
-                let answer =
-                    tokio::time::timeout(inner.timeout, call.invoke_async::<T>(&mut conn)).await;
-                match answer {
-                    Ok(Ok(value)) => {
-                        inner.up();
-                        Some(value)
-                    }
-                    Ok(Err(e)) => {
-                        inner.down(&format!("{:?}", e.kind()));
-                        None
-                    }
-                    Err(_) => {
-                        inner.down("timeout");
-                        None
-                    }
-                }
-            })
-        });
-        async move {
-            match task {
-                Some(task) => task.await.ok().flatten(),
-                None => None,
-            }
+        if inner.breaker_open() {
+            return None;
         }
+        inner.round_trips.fetch_add(1, Ordering::Relaxed);
+        Some(self.inner.handle.spawn(async move {
+            let mut conn = inner.conn.clone();
+            let mut call = script.prepare_invoke();
+            call.key(&key);
+            for arg in args {
+                call.arg(arg);
+            }
+            let answer =
+                tokio::time::timeout(inner.timeout, call.invoke_async::<redis::Value>(&mut conn))
+                    .await;
+            match answer {
+                Ok(Ok(value)) => {
+                    inner.up();
+                    inner.read(&key, value)
+                }
+                Ok(Err(e)) if about_the_key(&e) => {
+                    inner.up();
+                    inner.bad_key(&key, &format!("{:?}", e.kind()));
+                    Reply::BadKey
+                }
+                Ok(Err(e)) => {
+                    inner.down(&format!("{:?}", e.kind()));
+                    Reply::Down
+                }
+                Err(_) => {
+                    inner.down("timeout");
+                    Reply::Down
+                }
+            }
+        }))
     }
 
     fn copy(&self, key: &str) -> Option<Copy> {
@@ -449,7 +476,58 @@ fn circuit_from(copy: &Copy) -> CircuitState {
     }
 }
 
+/// What a script's run gave.
+enum Reply<T> {
+    /// The script's answer.
+    Answer(T),
+    /// The server answered with an error about this key alone (or an answer that does not
+    /// read): the key is treated as absent for this operation.
+    BadKey,
+    /// Redis did not answer: the state is served as [`Unavailable`] says.
+    Down,
+}
+
+/// Whether a failed script is this key's problem (the server answered, about the key's
+/// value), not the connection's or the server's.
+fn about_the_key(e: &redis::RedisError) -> bool {
+    matches!(
+        e.kind(),
+        redis::ErrorKind::Parse | redis::ErrorKind::UnexpectedReturnType
+    ) || matches!(e.code(), Some("ERR" | "WRONGTYPE"))
+}
+
 impl Inner {
+    /// Reads a script's answer: its last element says whether the script repaired the key.
+    fn read<T: redis::FromRedisValue>(&self, key: &str, value: redis::Value) -> Reply<T> {
+        let redis::Value::Array(mut items) = value else {
+            self.bad_key(key, "an answer that is not an array");
+            return Reply::BadKey;
+        };
+        if items.pop() == Some(redis::Value::Int(1)) {
+            tracing::warn!(
+                target: "agent_error::redis",
+                key,
+                "a key held a value this library never writes (another type, not an integer, or a deadline too far ahead): it was deleted, and counts as absent"
+            );
+        }
+        match T::from_redis_value(redis::Value::Array(items)) {
+            Ok(answer) => Reply::Answer(answer),
+            Err(_) => {
+                self.bad_key(key, "an answer that does not read");
+                Reply::BadKey
+            }
+        }
+    }
+
+    fn bad_key(&self, key: &str, why: &str) {
+        tracing::warn!(
+            target: "agent_error::redis",
+            key,
+            error = why,
+            "a script failed on one key: that key counts as absent, every other is still shared"
+        );
+    }
+
     fn breaker_open(&self) -> bool {
         let down = self.down_until.lock().unwrap_or_else(|p| p.into_inner());
         down.is_some_and(|until| Instant::now() < until)
@@ -483,6 +561,36 @@ impl Inner {
     }
 }
 
+/// The most a deadline written to Redis lies ahead: a pause, a cooldown or a lease longer
+/// than this is written this long, and a deadline read further ahead is not obeyed.
+const MAX_AHEAD: Duration = Duration::from_millis(scripts::MAX_AHEAD_MS);
+
+/// A trial's claim whose answer nobody has read yet.
+struct ClaimInFlight {
+    task: Option<JoinHandle<Reply<(i64, i64)>>>,
+    store: RedisStore,
+    name: String,
+}
+
+impl Drop for ClaimInFlight {
+    fn drop(&mut self) {
+        let Some(task) = self.task.take() else {
+            return;
+        };
+        let store = self.store.clone();
+        let name = std::mem::take(&mut self.name);
+        // Bounded: the claim's task ends within the timeout, and so does the release.
+        self.store.inner.handle.spawn(async move {
+            if let Ok(Reply::Answer((_, token))) = task.await
+                && let Ok(token) = u64::try_from(token)
+                && token != 0
+            {
+                store.abandon_trial(&name, TrialToken(token));
+            }
+        });
+    }
+}
+
 impl Store for RedisStore {
     fn pause<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Pause>> {
         let key = self.key("pause", name);
@@ -499,8 +607,9 @@ impl Store for RedisStore {
         let remote = self.remote(&scripts::PAUSE_GET, key.clone(), Vec::new());
         Box::pin(async move {
             match remote.await {
-                Some(answer) => self.pause_answer(name, key, read, answer),
-                None => self.fallback_pause(name),
+                Reply::Answer(answer) => self.pause_answer(name, key, read, answer),
+                Reply::BadKey => None,
+                Reply::Down => self.fallback_pause(name),
             }
         })
     }
@@ -512,6 +621,7 @@ impl Store for RedisStore {
         code: &'a str,
     ) -> StoreFuture<'a, Pause> {
         let local = self.inner.local.set_pause_now(name, wait, code);
+        let wait = wait.min(MAX_AHEAD);
         let key = self.key("pause", name);
         let grace = ms(Duration::from_secs(1)) + 1000;
         let read = Instant::now();
@@ -526,8 +636,11 @@ impl Store for RedisStore {
         );
         Box::pin(async move {
             match remote.await {
-                Some(answer) => self.pause_answer(name, key, read, answer).unwrap_or(local),
-                None => match self.inner.unavailable {
+                Reply::Answer(answer) => {
+                    self.pause_answer(name, key, read, answer).unwrap_or(local)
+                }
+                Reply::BadKey => local,
+                Reply::Down => match self.inner.unavailable {
                     Unavailable::FailOpen => local,
                     _ => self.fallback_pause(name).unwrap_or(local),
                 },
@@ -544,8 +657,9 @@ impl Store for RedisStore {
         let remote = self.remote(&scripts::CIRCUIT_GET, key.clone(), Vec::new());
         Box::pin(async move {
             match remote.await {
-                Some(answer) => self.circuit_answer(key, read, answer),
-                None => self.fallback_circuit(name),
+                Reply::Answer(answer) => self.circuit_answer(key, read, answer),
+                Reply::BadKey => CircuitState::Closed { failures: 0 },
+                Reply::Down => self.fallback_circuit(name),
             }
         })
     }
@@ -563,14 +677,15 @@ impl Store for RedisStore {
             key.clone(),
             vec![
                 rule.threshold.max(1).to_string(),
-                ms(rule.cooldown).to_string(),
+                ms(rule.cooldown.min(MAX_AHEAD)).to_string(),
                 ms(self.inner.ttl).to_string(),
             ],
         );
         Box::pin(async move {
             match remote.await {
-                Some(answer) => self.circuit_answer(key, read, answer),
-                None => match self.inner.unavailable {
+                Reply::Answer(answer) => self.circuit_answer(key, read, answer),
+                Reply::BadKey => local,
+                Reply::Down => match self.inner.unavailable {
                     Unavailable::Local => local,
                     _ => self.fallback_circuit(name),
                 },
@@ -584,7 +699,7 @@ impl Store for RedisStore {
         let read = Instant::now();
         let remote = self.remote(&scripts::SUCCESS, key.clone(), Vec::new());
         Box::pin(async move {
-            if let Some(answer) = remote.await {
+            if let Reply::Answer(answer) = remote.await {
                 self.circuit_answer(key, read, answer);
             }
         })
@@ -595,15 +710,30 @@ impl Store for RedisStore {
         name: &'a str,
         lease: Duration,
     ) -> StoreFuture<'a, Option<TrialToken>> {
+        let lease = lease.min(MAX_AHEAD);
         let key = self.key("circuit", name);
-        let remote = self.remote::<(i64, i64)>(
-            &scripts::CLAIM,
-            key.clone(),
-            vec![ms(lease).max(1).to_string(), ms(self.inner.ttl).to_string()],
-        );
+        // A caller that stops waiting (a timeout around its call) while the claim runs on
+        // the server would leave the trial taken by nobody for the whole lease: the guard
+        // gives a granted claim back if its answer is never read.
+        let mut claim = ClaimInFlight {
+            task: self.spawn_remote::<(i64, i64)>(
+                &scripts::CLAIM,
+                key.clone(),
+                vec![ms(lease).max(1).to_string(), ms(self.inner.ttl).to_string()],
+            ),
+            store: self.clone(),
+            name: name.to_owned(),
+        };
         Box::pin(async move {
-            match remote.await {
-                Some((_, token)) => {
+            let reply = match claim.task.as_mut() {
+                Some(task) => task.await.unwrap_or(Reply::Down),
+                None => Reply::Down,
+            };
+            // Answered: nothing to give back when the guard drops.
+            claim.task.take();
+            match reply {
+                Reply::BadKey => None,
+                Reply::Answer((_, token)) => {
                     // The copy no longer says what the server does: read it again next time.
                     self.inner
                         .copies
@@ -615,7 +745,7 @@ impl Store for RedisStore {
                         .filter(|t| *t != 0)
                         .map(TrialToken)
                 }
-                None => match self.inner.unavailable {
+                Reply::Down => match self.inner.unavailable {
                     // Local trials carry the top bit, so that Redis never takes them for its own.
                     Unavailable::Local => self
                         .inner
@@ -649,7 +779,7 @@ impl Store for RedisStore {
             vec![
                 token.0.to_string(),
                 if ok { "1" } else { "0" }.to_owned(),
-                ms(rule.cooldown).to_string(),
+                ms(rule.cooldown.min(MAX_AHEAD)).to_string(),
                 ms(self.inner.ttl).to_string(),
             ],
         );
@@ -698,8 +828,9 @@ impl Store for RedisStore {
         );
         Box::pin(async move {
             match remote.await {
-                Some((_, paid)) => paid == 1,
-                None => match self.inner.unavailable {
+                Reply::Answer((_, paid)) => paid == 1,
+                Reply::BadKey => self.inner.local.spend_now(name, cost, capacity),
+                Reply::Down => match self.inner.unavailable {
                     Unavailable::Local => self.inner.local.spend_now(name, cost, capacity),
                     Unavailable::FailOpen => true,
                     Unavailable::FailClosed => false,
