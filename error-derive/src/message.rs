@@ -31,7 +31,7 @@ pub fn of(
     let format = match error {
         Some(ErrorAttr::Format(format)) => format,
         Some(ErrorAttr::Function(path, span)) => {
-            return Message::Template(function_call(&path, span, fields, krate));
+            return Message::Template(Box::new(function_call(&path, span, fields, krate)));
         }
         Some(ErrorAttr::Unreadable) => return Message::Invalid,
         _ => match docs.iter().find(|d| !d.value.trim().is_empty()) {
@@ -40,7 +40,7 @@ pub fn of(
         },
     };
     match format::resolve(&format, fields, owner, krate, errors) {
-        Some(template) => Message::Template(template),
+        Some(template) => Message::Template(Box::new(template)),
         None => Message::Invalid,
     }
 }

@@ -136,7 +136,7 @@ pub enum Op {
 }
 
 pub enum Message {
-    Template(Template),
+    Template(Box<Template>),
     /// The format string names something that is not there (already reported).
     Invalid,
     /// Neither `#[error]` nor a doc comment.
