@@ -345,7 +345,7 @@ enum Captured {
     },
 
     #[agent(code = "key_in_closure")]
-    #[error("key rejected: {}", (|| format!("{key:?}"))())]
+    #[error("key rejected: {}", Some(1).map(|_| format!("{key:?}")).unwrap_or_default())]
     InClosure {
         #[redact]
         key: String,
