@@ -294,3 +294,146 @@ fn a_derived_debug_redacts_and_anyhow_shows_no_secret() {
         assert!(!text.contains("sk-123"), "{text}");
     }
 }
+
+/// Every rendering that leaves the process, for the assertions below: Display, the tool
+/// text, the text for people, the public message, every chain, and (with `serde`) the wire.
+fn renderings(e: &(dyn AgentError + 'static)) -> Vec<String> {
+    let mut out = vec![
+        e.to_string(),
+        agent_error::tool::render(e),
+        agent_error::display::for_user(e),
+        public(e),
+        agent_error::display::chain(e).to_string(),
+        agent_error::display::public_chain(e).to_string(),
+        format!("{:#}", anyhow::Error::new(Wrapped(e.to_string()))),
+    ];
+    #[cfg(feature = "serde")]
+    out.push(serde_json::to_string(&agent_error::Report::capture(e)).unwrap());
+    out
+}
+
+/// A `String` standing in for an error that went through `anyhow`.
+#[derive(Debug)]
+struct Wrapped(String);
+
+impl fmt::Display for Wrapped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Wrapped {}
+
+/// A `#[redact]` field captured by name inside an argument's own format string, which the
+/// derive cannot read: the name resolves to `[redacted]` in every redacted rendering.
+#[derive(Debug, AgentError)]
+#[agent(op = "auth.login")]
+enum Captured {
+    #[agent(code = "key_rejected", hint = "rotate the key")]
+    #[error("key rejected: {}", format!("{key}"))]
+    InNestedFormat {
+        #[redact]
+        key: String,
+    },
+
+    #[agent(code = "key_padded")]
+    #[error("key rejected: [{}] for {user}", format!("{key:>12}"))]
+    WithSpec {
+        user: String,
+        #[redact]
+        key: String,
+    },
+
+    #[agent(code = "key_in_closure")]
+    #[error("key rejected: {}", Some(1).map(|_| format!("{key:?}")).unwrap_or_default())]
+    InClosure {
+        #[redact]
+        key: String,
+    },
+
+    #[agent(code = "key_in_method_call")]
+    #[error("key rejected: {shown}", shown = format!("<{key}>").to_uppercase())]
+    InMethodCall {
+        #[redact]
+        key: String,
+    },
+
+    #[agent(code = "tuple_key")]
+    #[error("key rejected: {}", format!("{_0}"))]
+    TupleField(#[redact] String),
+}
+
+#[test]
+fn a_redacted_field_captured_in_a_nested_format_never_shows() {
+    let e = Captured::InNestedFormat {
+        key: "sk-123".into(),
+    };
+    assert_eq!(
+        e.to_string(),
+        "auth.login [key_rejected]: key rejected: [redacted]"
+    );
+    assert_eq!(
+        agent_error::tool::render(&e),
+        "[error:key_rejected] key rejected: [redacted]\nhint: rotate the key"
+    );
+    assert_eq!(
+        agent_error::display::for_user(&e),
+        "key rejected: [redacted]\n  - rotate the key"
+    );
+    assert_eq!(public(&e), "key rejected: [redacted]");
+    #[cfg(feature = "serde")]
+    assert_eq!(
+        serde_json::to_value(agent_error::Report::capture(&e)).unwrap()["message"],
+        "key rejected: [redacted]"
+    );
+    for text in renderings(&e) {
+        assert!(!text.contains("sk-123"), "{text}");
+    }
+    // The explicit calls still show the real value.
+    assert_eq!(e.message(), "key rejected: sk-123");
+    assert_eq!(Private(&e).to_string(), "key rejected: sk-123");
+}
+
+#[test]
+fn a_redacted_field_captured_with_a_spec_a_closure_or_a_method_call_never_shows() {
+    let cases = [
+        (
+            Captured::WithSpec {
+                user: "alice".into(),
+                key: "sk-123".into(),
+            },
+            "key rejected: [  [redacted]] for alice",
+            "key rejected: [      sk-123] for alice",
+        ),
+        (
+            Captured::InClosure {
+                key: "sk-123".into(),
+            },
+            "key rejected: [redacted]",
+            "key rejected: \"sk-123\"",
+        ),
+        (
+            Captured::InMethodCall {
+                key: "sk-123".into(),
+            },
+            "key rejected: <[REDACTED]>",
+            "key rejected: <SK-123>",
+        ),
+        (
+            Captured::TupleField("sk-123".into()),
+            "key rejected: [redacted]",
+            "key rejected: sk-123",
+        ),
+    ];
+    for (e, shown, full) in cases {
+        assert_eq!(public(&e), shown);
+        assert_eq!(e.to_string(), format!("auth.login [{}]: {shown}", e.code()));
+        for text in renderings(&e) {
+            assert!(
+                !text.contains("sk-123") && !text.contains("SK-123"),
+                "{text}"
+            );
+        }
+        assert_eq!(e.message(), full);
+    }
+}

@@ -304,7 +304,7 @@ pub fn resolve(
     if !names.ok {
         return None;
     }
-    let (mut args, mut public_args, mut shown) =
+    let (mut args, mut public_args, mut shown, self_in_args) =
         user_arguments(format, fields, owner, krate, errors)?;
     // The user's arguments that mention a `#[redact]` field are `[redacted]` in both.
     let mut display_args = public_args.clone();
@@ -329,6 +329,7 @@ pub fn resolve(
         shown,
         plain,
         by_function: false,
+        self_in_args,
     })
 }
 
@@ -387,8 +388,8 @@ fn rewrite_placeholder(inner: &str, names: &mut Names, errors: &mut Errors) -> S
 }
 
 /// The user's extra arguments, rewritten for the operator's and the public view, with
-/// every field they mention.
-type Arguments = (Vec<TokenStream>, Vec<TokenStream>, Vec<usize>);
+/// every field they mention and where they name `self`.
+type Arguments = (Vec<TokenStream>, Vec<TokenStream>, Vec<usize>, Vec<Span>);
 
 fn user_arguments(
     format: &Format,
@@ -398,6 +399,7 @@ fn user_arguments(
     errors: &mut Errors,
 ) -> Option<Arguments> {
     let (mut args, mut public_args, mut shown) = (Vec::new(), Vec::new(), Vec::new());
+    let mut selves = Vec::new();
     let mut ok = true;
     let redacted = quote!(#krate::__private::Redacted);
     let values = format
@@ -405,7 +407,7 @@ fn user_arguments(
         .iter()
         .chain(format.named.iter().map(|(_, a)| a));
     for arg in values {
-        let mut mentioned = Vec::new();
+        let mut mentioned = Mentions::default();
         let rewritten = match rewrite_args(arg.clone(), fields, owner, &mut mentioned) {
             Ok(tokens) => tokens,
             Err(e) => {
@@ -414,8 +416,12 @@ fn user_arguments(
                 continue;
             }
         };
-        let secret = mentioned.iter().any(|&i| fields[i].attrs.redact.is_some());
-        shown.extend(&mentioned);
+        let secret = mentioned
+            .fields
+            .iter()
+            .any(|&i| fields[i].attrs.redact.is_some());
+        shown.extend(&mentioned.fields);
+        selves.extend(mentioned.selves);
         args.push(rewritten.clone());
         public_args.push(if secret { redacted.clone() } else { rewritten });
     }
@@ -431,7 +437,7 @@ fn user_arguments(
         let value = &public_args[positional + i];
         public_args[positional + i] = quote!(#name = #value);
     }
-    Some((args, public_args, shown))
+    Some((args, public_args, shown, selves))
 }
 
 /// One named argument for each field the string names; reports a redacted width.
@@ -651,13 +657,22 @@ fn member_after_dot(tokens: &[TokenTree], i: usize) -> Option<(String, Vec<Strin
 /// Keywords after which an expression starts, so that a `.field` after them is the shorthand.
 const EXPR_KEYWORDS: [&str; 7] = ["match", "if", "while", "in", "return", "break", "mut"];
 
+/// What an argument mentions, as far as its tokens show.
+#[derive(Default)]
+struct Mentions {
+    /// The fields named by `.field`, `.0` or the binding's name.
+    fields: Vec<usize>,
+    /// Each `self`, and each string literal that captures `{self}` (`format!("{self:?}")`).
+    selves: Vec<Span>,
+}
+
 /// Rewrites `.field` and `.0` in format arguments into the field's binding, and
-/// records which fields an argument mentions (for redaction).
+/// records which fields an argument mentions (for redaction) and where it names `self`.
 fn rewrite_args(
     tokens: TokenStream,
     fields: &[Field],
     owner: &str,
-    mentioned: &mut Vec<usize>,
+    mentioned: &mut Mentions,
 ) -> syn::Result<TokenStream> {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = TokenStream::new();
@@ -678,7 +693,7 @@ fn rewrite_args(
                             format!("`.{name}` names no field of `{owner}`; {}", list(fields)),
                         ));
                     };
-                    mentioned.push(field.index);
+                    mentioned.fields.push(field.index);
                     let mut binding = field.binding.clone();
                     // Shown at `.field`, resolved as the pattern's binding (hygiene inside `macro_rules!`).
                     binding.set_span(binding.span().located_at(span));
@@ -694,7 +709,16 @@ fn rewrite_args(
             }
             TokenTree::Ident(ident) => {
                 if let Some(field) = fields.iter().find(|f| f.binding == *ident) {
-                    mentioned.push(field.index);
+                    mentioned.fields.push(field.index);
+                }
+                if ident == "self" {
+                    mentioned.selves.push(ident.span());
+                }
+                out.extend([tt.clone()]);
+            }
+            TokenTree::Literal(lit) => {
+                if captures_self(lit) {
+                    mentioned.selves.push(lit.span());
                 }
                 out.extend([tt.clone()]);
             }
@@ -709,6 +733,28 @@ fn rewrite_args(
         i += 1;
     }
     Ok(out)
+}
+
+/// Whether a string literal captures `self` as a format string would (`"{self:?}"`).
+fn captures_self(lit: &proc_macro2::Literal) -> bool {
+    let syn::Lit::Str(text) = syn::Lit::new(lit.clone()) else {
+        return false;
+    };
+    let text = text.value();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find('{') {
+        let tail = &rest[at + 1..];
+        if let Some(after) = tail.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let end = tail.find(['}', ':']).unwrap_or(tail.len());
+        if tail[..end].trim() == "self" {
+            return true;
+        }
+        rest = tail;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -762,6 +808,17 @@ mod tests {
         assert_eq!(check("{name:>width$} {{literal}}"), (true, 0));
         assert_eq!(check("{nope} and {other}"), (false, 2));
         assert_eq!(check("{0}"), (false, 1));
+    }
+
+    #[test]
+    fn finds_self_captured_in_a_nested_format_string() {
+        let captures = |text: &str| super::captures_self(&proc_macro2::Literal::string(text));
+        assert!(captures("{self:?}"));
+        assert!(captures("a { self } b"));
+        assert!(!captures("{{self}}"));
+        assert!(!captures("{self_}"));
+        assert!(!captures("{"));
+        assert!(!super::captures_self(&proc_macro2::Literal::u8_suffixed(1)));
     }
 
     proptest! {

@@ -62,9 +62,9 @@ pub fn expand(input: &Input) -> TokenStream {
         }
         Body::Classified(c) if c.hints.is_empty() => None,
         Body::Classified(c) => {
-            let pattern = v.bind_all();
+            let (pattern, redacted) = v.bind_redacted(krate);
             let hints = c.hints.iter().map(|h| h.to_cow(View::Public));
-            Some(quote!(#pattern => ::std::vec![#(#hints),*],))
+            Some(quote!(#pattern => { #redacted ::std::vec![#(#hints),*] }))
         }
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Hints)),
     });
@@ -94,9 +94,9 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
     let arms = input.variants.iter().map(|v| match &v.body {
         Body::Classified(c) if c.hints.is_empty() && !c.from_cause => None,
         Body::Classified(c) if !c.hints.is_empty() => {
-            let pattern = v.bind_all();
+            let (pattern, redacted) = v.bind_redacted(krate);
             let hints = c.hints.iter().map(|h| h.to_arguments(View::Public));
-            Some(quote!(#pattern => { #(#each(#hints);)* }))
+            Some(quote!(#pattern => { #redacted #(#each(#hints);)* }))
         }
         // A cause's hints are its classification's, read without a `Vec` too.
         Body::Classified(_) => {

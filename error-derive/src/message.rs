@@ -31,7 +31,7 @@ pub fn of(
     let format = match error {
         Some(ErrorAttr::Format(format)) => format,
         Some(ErrorAttr::Function(path, span)) => {
-            return Message::Template(function_call(&path, span, fields, krate));
+            return Message::Template(Box::new(function_call(&path, span, fields, krate)));
         }
         Some(ErrorAttr::Unreadable) => return Message::Invalid,
         _ => match docs.iter().find(|d| !d.value.trim().is_empty()) {
@@ -40,7 +40,7 @@ pub fn of(
         },
     };
     match format::resolve(&format, fields, owner, krate, errors) {
-        Some(template) => Message::Template(template),
+        Some(template) => Message::Template(Box::new(template)),
         None => Message::Invalid,
     }
 }
@@ -154,6 +154,7 @@ fn function_call(
         uses: Vec::new(),
         shown: Vec::new(),
         plain: None,
+        self_in_args: Vec::new(),
     }
 }
 
@@ -208,8 +209,8 @@ fn argument_name(base: &str, v: &Variant) -> String {
 
 fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
     let body = display_joined(input, v, c).unwrap_or_else(|| display_in_parts(input, v, c));
-    let pattern = v.bind_all();
-    quote!(#pattern => { #body })
+    let (pattern, redacted) = v.bind_redacted(&input.krate);
+    quote!(#pattern => { #redacted #body })
 }
 
 /// Op, code, message and cause in one `write!`, as a hand-written `Display` writes them:
@@ -326,10 +327,15 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             View::Public => (quote!(fmt_public_message), Ask::FmtPublicMessage),
         };
         let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
+            Body::Classified(c) if view == View::Full => {
                 let pattern = v.bind_all();
                 let write = c.message().write(&f, view);
                 quote!(#pattern => #write,)
+            }
+            Body::Classified(c) => {
+                let (pattern, redacted) = v.bind_redacted(krate);
+                let write = c.message().write(&f, view);
+                quote!(#pattern => { #redacted #write })
             }
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
         });
@@ -344,12 +350,14 @@ pub fn expand_messages(input: &Input) -> TokenStream {
     let private = method(View::Full);
     let differs = |view: View| {
         input.variants.iter().any(|v| match &v.body {
-            Body::Classified(c) => c.message().differs(view),
+            // A `#[redact]` field may be captured where the derive cannot see it
+            // (`format!("{key}")` in an argument): such a variant writes its own.
+            Body::Classified(c) => v.has_redacted() || c.message().differs(view),
             Body::Transparent(_) => true,
         })
     };
-    // The trait's default (`fmt_message`) serves a type whose messages show no `#[redact]`
-    // field.
+    // The trait's default (`fmt_message`) serves a type without `#[redact]` fields whose
+    // messages show no error field.
     let redacted = if differs(View::Display) {
         method(View::Display)
     } else {

@@ -136,7 +136,7 @@ pub enum Op {
 }
 
 pub enum Message {
-    Template(Template),
+    Template(Box<Template>),
     /// The format string names something that is not there (already reported).
     Invalid,
     /// Neither `#[error]` nor a doc comment.
@@ -285,6 +285,8 @@ pub struct Template {
     pub joinable: bool,
     /// Whether a function writes the message (`#[error(fmt = path)]`), given every field.
     pub by_function: bool,
+    /// Where the arguments name `self`, which reaches every field, `#[redact]` ones included.
+    pub self_in_args: Vec<Span>,
 }
 
 /// Field attributes, each with the span of the attribute.
@@ -354,6 +356,33 @@ impl Variant<'_> {
         let path = &self.path;
         let fields = self.fields.iter().map(|f| f.pattern());
         quote!(#path { #(#fields,)* .. })
+    }
+
+    /// For the redacted renderings (Display, the public message, hints): a pattern that
+    /// binds every field but the `#[redact]` ones, and the `let`s that bind their names to
+    /// `[redacted]` instead. A name the derive cannot see, captured inside an argument
+    /// (`format!("{key}")`, a closure, a macro), then resolves to `[redacted]` too: the
+    /// value itself is never bound where these renderings are written.
+    pub fn bind_redacted(&self, krate: &TokenStream) -> (TokenStream, TokenStream) {
+        let path = &self.path;
+        let fields = self.fields.iter().map(|f| match f.attrs.redact {
+            Some(_) => {
+                let member = &f.member;
+                quote!(#member: _)
+            }
+            None => f.pattern(),
+        });
+        let hidden = self.fields.iter().filter(|f| f.attrs.redact.is_some());
+        let lets = hidden.map(|f| {
+            let binding = &f.binding;
+            quote!(let #binding = #krate::__private::Redacted;)
+        });
+        (quote!(#path { #(#fields,)* .. }), quote!(#(#lets)*))
+    }
+
+    /// Whether a field is `#[redact]`.
+    pub fn has_redacted(&self) -> bool {
+        self.fields.iter().any(|f| f.attrs.redact.is_some())
     }
 }
 

@@ -31,6 +31,8 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     from_is_the_only_field,
     message_is_given,
     fmt_function_sees_no_redacted_field,
+    no_self_in_arguments_beside_redacted,
+    cause_not_redacted,
     code_in_grammar,
     default_code_in_grammar,
     code_fits_with_namespace,
@@ -345,6 +347,65 @@ fn fmt_function_sees_no_redacted_field(
         errors.at(
             redact,
             "#[error(fmt = ...)] gives the function every field, so #[redact] cannot keep this one out of public renderings; write the message as a format string, like #[error(\"key rejected\")]",
+        );
+    }
+}
+
+/// `self` in an `#[error]` argument (`describe(self)`, `format!("{self:?}")`) reaches
+/// every field, and no binding can stand in for it as one does for a named field.
+fn no_self_in_arguments_beside_redacted(
+    input: &Input,
+    v: &Variant,
+    c: &Classified,
+    errors: &mut Errors,
+) {
+    let (Message::Template(template), Some(hidden)) = (
+        &c.message,
+        v.fields.iter().find(|f| f.attrs.redact.is_some()),
+    ) else {
+        return;
+    };
+    // A field the message may show, else the redacted one, which reads `[redacted]`.
+    let shown = v.fields.iter().find(|f| f.attrs.redact.is_none());
+    let example = match shown.unwrap_or(hidden).shown() {
+        name if shown.is_some() => format!("`{{{name}}}` or `.{name}`"),
+        name => format!("`{{{name}}}`, which reads `[redacted]` outside `fmt_message`"),
+    };
+    for &span in &template.self_in_args {
+        errors.at(
+            span,
+            format!(
+                "`self` in an #[error] argument reaches every field of {} `{}`, the #[redact] field `{}` included, and Display and the public renderings would show it; name the fields the message needs instead, like {example}",
+                input.place.what(),
+                v.ident,
+                hidden.shown()
+            ),
+        );
+    }
+}
+
+/// A cause's own text is written after the message and by every chain; `#[redact]` on
+/// the field cannot reach it.
+fn cause_not_redacted(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    for f in &v.fields {
+        let Some(redact) = f.attrs.redact else {
+            continue;
+        };
+        let (marked, plain) = if f.attrs.from.is_some() {
+            ("#[from]", "remove #[from]")
+        } else if f.attrs.source.is_some() {
+            ("#[source]", "remove #[source]")
+        } else if c.source == Some(f.index) {
+            ("named `source`", "rename it")
+        } else {
+            continue;
+        };
+        errors.at(
+            redact,
+            format!(
+                "#[redact] cannot hide a cause, and field `{}` is the cause ({marked}): Display writes the cause's own text after the message, and every chain (`display::chain`, `Report`, anyhow's `{{:#}}`) prints it; remove #[redact] and keep the secret out of the cause's text (in a derived error, mark that field #[redact]), or, if this value is not the cause, {plain} and keep it as a #[redact] field",
+                f.shown(),
+            ),
         );
     }
 }
