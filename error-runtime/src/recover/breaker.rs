@@ -500,7 +500,8 @@ impl CircuitBreaker {
     pub fn acquire<'b>(&'b self, key: &'b str) -> Result<Permit<'b>, CircuitOpen> {
         if let Some(store) = &self.store {
             let limit = store.wait_limit();
-            // A store that does not answer in time lets the call through.
+            // A store answers by itself once its wait limit has passed (its local state,
+            // or as it is set to); one that breaks that promise is not obeyed.
             let (failures, token) =
                 block_on(self.admit_shared(&**store, key), limit).unwrap_or(Ok((0, None)))?;
             return Ok(Permit {

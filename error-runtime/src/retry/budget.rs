@@ -97,9 +97,12 @@ impl RetryBudget {
 
     /// The same bucket (capacity and costs), kept in `store` under `key` so that every
     /// replica using that store and key spends from one bucket, fleet-wide. Opt-in: a
-    /// spend is then a store operation (a round trip for a remote store, waited at most the
-    /// store's [`wait_limit`](Store::wait_limit); a store that does not answer in time lets
-    /// the retry through). [`available`](Self::available) then reports the local count only.
+    /// spend is then a store operation (a round trip for a remote store). The async
+    /// retriers await it ([`try_spend_async`](Self::try_spend_async)); a blocking spend
+    /// ([`try_spend`](Self::try_spend)) waits at most the store's
+    /// [`wait_limit`](Store::wait_limit), after which the store answers without its server
+    /// (as it is set to: its own count, by default). [`available`](Self::available) then
+    /// reports the local count only.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -152,11 +155,41 @@ impl RetryBudget {
     }
 
     /// Spends `cost` tokens if there are that many; `false` (and nothing spent) otherwise.
+    ///
+    /// In a shared store this blocks the thread for the store's answer, at most its
+    /// [`wait_limit`](Store::wait_limit): in async code, use
+    /// [`try_spend_async`](Self::try_spend_async).
     pub fn try_spend(&self, cost: u32) -> bool {
         if let Some((store, key)) = &self.inner.shared {
             let spend = store.spend(key, cost, self.inner.capacity);
+            // A store's future answers by itself once its wait limit has passed; a store
+            // that breaks that promise is not obeyed.
             return block_on(spend, store.wait_limit()).unwrap_or(true);
         }
+        self.spend_here(cost)
+    }
+
+    /// [`try_spend`](Self::try_spend) that awaits a shared store instead of blocking the
+    /// thread, as the async retriers do: on a runtime with one thread, a blocking wait
+    /// would keep the store from ever answering.
+    ///
+    /// ```
+    /// use agent_error::retry::RetryBudget;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let budget = RetryBudget::with_capacity(10);
+    /// assert!(budget.try_spend_async(10).await);
+    /// assert!(!budget.try_spend_async(1).await);
+    /// # });
+    /// ```
+    pub async fn try_spend_async(&self, cost: u32) -> bool {
+        match &self.inner.shared {
+            Some((store, key)) => store.spend(key, cost, self.inner.capacity).await,
+            None => self.spend_here(cost),
+        }
+    }
+
+    fn spend_here(&self, cost: u32) -> bool {
         self.inner
             .tokens
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_sub(cost))
@@ -164,12 +197,30 @@ impl RetryBudget {
     }
 
     /// Puts `tokens` back, never above the capacity.
+    ///
+    /// In a shared store this blocks the thread as [`try_spend`](Self::try_spend) does: in
+    /// async code, use [`refill_async`](Self::refill_async).
     pub fn refill(&self, tokens: u32) {
-        let capacity = self.inner.capacity;
         if let Some((store, key)) = &self.inner.shared {
-            block_on(store.refill(key, tokens, capacity), store.wait_limit());
+            block_on(
+                store.refill(key, tokens, self.inner.capacity),
+                store.wait_limit(),
+            );
             return;
         }
+        self.refill_here(tokens);
+    }
+
+    /// [`refill`](Self::refill) that awaits a shared store instead of blocking the thread.
+    pub async fn refill_async(&self, tokens: u32) {
+        match &self.inner.shared {
+            Some((store, key)) => store.refill(key, tokens, self.inner.capacity).await,
+            None => self.refill_here(tokens),
+        }
+    }
+
+    fn refill_here(&self, tokens: u32) {
+        let capacity = self.inner.capacity;
         // The closure always returns Some, so the update cannot fail.
         let _ = self
             .inner

@@ -421,11 +421,24 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// what this run spent, or its success refill when no retry was needed.
     pub fn succeeded(&mut self) {
         if let Some(budget) = &self.retrier.borrow().budget {
-            budget.refill(if self.tally.attempt == 1 {
-                budget.success_refill()
-            } else {
-                self.tally.spent
-            });
+            budget.refill(self.refund(budget));
+        }
+    }
+
+    /// [`succeeded`](Self::succeeded) that awaits a shared budget's store instead of
+    /// blocking the thread.
+    pub async fn succeeded_async(&mut self) {
+        if let Some(budget) = &self.retrier.borrow().budget {
+            budget.refill_async(self.refund(budget)).await;
+        }
+    }
+
+    /// What a success gives back to `budget`.
+    fn refund(&self, budget: &RetryBudget) -> u32 {
+        if self.tally.attempt == 1 {
+            budget.success_refill()
+        } else {
+            self.tally.spent
         }
     }
 
@@ -444,6 +457,79 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
         let_failure!(self, err => failure);
         self.next_delay(failure)
+    }
+
+    /// [`next_delay`](Self::next_delay) that awaits a shared [`RetryBudget`]'s store
+    /// instead of blocking the thread: what an async loop of the caller's own calls.
+    pub async fn next_delay_async(
+        &mut self,
+        failure: &(dyn AgentError + Sync),
+    ) -> Result<Duration, Stop> {
+        let planned = self.plan(failure)?;
+        self.pay(planned).await?;
+        let delay = commit(
+            Some(failure),
+            planned,
+            &mut self.tally,
+            self.retrier.borrow(),
+        );
+        self.tally.attempt += 1;
+        Ok(delay)
+    }
+
+    /// [`next_delay_for`](Self::next_delay_for) that awaits a shared [`RetryBudget`]'s
+    /// store instead of blocking the thread.
+    pub async fn next_delay_for_async(
+        &mut self,
+        err: &(dyn StdError + Sync + 'static),
+    ) -> Result<Duration, Stop> {
+        let planned = self.plan_for(err)?;
+        self.pay(planned).await?;
+        self.commit_for(err, planned)
+    }
+
+    /// The decision after `failure` but for the budget's payment.
+    fn plan(&mut self, failure: &dyn AgentError) -> Result<Planned, Stop> {
+        plan(failure, &mut self.tally, self.retrier.borrow())
+    }
+
+    /// [`plan`](Self::plan) for an error chain.
+    fn plan_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Planned, Stop> {
+        let_failure!(self, err => failure);
+        self.plan(failure)
+    }
+
+    /// Pays a planned retry from the budget, awaiting its store.
+    async fn pay(&self, planned: Planned) -> Result<(), Stop> {
+        match (&self.retrier.borrow().budget, planned.cost) {
+            (Some(budget), Some(cost)) if !budget.try_spend_async(cost).await => {
+                Err(Stop::BudgetEmpty)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Completes a paid retry after `err`: the `on_retry` hook (given `err` classified
+    /// again: a classification is not held across the payment's await, so that the run's
+    /// future stays `Send`), and the attempt number moves on.
+    fn commit_for(
+        &mut self,
+        err: &(dyn StdError + 'static),
+        planned: Planned,
+    ) -> Result<Duration, Stop> {
+        let delay = if self.retrier.borrow().on_retry.is_some() {
+            let_failure!(self, err => failure);
+            commit(
+                Some(failure),
+                planned,
+                &mut self.tally,
+                self.retrier.borrow(),
+            )
+        } else {
+            commit(None, planned, &mut self.tally, self.retrier.borrow())
+        };
+        self.tally.attempt += 1;
+        Ok(delay)
     }
 
     /// `err` classified by the whole walk (what recognised the last failure did not
@@ -468,11 +554,50 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         mark: Option<Mark>,
         hand_back: Option<HandBack<'_>>,
     ) -> Result<Duration, Stop> {
-        let err = match result {
-            Ok(_) => {
-                self.succeeded();
-                return Err(Stop::Succeeded);
+        let decision = self.after_with(result, mark, hand_back, Self::next_delay);
+        if decision == Err(Stop::Succeeded) {
+            self.succeeded();
+        }
+        decision
+    }
+
+    /// [`after`](Self::after) for the async loop: the payment of a shared budget and the
+    /// refill after a success are awaited.
+    async fn after_async<T, E: ErrorChain<M>, M>(
+        &mut self,
+        result: &Result<T, E>,
+        mark: Option<Mark>,
+        hand_back: Option<HandBack<'_>>,
+    ) -> Result<Duration, Stop> {
+        match self.after_with(result, mark, hand_back, Self::plan) {
+            Ok(planned) => {
+                self.pay(planned).await?;
+                let err = result.as_ref().err().map(ErrorChain::error_chain);
+                // A planned retry follows a failure: `err` is always there.
+                let Some(err) = err else {
+                    return Err(Stop::Permanent);
+                };
+                self.commit_for(err, planned)
             }
+            Err(Stop::Succeeded) => {
+                self.succeeded_async().await;
+                Err(Stop::Succeeded)
+            }
+            Err(stop) => Err(stop),
+        }
+    }
+
+    /// What both loops decide after an attempt: `Err(Stop::Succeeded)` (nothing refilled
+    /// yet), a stop, or what `decide` makes of the failure.
+    fn after_with<T, E: ErrorChain<M>, M, D>(
+        &mut self,
+        result: &Result<T, E>,
+        mark: Option<Mark>,
+        hand_back: Option<HandBack<'_>>,
+        decide: impl FnOnce(&mut Self, &dyn AgentError) -> Result<D, Stop>,
+    ) -> Result<D, Stop> {
+        let err = match result {
+            Ok(_) => return Err(Stop::Succeeded),
             Err(e) => e.error_chain(),
         };
         let_failure!(self, err => failure);
@@ -486,7 +611,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             self.tally.code.set(failure.code());
             return Err(Stop::AlreadyRetried);
         }
-        self.next_delay(failure)
+        decide(self, failure)
     }
 
     /// Ends the run before an attempt because a shared pause lasts longer than it may
@@ -525,9 +650,29 @@ impl<R: Borrow<Retrier>> RetryState<R> {
 }
 
 /// The one decision: whether and how long to wait after attempt `t.attempt` failed with
-/// `failure`.
+/// `failure`, with a budget's payment made on this thread.
 #[inline]
 fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Duration, Stop> {
+    let planned = plan(failure, t, r)?;
+    if let (Some(budget), Some(cost)) = (&r.budget, planned.cost)
+        && !budget.try_spend(cost)
+    {
+        return Err(Stop::BudgetEmpty);
+    }
+    Ok(commit(Some(failure), planned, t, r))
+}
+
+/// A retry decided on but for its budget's payment: its delay, and what the budget must
+/// pay (nothing without a budget).
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    delay: Duration,
+    cost: Option<u32>,
+}
+
+/// The decision up to the budget's payment: every cap is checked.
+#[inline]
+fn plan(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planned, Stop> {
     let policy = failure.retry_policy();
     if !policy.is_retryable() {
         return Err(Stop::Permanent);
@@ -553,12 +698,34 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Durati
         None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),
         Some(asked) => server_delay(failure, &policy, asked, t, r)?,
     };
-    if r.max_elapsed.is_some() || r.budget.is_some() || r.on_retry.is_some() {
-        before_retry(failure, delay, t, r)?;
+    if r.max_elapsed.is_some() {
+        within_elapsed(delay, t, r)?;
+    }
+    Ok(Planned {
+        delay,
+        cost: r.budget.as_ref().map(|b| b.cost_of(code)),
+    })
+}
+
+/// Completes a retry whose budget has paid: the `on_retry` hook (given the failure when
+/// there is one) is called, and the delay counted.
+#[inline]
+fn commit(
+    failure: Option<&dyn AgentError>,
+    planned: Planned,
+    t: &mut Tally,
+    r: &Retrier,
+) -> Duration {
+    let delay = planned.delay;
+    if let Some(cost) = planned.cost {
+        t.spent = t.spent.saturating_add(cost);
+    }
+    if let (Some(hook), Some(failure)) = (&r.on_retry, failure) {
+        hook(failure, t.attempt, delay);
     }
     t.waited = t.waited.saturating_add(delay);
     t.previous = Some(delay);
-    Ok(delay)
+    delay
 }
 
 /// The delay a server asked for (`retry_after`), if the run may still wait it.
@@ -584,30 +751,15 @@ fn server_delay(
     Ok(asked)
 }
 
-/// The caps and the hook a caller may add, checked and called before a retry of `delay`.
+/// Whether the run may still wait `delay` within its `max_elapsed`.
 #[inline(never)]
-fn before_retry(
-    failure: &dyn AgentError,
-    delay: Duration,
-    t: &mut Tally,
-    r: &Retrier,
-) -> Result<(), Stop> {
+fn within_elapsed(delay: Duration, t: &Tally, r: &Retrier) -> Result<(), Stop> {
     if let (Some(limit), Some(started)) = (r.max_elapsed, t.started) {
         // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
         let elapsed = started.elapsed().max(t.waited);
         if elapsed.saturating_add(delay) > limit {
             return Err(Stop::Deadline);
         }
-    }
-    if let Some(budget) = &r.budget {
-        let cost = budget.cost_of(failure.code());
-        if !budget.try_spend(cost) {
-            return Err(Stop::BudgetEmpty);
-        }
-        t.spent = t.spent.saturating_add(cost);
-    }
-    if let Some(hook) = &r.on_retry {
-        hook(failure, t.attempt, delay);
     }
     Ok(())
 }
@@ -954,7 +1106,7 @@ impl Retrier {
                 poll
             })
             .await;
-            match run.after(&result, mark, hand_back) {
+            match run.after_async(&result, mark, hand_back).await {
                 Ok(delay) if self.pauses.is_some() => {
                     let delay = self.announce(&mut run, delay).await;
                     if !delay.is_zero() {

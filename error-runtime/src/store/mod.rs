@@ -83,7 +83,11 @@ pub struct BreakerRule {
 /// Operations are async where a store must talk to a server, and return a [`StoreFuture`];
 /// an in-process store answers at once. A store decides itself what to do when it cannot
 /// reach its server (serve its local copy, fail open, fail closed); its futures always
-/// complete, within the time [`wait_limit`](Self::wait_limit) gives.
+/// complete, within the time [`wait_limit`](Self::wait_limit) gives. A future polled
+/// once that time has passed answers as the store does without its server, even when
+/// what it waited for could not run meanwhile: a blocking caller on the thread of a
+/// one-thread async runtime keeps the runtime from reaching the server, and must still
+/// get the state the store serves then.
 ///
 /// No method holds anything across the caller's own call: a trial is a token with a lease,
 /// not a lock.
@@ -147,8 +151,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Puts `tokens` back into the budget `key`, never above `capacity`.
     fn refill<'a>(&'a self, key: &'a str, tokens: u32, capacity: u32) -> StoreFuture<'a, ()>;
 
-    /// The longest a blocking caller waits for one operation before going on without its
-    /// answer (as if the key had no state). Zero for a store that answers at once.
+    /// The longest a blocking caller waits for one operation; it then polls the future
+    /// once more, and the store answers without its server. Zero for a store that answers
+    /// at once.
     fn wait_limit(&self) -> Duration {
         Duration::ZERO
     }
@@ -519,10 +524,12 @@ impl Store for LocalStore {
 
 /// Runs a store's future to completion on this thread, for the blocking APIs: it waits at
 /// most `limit` once the future has stopped answering at once (an in-process store's
-/// futures are ready at the first poll), then gives up with `None`.
+/// futures are ready at the first poll), polls it once more when the limit has passed,
+/// and gives up with `None` only if it is still pending then.
 ///
-/// Never use it on a thread that must itself drive the future (a single-threaded async
-/// runtime's own thread): the limit then always passes. The async APIs await instead.
+/// On a thread that must itself drive the future (a one-thread async runtime's own
+/// thread) the limit always passes, and a [`Store`] then answers without its server (see
+/// [`Store::wait_limit`]). The async APIs await instead, and never call this.
 pub fn block_on<F: Future>(future: F, limit: Duration) -> Option<F::Output> {
     struct Unpark(std::thread::Thread);
     impl Wake for Unpark {

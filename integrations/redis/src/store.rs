@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use agent_error_runtime::recover::{
@@ -279,73 +281,76 @@ impl RedisStore {
     }
 
     /// Runs one script on one key on the runtime (so that any thread may wait for it),
-    /// within the timeout. [`Reply::Down`] when Redis did not answer or the store's breaker
-    /// is open; [`Reply::BadKey`] when the server answered with an error about this key
-    /// alone (the store stays up: every other key is still shared).
-    fn remote<T>(
-        &self,
-        script: &'static Script,
-        key: String,
-        args: Vec<String>,
-    ) -> impl Future<Output = Reply<T>> + Send + 'static
-    where
-        T: redis::FromRedisValue + Send + 'static,
-    {
-        let task = self.spawn_remote(script, key, args);
-        async move {
-            match task {
-                Some(task) => task.await.unwrap_or(Reply::Down),
-                None => Reply::Down,
-            }
-        }
-    }
-
-    /// [`remote`](Self::remote)'s task, started now on the runtime; `None` while the
-    /// store's breaker is open.
-    fn spawn_remote<T>(
-        &self,
-        script: &'static Script,
-        key: String,
-        args: Vec<String>,
-    ) -> Option<JoinHandle<Reply<T>>>
+    /// within the timeout. [`Reply::Down`] when Redis did not answer in time or the store's
+    /// breaker is open; [`Reply::BadKey`] when the server answered with an error about this
+    /// key alone (the store stays up: every other key is still shared).
+    fn remote<T>(&self, script: &'static Script, key: String, args: Vec<String>) -> Remote<T>
     where
         T: redis::FromRedisValue + Send + 'static,
     {
         let inner = self.inner.clone();
+        let deadline = Instant::now() + inner.timeout;
         if inner.breaker_open() {
-            return None;
+            return Remote {
+                task: None,
+                deadline,
+                inner,
+            };
         }
         inner.round_trips.fetch_add(1, Ordering::Relaxed);
-        Some(self.inner.handle.spawn(async move {
-            let mut conn = inner.conn.clone();
-            let mut call = script.prepare_invoke();
-            call.key(&key);
-            for arg in args {
-                call.arg(arg);
+        let task =
+            self.inner
+                .handle
+                .spawn(Self::run_script(inner.clone(), script, key, args, deadline));
+        Remote {
+            task: Some(task),
+            deadline,
+            inner,
+        }
+    }
+
+    /// [`remote`](Self::remote)'s task. One that first runs after its deadline (its caller
+    /// blocked the thread the runtime needed, and has had its answer) sends nothing.
+    async fn run_script<T: redis::FromRedisValue>(
+        inner: Arc<Inner>,
+        script: &'static Script,
+        key: String,
+        args: Vec<String>,
+        deadline: Instant,
+    ) -> Reply<T> {
+        if Instant::now() >= deadline {
+            return Reply::Down;
+        }
+        let mut conn = inner.conn.clone();
+        let mut call = script.prepare_invoke();
+        call.key(&key);
+        for arg in args {
+            call.arg(arg);
+        }
+        let answer = tokio::time::timeout_at(
+            deadline.into(),
+            call.invoke_async::<redis::Value>(&mut conn),
+        )
+        .await;
+        match answer {
+            Ok(Ok(value)) => {
+                inner.up();
+                inner.read(&key, value)
             }
-            let answer =
-                tokio::time::timeout(inner.timeout, call.invoke_async::<redis::Value>(&mut conn))
-                    .await;
-            match answer {
-                Ok(Ok(value)) => {
-                    inner.up();
-                    inner.read(&key, value)
-                }
-                Ok(Err(e)) if about_the_key(&e) => {
-                    inner.up();
-                    inner.bad_key(&key, &format!("{:?}", e.kind()));
-                    Reply::BadKey
-                }
-                Ok(Err(e)) => {
-                    inner.down(&format!("{:?}", e.kind()));
-                    Reply::Down
-                }
-                Err(_) => {
-                    inner.down("timeout");
-                    Reply::Down
-                }
+            Ok(Err(e)) if about_the_key(&e) => {
+                inner.up();
+                inner.bad_key(&key, &format!("{:?}", e.kind()));
+                Reply::BadKey
             }
-        }))
+            Ok(Err(e)) => {
+                inner.down(&format!("{:?}", e.kind()));
+                Reply::Down
+            }
+            Err(_) => {
+                inner.down("timeout");
+                Reply::Down
+            }
+        }
     }
 
     fn copy(&self, key: &str) -> Option<Copy> {
@@ -565,16 +570,53 @@ impl Inner {
 /// than this is written this long, and a deadline read further ahead is not obeyed.
 const MAX_AHEAD: Duration = Duration::from_millis(scripts::MAX_AHEAD_MS);
 
+/// A script's answer on its way from the runtime, due by its deadline.
+///
+/// A caller may poll it from a thread the runtime itself needs (a blocking API on a
+/// runtime with one thread): the script's task cannot run until that caller lets go, so a
+/// poll after the deadline does not wait for it. Redis counts as unreachable (the store
+/// degrades, and its breaker spares the next calls the wait) and the answer is
+/// [`Reply::Down`]: the caller is served as [`Unavailable`] says, never let through as if
+/// the key had no state.
+struct Remote<T> {
+    /// `None` once answered, or when the store's breaker spared the round trip.
+    task: Option<JoinHandle<Reply<T>>>,
+    deadline: Instant,
+    inner: Arc<Inner>,
+}
+
+impl<T> Future for Remote<T> {
+    type Output = Reply<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply<T>> {
+        let Some(task) = self.task.as_mut() else {
+            return Poll::Ready(Reply::Down);
+        };
+        match Pin::new(task).poll(cx) {
+            Poll::Ready(reply) => {
+                self.task = None;
+                Poll::Ready(reply.unwrap_or(Reply::Down))
+            }
+            // The task stays: a claim's guard gives back what it may still be granted.
+            Poll::Pending if Instant::now() >= self.deadline => {
+                self.inner.down("timeout");
+                Poll::Ready(Reply::Down)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 /// A trial's claim whose answer nobody has read yet.
 struct ClaimInFlight {
-    task: Option<JoinHandle<Reply<(i64, i64)>>>,
+    claim: Remote<(i64, i64)>,
     store: RedisStore,
     name: String,
 }
 
 impl Drop for ClaimInFlight {
     fn drop(&mut self) {
-        let Some(task) = self.task.take() else {
+        let Some(task) = self.claim.task.take() else {
             return;
         };
         let store = self.store.clone();
@@ -716,7 +758,7 @@ impl Store for RedisStore {
         // the server would leave the trial taken by nobody for the whole lease: the guard
         // gives a granted claim back if its answer is never read.
         let mut claim = ClaimInFlight {
-            task: self.spawn_remote::<(i64, i64)>(
+            claim: self.remote(
                 &scripts::CLAIM,
                 key.clone(),
                 vec![ms(lease).max(1).to_string(), ms(self.inner.ttl).to_string()],
@@ -725,12 +767,9 @@ impl Store for RedisStore {
             name: name.to_owned(),
         };
         Box::pin(async move {
-            let reply = match claim.task.as_mut() {
-                Some(task) => task.await.unwrap_or(Reply::Down),
-                None => Reply::Down,
-            };
-            // Answered: nothing to give back when the guard drops.
-            claim.task.take();
+            // An answer read leaves the guard nothing to give back; one that came too late
+            // for this caller is given back when it comes.
+            let reply = (&mut claim.claim).await;
             match reply {
                 Reply::BadKey => None,
                 Reply::Answer((_, token)) => {

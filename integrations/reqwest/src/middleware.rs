@@ -109,21 +109,21 @@ impl Middleware for RetryMiddleware {
             let Some(spare) = spare else {
                 // A streaming body is gone once sent: there is nothing to retry with.
                 if result.as_ref().is_ok_and(|r| !is_failure(r.status())) {
-                    run.succeeded();
+                    run.succeeded_async().await;
                 }
                 return result;
             };
             let (result, decision) = match result {
                 Ok(response) if is_failure(response.status()) => {
                     let (response, failure) = read_failure(response).await;
-                    (Ok(response), run.next_delay(&failure))
+                    (Ok(response), run.next_delay_async(&failure).await)
                 }
                 Ok(response) => {
-                    run.succeeded();
+                    run.succeeded_async().await;
                     return Ok(response);
                 }
                 Err(e) => {
-                    let decision = run.next_delay_for(&e);
+                    let decision = run.next_delay_for_async(&e).await;
                     (Err(e), decision)
                 }
             };
