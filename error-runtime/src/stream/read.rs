@@ -180,7 +180,10 @@ fn chat_fast(data: &str) -> Option<Reading<'_>> {
 
 /// The text of a Chat chunk in the fixed shape that [`chat_fast`] reads.
 fn chat_text(data: &str) -> Option<&str> {
-    let tail = CHAT_TAILS.iter().find(|tail| data.ends_with(*tail))?;
+    let bytes = data.as_bytes();
+    let tail = CHAT_TAILS
+        .iter()
+        .find(|tail| ends_with(bytes, tail.as_bytes()))?;
     let end = data.len() - tail.len();
     // The text's opening quote is the last quote before its end when the text holds none
     // (an escape sends the chunk to the full reading); before it, the choices' opening.
@@ -297,7 +300,7 @@ fn anthropic_text_fast(data: &str) -> Option<&str> {
     let end = data
         .len()
         .checked_sub(3)
-        .filter(|_| data.ends_with("\"}}"))?;
+        .filter(|_| data.as_bytes().ends_with(b"\"}}"))?;
     quoted_after(data, end, OPEN)
 }
 
@@ -306,16 +309,43 @@ fn anthropic_text_fast(data: &str) -> Option<&str> {
 /// a byte at a time (a delta's text is short), by the first quote before it.
 fn quoted_after<'a>(data: &'a str, end: usize, open: &str) -> Option<&'a str> {
     let bytes = data.as_bytes().get(..end)?;
-    let mut start = end;
-    loop {
-        match *bytes.get(start.checked_sub(1)?)? {
-            b'"' => break,
-            b'\\' => return None,
-            b if b < 0x20 => return None,
-            _ => start -= 1,
+    // Back from the end to the opening quote, noting an escape or a control on the way
+    // rather than branching on each.
+    let (mut start, mut plain) = (end, true);
+    while let Some(&byte) = bytes.get(start.wrapping_sub(1)) {
+        if byte == b'"' {
+            break;
         }
+        plain &= (byte != b'\\') & (byte >= 0x20);
+        start -= 1;
     }
-    data[..start].ends_with(open).then(|| &data[start..end])
+    // No quote at all, or an escape or a control inside: not the fixed shape.
+    if start == 0 || !plain {
+        return None;
+    }
+    ends_with(&bytes[..start], open.as_bytes()).then(|| &data[start..end])
+}
+
+/// Whether `bytes` end with `tail`, compared sixteen bytes at a time (the fixed shapes'
+/// pieces are 20 to 45 bytes long: no call out for them).
+#[inline]
+fn ends_with(bytes: &[u8], tail: &[u8]) -> bool {
+    let Some(end) = bytes.len().checked_sub(tail.len()).map(|at| &bytes[at..]) else {
+        return false;
+    };
+    if tail.len() < 16 {
+        return end == tail;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 16)
+            .and_then(|w| <[u8; 16]>::try_from(w).ok())
+            .map_or(0, u128::from_ne_bytes)
+    };
+    let last = tail.len() - 16;
+    (0..last)
+        .step_by(16)
+        .all(|at| word(end, at) == word(tail, at))
+        && word(end, last) == word(tail, last)
 }
 
 /// A `content_block_delta`'s `delta`: text, tool input JSON, thinking.
