@@ -18,17 +18,19 @@ mod sse;
 
 use sse::{Ended, Framing, Script, drain, events, open, serve};
 
+#[path = "support/providers.rs"]
+#[allow(dead_code)]
+mod providers;
+
+use providers::{A_HELLO, A_OVERLOADED, C_HELLO, DONE, OR_PROCESSING, RATE_LIMITED_BODY, c_finish};
+
 // Anthropic Messages, from the "Streaming Messages" guide: the opening events (metadata
-// only), a text delta, the closing events, a `ping`, and the `overloaded_error` event.
+// only), the closing events and a `ping`; the rest of the pieces are the support module's.
 const OPENING: &str = r#"event: message_start
 data: {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-opus-4-1-20250805", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 25, "output_tokens": 1}}}
 
 event: content_block_start
 data: {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
-
-"#;
-const HELLO: &str = r#"event: content_block_delta
-data: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}
 
 "#;
 const CLOSING: &str = r#"event: content_block_stop
@@ -42,24 +44,6 @@ data: {"type": "message_stop"}
 
 "#;
 const PING: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
-const OVERLOADED: &str = r#"event: error
-data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-
-"#;
-
-// OpenAI Chat Completions: a text chunk of the chunk object, its last event, and the
-// OpenRouter keep-alive comment of its streaming guide.
-const CHAT_HELLO: &str = r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}]}
-
-"#;
-const CHAT_STOP: &str = r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}
-
-"#;
-const DONE: &str = "data: [DONE]\n\n";
-const PROCESSING: &str = ": OPENROUTER PROCESSING\n\n";
-
-// OpenAI's 429 body (its error codes guide: `rate_limit_exceeded`).
-const RATE_LIMITED_BODY: &str = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
 
 /// The exact classification a test expects of a stream's error.
 #[track_caller]
@@ -87,8 +71,8 @@ fn half(event: &str) -> &str {
 async fn a_close_delimited_stream_cut_mid_event_is_interrupted_and_continued() {
     let script = Script::ok(Framing::Close)
         .send_all(events(OPENING))
-        .send(HELLO)
-        .send(half(HELLO));
+        .send(A_HELLO)
+        .send(half(A_HELLO));
     let ended = read(script).await;
     assert_eq!(ended.events.len(), 3);
     let e = ended.error();
@@ -113,7 +97,12 @@ async fn a_close_delimited_stream_cut_between_events_is_interrupted() {
     assert_eq!(e.partial_text(), Some(""));
 
     // After text, before `[DONE]`.
-    let ended = read(Script::ok(Framing::Close).send(CHAT_HELLO).send(CHAT_STOP)).await;
+    let ended = read(
+        Script::ok(Framing::Close)
+            .send(C_HELLO)
+            .send(&c_finish("stop")),
+    )
+    .await;
     assert_eq!(ended.events.len(), 2);
     let e = ended.error();
     expect(e, "stream_interrupted", false, Recovery::Continue);
@@ -131,8 +120,8 @@ fn transport(e: &StreamError) -> Option<&reqwest::Error> {
 async fn a_chunked_stream_cut_mid_chunk_is_interrupted_with_the_transport_error() {
     let script = Script::ok(Framing::Chunked)
         .send_all(events(OPENING))
-        .send(HELLO)
-        .cut_chunk(half(HELLO));
+        .send(A_HELLO)
+        .cut_chunk(half(A_HELLO));
     let ended = read(script).await;
     assert_eq!(ended.events.len(), 3);
     let e = ended.error();
@@ -149,7 +138,7 @@ async fn a_chunked_stream_cut_mid_chunk_is_interrupted_with_the_transport_error(
     assert!(transport(e).is_some());
 
     // A close between chunks, without the last chunk, is the transport's failure too.
-    let script = Script::ok(Framing::Chunked).send(CHAT_HELLO).cut();
+    let script = Script::ok(Framing::Chunked).send(C_HELLO).cut();
     let ended = read(script).await;
     assert_eq!(ended.events.len(), 1);
     expect(
@@ -168,15 +157,15 @@ async fn a_buffering_consumer_gets_the_ordinary_retry_after_output() {
             "error event",
             Script::ok(Framing::Chunked)
                 .send_all(events(OPENING))
-                .send(HELLO)
-                .send(OVERLOADED),
+                .send(A_HELLO)
+                .send(A_OVERLOADED),
             "provider_unavailable",
         ),
         (
             "cut",
             Script::ok(Framing::Close)
                 .send_all(events(OPENING))
-                .send(HELLO),
+                .send(A_HELLO),
             "stream_interrupted",
         ),
     ];
@@ -213,7 +202,7 @@ async fn a_silent_stream_times_out_on_the_idle_timer() {
     // Silent after output: the timeout is continued, not retried.
     let script = Script::ok(Framing::Chunked)
         .send_all(events(OPENING))
-        .send(HELLO)
+        .send(A_HELLO)
         .hold();
     let server = serve(script).await;
     let mut watch = open(&server).await.idle_timeout(idle).keep_text(64);
@@ -231,10 +220,10 @@ async fn pings_and_comments_keep_a_slow_stream_alive_past_the_idle_timeout() {
     let mut comments = Script::ok(Framing::Close);
     for _ in 0..8 {
         pings = pings.pause(gap).send(PING);
-        comments = comments.pause(gap).send(PROCESSING);
+        comments = comments.pause(gap).send(OR_PROCESSING);
     }
-    let pings = pings.send(HELLO).send_all(events(CLOSING));
-    let comments = comments.send(CHAT_HELLO).send(CHAT_STOP).send(DONE);
+    let pings = pings.send(A_HELLO).send_all(events(CLOSING));
+    let comments = comments.send(C_HELLO).send(&c_finish("stop")).send(DONE);
     for (name, script, count, provider) in [
         ("anthropic pings", pings, 2 + 8 + 1 + 3, Provider::Anthropic),
         ("openrouter comments", comments, 3, Provider::OpenAiChat),
@@ -271,7 +260,7 @@ async fn a_retry_after_header_on_the_stream_is_the_delay_of_an_error_without_its
     let script = Script::ok(Framing::Chunked)
         .header("retry-after", "3")
         .send_all(events(OPENING))
-        .send(OVERLOADED);
+        .send(A_OVERLOADED);
     let ended = read(script).await;
     let e = ended.error();
     expect(e, "provider_unavailable", true, Recovery::Retry);
@@ -283,7 +272,7 @@ async fn a_line_over_the_cap_is_invalid_output_before_its_end_comes() {
     // 5 MiB of one line, never ended, the connection held: the watch gives up at its 4 MiB
     // cap instead of holding the line until it ends.
     let piece = vec![b'a'; 64 * 1024];
-    let mut script = Script::ok(Framing::Chunked).send(CHAT_HELLO).send("data: ");
+    let mut script = Script::ok(Framing::Chunked).send(C_HELLO).send("data: ");
     for _ in 0..80 {
         script = script.send(&piece);
     }
@@ -332,7 +321,7 @@ async fn invalid_utf8_in_data_is_replaced_not_a_panic() {
         .send(head)
         .pause(Duration::from_millis(20))
         .send(tail)
-        .send(CHAT_STOP)
+        .send(&c_finish("stop"))
         .send(DONE);
     let server = serve(script).await;
     let mut watch = open(&server).await.keep_text(64);
@@ -397,8 +386,13 @@ async fn a_peer_message_is_capped_in_the_message() {
 
 #[tokio::test]
 async fn the_kept_text_is_capped_at_a_character_boundary() {
-    let chunk = CHAT_HELLO.replace("Hello", "café au lait");
-    let server = serve(Script::ok(Framing::Chunked).send(chunk).send(CHAT_STOP)).await;
+    let chunk = C_HELLO.replace("Hello", "café au lait");
+    let server = serve(
+        Script::ok(Framing::Chunked)
+            .send(chunk)
+            .send(&c_finish("stop")),
+    )
+    .await;
     let mut watch = open(&server).await.keep_text(4);
     let ended = drain(&mut watch).await;
     let e = ended.error();
@@ -413,7 +407,7 @@ async fn a_last_event_without_its_blank_line_completes_a_stream_that_ends() {
     let closing = CLOSING.strip_suffix('\n').unwrap();
     let script = Script::ok(Framing::Close)
         .send_all(events(OPENING))
-        .send(HELLO)
+        .send(A_HELLO)
         .send(closing);
     let server = serve(script).await;
     let mut watch = open(&server).await;

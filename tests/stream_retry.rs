@@ -24,14 +24,16 @@ mod sse;
 #[allow(dead_code)]
 mod providers;
 
-use providers::{A_HELLO, A_OPEN, A_OVERLOADED, ANTHROPIC, C_HELLO, DONE, R_CREATED, RESPONSES};
+use providers::{
+    A_HELLO, A_OPEN, A_OVERLOADED, ANTHROPIC, C_HELLO, DONE, R_CREATED, RATE_LIMITED_BODY,
+    RESPONSES,
+};
 use sse::{Framing, Script, Server, events, serve_each};
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
 // Error heads, each with the body its provider documents for that status.
 const UNAVAILABLE_BODY: &str = r#"{"error":{"message":"The server is overloaded or not ready yet.","type":"server_error","param":null,"code":null}}"#;
-const RATE_LIMITED_BODY: &str = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
 const UNAUTHORIZED_BODY: &str =
     r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
 

@@ -206,6 +206,9 @@ pub const C_ERROR: &str = r#"data: {"error": {"message": "The server had an erro
 "#;
 pub const DONE: &str = "data: [DONE]\n\n";
 
+/// OpenAI's 429 body (its error codes guide: `rate_limit_exceeded`).
+pub const RATE_LIMITED_BODY: &str = r#"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
+
 /// A Chat finish chunk with `finish_reason`.
 pub fn c_finish(reason: &str) -> String {
     format!(
