@@ -100,7 +100,7 @@ async fn a_close_delimited_stream_cut_between_events_is_interrupted() {
     let ended = read(
         Script::ok(Framing::Close)
             .send(C_HELLO)
-            .send(&c_finish("stop")),
+            .send(c_finish("stop")),
     )
     .await;
     assert_eq!(ended.events.len(), 2);
@@ -223,7 +223,7 @@ async fn pings_and_comments_keep_a_slow_stream_alive_past_the_idle_timeout() {
         comments = comments.pause(gap).send(OR_PROCESSING);
     }
     let pings = pings.send(A_HELLO).send_all(events(CLOSING));
-    let comments = comments.send(C_HELLO).send(&c_finish("stop")).send(DONE);
+    let comments = comments.send(C_HELLO).send(c_finish("stop")).send(DONE);
     for (name, script, count, provider) in [
         ("anthropic pings", pings, 2 + 8 + 1 + 3, Provider::Anthropic),
         ("openrouter comments", comments, 3, Provider::OpenAiChat),
@@ -321,7 +321,7 @@ async fn invalid_utf8_in_data_is_replaced_not_a_panic() {
         .send(head)
         .pause(Duration::from_millis(20))
         .send(tail)
-        .send(&c_finish("stop"))
+        .send(c_finish("stop"))
         .send(DONE);
     let server = serve(script).await;
     let mut watch = open(&server).await.keep_text(64);
@@ -390,7 +390,7 @@ async fn the_kept_text_is_capped_at_a_character_boundary() {
     let server = serve(
         Script::ok(Framing::Chunked)
             .send(chunk)
-            .send(&c_finish("stop")),
+            .send(c_finish("stop")),
     )
     .await;
     let mut watch = open(&server).await.keep_text(4);
