@@ -264,19 +264,14 @@ impl StreamError {
         delivered: Delivered,
         buffered: bool,
         partial: Option<String>,
-        stop_reason: Option<&str>,
+        stop_reason: Option<Box<str>>,
     ) {
         self.0.provider = provider;
         self.0.delivered = delivered;
         self.0.buffered = buffered;
         self.0.partial = partial;
-        if self.0.stop_reason.is_none() {
-            self.0.stop_reason = stop_reason.map(peer_text);
-        }
-    }
-
-    pub(super) fn set_stop_reason(&mut self, reason: &str) {
-        self.0.stop_reason = Some(peer_text(reason));
+        // Already folded and cut by the tracker, as a peer's text.
+        self.0.stop_reason = stop_reason;
     }
 
     pub(super) fn set_idle(&mut self, after: Duration) {

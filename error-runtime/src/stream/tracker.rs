@@ -174,10 +174,7 @@ impl Tracker {
         if let Some(text) = read::text_delta(self.provider, name, data) {
             self.delivered.events += 1;
             self.delivered.content_events += 1;
-            self.delivered.text_bytes += text.len() as u64;
-            if let Some(kept) = &mut self.kept {
-                kept.keep(text);
-            }
+            self.deliver_text(text);
             return Ok(Step::Continue);
         }
         if self.provider.is_none() {
@@ -261,10 +258,7 @@ impl Tracker {
             self.delivered.content_events += 1;
         }
         if let Some(text) = &reading.text {
-            self.delivered.text_bytes += text.len() as u64;
-            if let Some(kept) = &mut self.kept {
-                kept.keep(text);
-            }
+            self.deliver_text(text);
         }
         self.refused |= reading.refusal;
         if let Some(reason) = reading.stop {
@@ -282,6 +276,14 @@ impl Tracker {
         Ok(Step::Continue)
     }
 
+    /// Counts output text yielded, and keeps it when asked.
+    fn deliver_text(&mut self, text: &str) {
+        self.delivered.text_bytes += text.len() as u64;
+        if let Some(kept) = &mut self.kept {
+            kept.keep(text);
+        }
+    }
+
     /// `e` with what the stream delivered, and the tracker's op and delay.
     fn fail(&mut self, mut e: StreamError) -> StreamError {
         let partial = self
@@ -293,13 +295,8 @@ impl Tracker {
             self.delivered,
             self.buffered,
             partial,
-            self.stop.as_deref(),
+            self.stop.clone(),
         );
-        if let Some(reason) = &self.stop
-            && e.stop_reason().is_none()
-        {
-            e.set_stop_reason(reason);
-        }
         e.set_header_delay(self.retry_after);
         e.with_op(self.op.clone())
     }
