@@ -59,6 +59,29 @@ pub fn parse_rate_limit_reset(value: &str) -> Option<Duration> {
     duration::go(value)
 }
 
+/// The delay a response's headers ask for, whatever its status: `retry-after-ms`
+/// (milliseconds, integer or decimal), else `Retry-After` (delay-seconds or an HTTP-date,
+/// against `now`; see [`parse_retry_after`]). A streaming response's delay is read so, for
+/// the failures after its `200 OK`.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use agent_error::http::server_delay;
+/// use http::{HeaderMap, HeaderValue};
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("retry-after", HeaderValue::from_static("3"));
+/// assert_eq!(server_delay(&headers, SystemTime::now()), Some(Duration::from_secs(3)));
+/// headers.insert("retry-after-ms", HeaderValue::from_static("1500"));
+/// assert_eq!(server_delay(&headers, SystemTime::now()), Some(Duration::from_millis(1500)));
+/// ```
+pub fn server_delay(headers: &::http::HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    text("retry-after-ms")
+        .and_then(|value| duration::decimal(value.trim(), duration::MILLISECOND))
+        .or_else(|| text("retry-after").and_then(|value| parse_retry_after(value, now)))
+}
+
 /// What the headers of one response say.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct ServerHints {
@@ -76,9 +99,7 @@ impl ServerHints {
     pub(super) fn read(headers: &::http::HeaderMap, status: u16, now: SystemTime) -> Self {
         let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
         let should_retry = text("x-should-retry").and_then(parse_bool);
-        let mut retry_after = text("retry-after-ms")
-            .and_then(|value| duration::decimal(value.trim(), duration::MILLISECOND))
-            .or_else(|| text("retry-after").and_then(|value| parse_retry_after(value, now)));
+        let mut retry_after = server_delay(headers, now);
         if status == 429 && retry_after.is_none() && should_retry.is_none() {
             retry_after = rate_limit_reset(text);
         }

@@ -3,7 +3,7 @@
 //!
 //! - [`StatusError`]: the error and its table: statuses, then what bodies and headers change.
 //! - Server hints, read from headers: [`parse_retry_after`], [`parse_rate_limit_reset`],
-//!   `retry-after-ms` and `x-should-retry` (see [`StatusError::from_parts`]).
+//!   [`server_delay`], `retry-after-ms` and `x-should-retry` (see [`StatusError::from_parts`]).
 //! - Provider bodies: OpenAI, Anthropic and Google error JSON, and the providers' phrases in text.
 
 use std::error::Error as StdError;
@@ -20,7 +20,7 @@ mod providers;
 mod response;
 mod status_error;
 
-pub use headers::{parse_rate_limit_reset, parse_retry_after};
+pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
 pub use status_error::StatusError;
 

@@ -2,10 +2,10 @@
 //! [`StatusError`] before any event is read), then its events.
 
 use std::borrow::Cow;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use ::reqwest::Response;
-use agent_error_runtime::http::{StatusError, parse_retry_after};
+use agent_error_runtime::http::{StatusError, server_delay};
 use agent_error_runtime::stream::Watch;
 use bytes::Bytes;
 use futures_core::Stream;
@@ -42,19 +42,8 @@ pub async fn watch_as(
 ) -> Result<Watch<impl Stream<Item = ::reqwest::Result<Bytes>> + Send + 'static>, StatusError> {
     let op = op.into();
     let response = crate::check_as(response, op.clone()).await?;
-    let delay = server_delay(response.headers());
+    let delay = server_delay(response.headers(), SystemTime::now());
     Ok(Watch::new(response.bytes_stream())
         .op(op)
         .retry_after(delay))
-}
-
-/// The delay a successful response's headers ask for, if any: `retry-after-ms`, else
-/// `Retry-After`.
-fn server_delay(headers: &::reqwest::header::HeaderMap) -> Option<Duration> {
-    let value = |name| headers.get(name).and_then(|v| v.to_str().ok());
-    value("retry-after-ms")
-        .and_then(|ms| ms.trim().parse::<f64>().ok())
-        .filter(|ms| ms.is_finite() && *ms >= 0.0)
-        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
-        .or_else(|| value("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())))
 }
