@@ -13,6 +13,8 @@
 //!   [`Stop::AlreadyRetried`](crate::retry::Stop::AlreadyRetried)), so that every retrier
 //!   in a call path, this module's included, takes part.
 //!
+//! - [`Pacer`]: stays under a provider's limits, learned from the headers of every
+//!   response (or configured, or adaptive where none are sent), before the 429s.
 //! - [`Store`]: where that state lives. Without one, each value keeps its own, in the
 //!   process; with one ([`LocalStore`] in a process, a shared store such as the `redis`
 //!   feature's across a fleet) cooldowns, circuits, server-announced pauses and budgets
@@ -24,11 +26,14 @@
 mod breaker;
 mod decide;
 mod fallback;
+mod pace;
 
 pub use crate::store::{
-    BreakerRule, CircuitState, Clock, LocalStore, ManualClock, Pause, Store, StoreFuture,
+    BreakerRule, BucketReport, BucketView, CircuitState, Clock, Dimension, DimensionStep,
+    LocalStore, MAX_HOLD, ManualClock, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
     SystemClock, TrialToken, block_on,
 };
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
+pub use pace::{Cost, Limit, Pacer};

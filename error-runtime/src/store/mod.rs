@@ -12,8 +12,13 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+mod bucket;
 mod clock;
 
+pub(crate) use bucket::Bucket;
+pub use bucket::{
+    BucketReport, BucketView, Dimension, DimensionStep, MAX_HOLD, PaceAnswer, PaceStep,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use clock::{nanos, seconds_text};
 
@@ -151,6 +156,16 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Puts `tokens` back into the budget `key`, never above `capacity`.
     fn refill<'a>(&'a self, key: &'a str, tokens: u32, capacity: u32) -> StoreFuture<'a, ()>;
 
+    /// Applies one pacing step to `key`'s buckets atomically (see [`PaceStep`]): what a
+    /// [`Pacer`](crate::recover::Pacer) that shares its budgets through this store sends when
+    /// its local copy is stale or short. `None` when the store does not keep budgets for
+    /// pacers (the default), or cannot reach its server: the pacer then paces alone, with
+    /// its share of the limit it last knew.
+    fn pace<'a>(&'a self, key: &'a str, step: PaceStep) -> StoreFuture<'a, Option<PaceAnswer>> {
+        let _ = (key, step);
+        Box::pin(std::future::ready(None))
+    }
+
     /// The longest a blocking caller waits for one operation; it then polls the future
     /// once more, and the store answers without its server. Zero for a store that answers
     /// at once.
@@ -194,6 +209,7 @@ struct Entries {
     pauses: HashMap<String, LocalPause>,
     circuits: HashMap<String, LocalCircuit>,
     budgets: HashMap<String, u32>,
+    paces: HashMap<String, [Option<Bucket>; 4]>,
 }
 
 #[derive(Clone)]
@@ -401,6 +417,22 @@ impl LocalStore {
         }
     }
 
+    /// Applies a pacing step now (no future to poll).
+    pub fn pace_now(&self, key: &str, step: &PaceStep) -> PaceAnswer {
+        let now = self.now();
+        let mut entries = self.entries();
+        let capacity = self.capacity;
+        make_room(&mut entries.paces, key, capacity, |buckets| {
+            buckets.iter().flatten().all(|b| {
+                let mut b = *b;
+                b.refill(now);
+                b.level >= b.capacity
+            })
+        });
+        let buckets = entries.paces.entry(key.to_owned()).or_default();
+        bucket::apply(buckets, step, now)
+    }
+
     /// Refills a budget now (no future to poll).
     pub fn refill_now(&self, key: &str, tokens: u32, capacity: u32) {
         let mut entries = self.entries();
@@ -519,6 +551,10 @@ impl Store for LocalStore {
     fn refill<'a>(&'a self, key: &'a str, tokens: u32, capacity: u32) -> StoreFuture<'a, ()> {
         self.refill_now(key, tokens, capacity);
         Box::pin(std::future::ready(()))
+    }
+
+    fn pace<'a>(&'a self, key: &'a str, step: PaceStep) -> StoreFuture<'a, Option<PaceAnswer>> {
+        Box::pin(std::future::ready(Some(self.pace_now(key, &step))))
     }
 }
 

@@ -1,0 +1,772 @@
+//! `Pacer`: staying under a provider's limits instead of meeting its 429s — budgets learned
+//! from the headers of every response, a configured or adaptive rate where none are sent,
+//! shared by a fleet through a [`Store`].
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::store::{
+    Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceStep, Store, SystemClock, nanos,
+};
+
+mod adaptive;
+mod cost;
+#[cfg(feature = "http")]
+mod observe;
+#[cfg(test)]
+mod tests;
+
+pub use cost::Cost;
+
+use adaptive::Adaptive;
+
+/// A limit the caller knows, for a provider that does not send its own: `amount` units of
+/// one [`Dimension`] `per` window, paced as a bucket that refills evenly over the window.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::recover::{Dimension, Limit};
+///
+/// let rpm = Limit::requests(60, Duration::from_secs(60));
+/// assert_eq!(rpm.dimension(), Dimension::Requests);
+/// let tpm = Limit::tokens(90_000, Duration::from_secs(60));
+/// assert_eq!(tpm.amount(), 90_000);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limit {
+    dimension: Dimension,
+    amount: u64,
+    per: Duration,
+}
+
+impl Limit {
+    /// `amount` units of `dimension` per window `per`.
+    pub const fn new(dimension: Dimension, amount: u64, per: Duration) -> Limit {
+        Limit {
+            dimension,
+            amount,
+            per,
+        }
+    }
+
+    /// `amount` requests per window `per`.
+    pub const fn requests(amount: u64, per: Duration) -> Limit {
+        Limit::new(Dimension::Requests, amount, per)
+    }
+
+    /// `amount` tokens (input and output together) per window `per`.
+    pub const fn tokens(amount: u64, per: Duration) -> Limit {
+        Limit::new(Dimension::Tokens, amount, per)
+    }
+
+    /// The dimension limited.
+    pub const fn dimension(&self) -> Dimension {
+        self.dimension
+    }
+
+    /// The units allowed per window.
+    pub const fn amount(&self) -> u64 {
+        self.amount
+    }
+
+    /// The window.
+    pub const fn per(&self) -> Duration {
+        self.per
+    }
+
+    /// The bucket it is paced as: capacity and units per second.
+    fn shape(&self) -> Option<(f64, f64)> {
+        let secs = self.per.as_secs_f64();
+        (self.amount > 0 && secs > 0.0).then(|| (self.amount as f64, self.amount as f64 / secs))
+    }
+}
+
+/// Paces calls to providers so that they stay under their limits, per key (the caller's
+/// name for what one limit covers, such as `openai/acct-1/gpt-4o`) and per
+/// [`Dimension`] (requests, tokens, input and output tokens).
+///
+/// - **Learned from headers.** [`observe`](Self::observe) reads every response's rate-limit
+///   headers (OpenAI's and the OpenAI-compatible servers' `x-ratelimit-*`, Anthropic's
+///   `anthropic-ratelimit-*`, the IETF `RateLimit-Policy`/`RateLimit` fields and the older
+///   `RateLimit-*` and `X-RateLimit-*`, see [`RateLimits`](crate::http::RateLimits)),
+///   successful or not. A limit whose `reset` is the time until it is full again (OpenAI,
+///   Anthropic) is a token bucket of capacity `limit` refilling at
+///   `(limit − remaining) / reset`; a window (`r` units until `t`) holds until its reset,
+///   then refills evenly over its length, so that waiting calls are spread over the window
+///   and never released in a burst at the reset. `retry-after-ms` and `Retry-After` pause
+///   the key and come first.
+/// - **Configured, or adaptive.** Where a provider sends nothing, a [`Limit`] set for the
+///   key paces it, and an adaptive rate falls on each `rate_limit` and climbs back on
+///   success (the AWS SDKs' adaptive mode, see [`throttled`](Self::throttled)), so that a
+///   provider that only answers 429 is paced too.
+/// - **Before a call**, [`acquire`](Self::acquire) waits until every limit of the key allows
+///   the call's [`Cost`] (one request and the caller's token estimate), or returns a
+///   `rate_limit` error carrying the wait when that is longer than
+///   [`max_wait`](Self::max_wait); [`try_acquire`](Self::try_acquire) says how long without
+///   waiting. A call with budget left goes at once. [`settle`](Self::settle) tells the real
+///   usage afterwards.
+/// - **A fleet**: with [`shared_in`](Self::shared_in), the budgets live in a [`Store`]
+///   (Redis with the `redis` feature): one bucket per key and dimension, changed by one
+///   atomic step; when replicas report different headers the most restrictive wins. Each
+///   replica spends locally, without a round trip, up to half its share of what was left
+///   at its last step, for at most [`staleness`](Self::staleness); past that, or when the
+///   budget runs short, it asks the store. When the store cannot answer, each replica paces
+///   alone with its share of the limit it last knew (one warning with the `tracing`
+///   feature).
+///
+/// Headers come from a peer: a value that is negative, not a number, or a reset more than
+/// 25 hours ahead is not obeyed; at most [`max_keys`](Self::max_keys) keys are kept.
+///
+/// A `Pacer` is cheap to clone: clones share their budgets. Configure it before cloning.
+///
+/// ```
+/// use std::time::Duration;
+/// use agent_error::recover::{Cost, Pacer};
+/// use http::{HeaderMap, HeaderValue};
+///
+/// let pacer = Pacer::new();
+/// // A response said: 60 requests a minute, none left, full again in 60 s.
+/// let mut headers = HeaderMap::new();
+/// headers.insert("x-ratelimit-limit-requests", HeaderValue::from_static("60"));
+/// headers.insert("x-ratelimit-remaining-requests", HeaderValue::from_static("0"));
+/// headers.insert("x-ratelimit-reset-requests", HeaderValue::from_static("1m0s"));
+/// pacer.observe("openai/gpt-4o", &headers);
+/// // The next request comes back after a second, not after the minute.
+/// assert_eq!(pacer.try_acquire("openai/gpt-4o", Cost::request()), Err(Duration::from_secs(1)));
+/// // Another key is not held.
+/// assert_eq!(pacer.try_acquire("anthropic/claude", Cost::request()), Ok(()));
+/// ```
+#[derive(Clone)]
+pub struct Pacer {
+    config: Arc<Config>,
+    state: Arc<State>,
+}
+
+#[derive(Clone)]
+struct Config {
+    clock: Arc<dyn Clock>,
+    store: Option<Arc<dyn Store>>,
+    max_wait: Duration,
+    max_keys: usize,
+    staleness: Duration,
+    adaptive: bool,
+    limits: HashMap<String, [Option<(f64, f64)>; 4]>,
+    replica: u64,
+}
+
+struct State {
+    keys: Mutex<HashMap<Box<str>, KeyState>>,
+    /// Whether a response's implausible field was reported (once).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    warned: AtomicBool,
+    /// Whether the store could not answer at the last step (reported once a switch).
+    alone: AtomicBool,
+}
+
+/// What a pacer knows of one key.
+#[derive(Clone, Debug, Default)]
+struct KeyState {
+    /// Per dimension: the key's buckets (alone), or this replica's copy of the store's.
+    buckets: [Option<Bucket>; 4],
+    /// Whether a response's headers ever gave a limit: the adaptive rate is then off.
+    reported: bool,
+    adaptive: Adaptive,
+    /// A pause (Retry-After, a spent budget with no reset) ends then, on the clock.
+    pause_until: u64,
+    /// The next wait for a budget spent with no reset said (1 s, doubling while still spent).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    spent_backoff: Duration,
+    /// With a store: what is not told yet, and what may still be spent without asking.
+    unsynced: [f64; 4],
+    pending: [Option<BucketReport>; 4],
+    pending_pause: Option<Duration>,
+    synced_at: Option<u64>,
+    allowance: [f64; 4],
+    replicas: u32,
+    /// Whether the copy was cut to this replica's share when the store stopped answering.
+    alone: bool,
+    used: u64,
+}
+
+impl fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pacer")
+            .field("max_wait", &self.config.max_wait)
+            .field("max_keys", &self.config.max_keys)
+            .field("shared", &self.config.store.is_some())
+            .field("adaptive", &self.config.adaptive)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pacer {
+    /// The longest a call waits by default: 60 s.
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+    /// The keys kept by default: 4,096.
+    pub const DEFAULT_MAX_KEYS: usize = 4096;
+    /// How long a replica spends from its local copy of a shared budget by default: 250 ms.
+    pub const DEFAULT_STALENESS: Duration = Duration::from_millis(250);
+
+    /// A pacer in this process, on the monotonic clock, with the adaptive rate on.
+    pub fn new() -> Pacer {
+        let replica = crate::retry::JitterSource::from_entropy().next_u64();
+        Pacer {
+            config: Arc::new(Config {
+                clock: Arc::new(SystemClock),
+                store: None,
+                max_wait: Self::DEFAULT_MAX_WAIT,
+                max_keys: Self::DEFAULT_MAX_KEYS,
+                staleness: Self::DEFAULT_STALENESS,
+                adaptive: true,
+                limits: HashMap::new(),
+                replica,
+            }),
+            state: Arc::new(State {
+                keys: Mutex::new(HashMap::new()),
+                warned: AtomicBool::new(false),
+                alone: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    fn config(&mut self) -> &mut Config {
+        Arc::make_mut(&mut self.config)
+    }
+
+    /// Shares the budgets through `store`: every pacer on the same store paces the same
+    /// keys together (see the type's documentation).
+    #[must_use]
+    pub fn shared_in(mut self, store: Arc<dyn Store>) -> Self {
+        self.config().store = Some(store);
+        self
+    }
+
+    /// The longest [`acquire`](Self::acquire) waits (60 s by default): a call that would
+    /// wait longer gets a `rate_limit` error carrying the wait instead.
+    #[must_use]
+    pub fn max_wait(mut self, limit: Duration) -> Self {
+        self.config().max_wait = limit;
+        self
+    }
+
+    /// Keeps at most `keys` keys (4,096 by default, at least 1); when full, keys with
+    /// nothing pending go first, then the least recently used.
+    #[must_use]
+    pub fn max_keys(mut self, keys: usize) -> Self {
+        self.config().max_keys = keys.max(1);
+        self
+    }
+
+    /// How long a replica spends from its local copy of a shared budget before asking the
+    /// store again (250 ms by default).
+    #[must_use]
+    pub fn staleness(mut self, staleness: Duration) -> Self {
+        self.config().staleness = staleness;
+        self
+    }
+
+    /// Turns the adaptive rate for keys without headers on (the default) or off.
+    #[must_use]
+    pub fn adaptive(mut self, on: bool) -> Self {
+        self.config().adaptive = on;
+        self
+    }
+
+    /// Paces `key` by `limit` while its responses say nothing of that dimension (a
+    /// provider that sends no headers). Several limits of different dimensions may be set.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::recover::{Cost, Limit, Pacer};
+    ///
+    /// let pacer = Pacer::new().limit("gemini/flash", Limit::requests(2, Duration::from_secs(1)));
+    /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Ok(()));
+    /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Ok(()));
+    /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Err(Duration::from_millis(500)));
+    /// ```
+    #[must_use]
+    pub fn limit(mut self, key: impl Into<String>, limit: Limit) -> Self {
+        if let Some(shape) = limit.shape() {
+            let entry = self.config().limits.entry(key.into()).or_default();
+            entry[limit.dimension.index()] = Some(shape);
+        }
+        self
+    }
+
+    /// Reads time from `clock` (a [`ManualClock`](crate::recover::ManualClock) in tests).
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.config().clock = Arc::new(clock);
+        self
+    }
+
+    /// The longest a call waits ([`max_wait`](Self::max_wait)).
+    pub fn wait_limit(&self) -> Duration {
+        self.config.max_wait
+    }
+
+    fn now(&self) -> u64 {
+        nanos(self.config.clock.now())
+    }
+
+    fn keys(&self) -> MutexGuard<'_, HashMap<Box<str>, KeyState>> {
+        self.state.keys.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on `key`'s state, made if new (room made when full).
+    fn with_key<T>(&self, key: &str, now: u64, f: impl FnOnce(&mut KeyState) -> T) -> T {
+        let mut keys = self.keys();
+        if !keys.contains_key(key) {
+            make_room(&mut keys, self.config.max_keys, now);
+            keys.insert(key.into(), KeyState::default());
+        }
+        let state = keys.get_mut(key).map(|state| {
+            state.used = now;
+            state
+        });
+        match state {
+            Some(state) => f(state),
+            None => f(&mut KeyState::default()),
+        }
+    }
+
+    /// Tells whether a call of `cost` on `key` may go now, without waiting: `Ok(())` when
+    /// it may (its cost is spent), `Err(wait)` with the wait it needs otherwise (nothing
+    /// spent).
+    ///
+    /// With a shared store whose local copy is stale this asks the store, blocking the
+    /// thread for at most the store's [`wait_limit`](Store::wait_limit); async code may
+    /// prefer [`reserve`](Self::reserve).
+    pub fn try_acquire(&self, key: &str, cost: Cost) -> Result<(), Duration> {
+        let wait = match &self.config.store {
+            None => self.reserve_alone(key, cost, Duration::ZERO),
+            Some(store) => {
+                crate::store::block_on(self.reserve(key, cost, Duration::ZERO), store.wait_limit())
+                    .unwrap_or_else(|| self.reserve_alone(key, cost, Duration::ZERO))
+            }
+        };
+        wait.map(|_| ())
+    }
+
+    /// Reserves a call of `cost` on `key` if the wait it needs is at most `max_wait`:
+    /// `Ok(wait)` — the cost is spent and the call may go after `wait` (the caller sleeps
+    /// it) — or `Err(needed)` with nothing spent. Calls reserved one after another get
+    /// successive turns, so that waiting calls are spread as the budget comes back.
+    ///
+    /// For loops that sleep on their own; [`acquire`](Self::acquire) sleeps for you.
+    pub async fn reserve(
+        &self,
+        key: &str,
+        cost: Cost,
+        max_wait: Duration,
+    ) -> Result<Duration, Duration> {
+        match &self.config.store {
+            None => self.reserve_alone(key, cost, max_wait),
+            Some(store) => self.reserve_shared(store.as_ref(), key, cost, max_wait).await,
+        }
+    }
+
+    /// Waits until a call of `cost` on `key` may go, with `sleep`; returns the wait. A wait
+    /// longer than [`max_wait`](Self::max_wait) is not waited: the error is a `rate_limit`
+    /// one (op `pace`) whose `retry_after` is the wait needed.
+    pub async fn acquire_with_sleep<F: Future<Output = ()>>(
+        &self,
+        key: &str,
+        cost: Cost,
+        sleep: impl FnOnce(Duration) -> F,
+    ) -> Result<Duration, crate::Error> {
+        match self.reserve(key, cost, self.config.max_wait).await {
+            Ok(wait) => {
+                if !wait.is_zero() {
+                    sleep(wait).await;
+                }
+                Ok(wait)
+            }
+            Err(needed) => Err(wait_error(needed)),
+        }
+    }
+
+    /// [`acquire_with_sleep`](Self::acquire_with_sleep) with tokio's sleep.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use std::time::Duration;
+    /// use agent_error::{AgentError, recover::{Cost, Limit, Pacer}};
+    ///
+    /// let pacer = Pacer::new()
+    ///     .limit("tool/search", Limit::requests(1, Duration::from_secs(3600)))
+    ///     .max_wait(Duration::from_secs(5));
+    /// assert_eq!(pacer.acquire("tool/search", Cost::request()).await.unwrap(), Duration::ZERO);
+    /// // The next one would wait an hour: a rate_limit error says so instead.
+    /// let err = pacer.acquire("tool/search", Cost::request()).await.unwrap_err();
+    /// assert_eq!(err.code(), "rate_limit");
+    /// assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
+    /// # }
+    /// ```
+    #[cfg(feature = "tokio")]
+    pub async fn acquire(&self, key: &str, cost: Cost) -> Result<Duration, crate::Error> {
+        self.acquire_with_sleep(key, cost, ::tokio::time::sleep)
+            .await
+    }
+
+    /// Tells the key the real usage of a call reserved with `estimated`: the difference is
+    /// spent (or given back, never above a limit).
+    ///
+    /// ```
+    /// use agent_error::recover::{Cost, Pacer};
+    ///
+    /// let pacer = Pacer::new();
+    /// pacer.try_acquire("openai/gpt-4o", Cost::tokens(2_000)).unwrap();
+    /// // The answer used 1,300 tokens in all.
+    /// pacer.settle("openai/gpt-4o", Cost::tokens(2_000), Cost::tokens(1_300));
+    /// ```
+    pub fn settle(&self, key: &str, estimated: Cost, actual: Cost) {
+        let now = self.now();
+        let (estimated, actual) = (estimated.all_units(), actual.all_units());
+        let shared = self.config.store.is_some();
+        self.with_key(key, now, |state| {
+            for d in 0..4 {
+                let delta = actual[d] - estimated[d];
+                if delta == 0.0 {
+                    continue;
+                }
+                if let Some(bucket) = &mut state.buckets[d] {
+                    bucket.refill(now);
+                    bucket.spend(delta);
+                }
+                if shared {
+                    state.unsynced[d] += delta;
+                    state.allowance[d] -= delta.max(0.0);
+                }
+            }
+        });
+    }
+
+    /// A call on `key` was answered `rate_limit`: the adaptive rate falls, and a
+    /// `retry_after` the answer carried pauses the key. What the response's headers say is
+    /// read by [`observe`](Self::observe); this is what a caller without them reports.
+    pub fn throttled(&self, key: &str, retry_after: Option<Duration>) {
+        let now = self.now();
+        let adaptive = self.config.adaptive;
+        let shared = self.config.store.is_some();
+        self.with_key(key, now, |state| {
+            if adaptive && !state.reported {
+                state.adaptive.throttled(now);
+            }
+            if let Some(wait) = retry_after {
+                pause(state, wait, now, shared);
+            }
+        });
+    }
+
+    /// A call on `key` succeeded: the adaptive rate climbs back.
+    pub fn succeeded(&self, key: &str) {
+        let now = self.now();
+        if !self.config.adaptive {
+            return;
+        }
+        self.with_key(key, now, |state| state.adaptive.succeeded(now));
+    }
+
+    /// Reports a failed call on `key` by its error: a `rate_limit` anywhere in its chain is
+    /// [`throttled`](Self::throttled) (with the `retry_after` it carries); anything else
+    /// tells nothing about the limits.
+    pub fn failed(&self, key: &str, err: &(dyn std::error::Error + 'static)) {
+        if let Some(classified) = crate::classify(err)
+            && classified.is_rate_limited()
+        {
+            self.throttled(key, classified.retry_after());
+        }
+    }
+
+    /// The adaptive rate `key` is held to, in calls a second; `None` while the key has met
+    /// no `rate_limit`, or its responses send limits.
+    pub fn adaptive_rate(&self, key: &str) -> Option<f64> {
+        let keys = self.keys();
+        let state = keys.get(key)?;
+        if state.reported {
+            return None;
+        }
+        state.adaptive.rate()
+    }
+
+    /// What is left of `key`'s `dimension` now, as this pacer knows it (its copy, with a
+    /// store); `None` when nothing is known. Negative while reserved calls wait.
+    pub fn remaining(&self, key: &str, dimension: Dimension) -> Option<f64> {
+        let now = self.now();
+        let keys = self.keys();
+        let mut bucket = keys.get(key)?.buckets[dimension.index()]?;
+        bucket.refill(now);
+        Some(bucket.level)
+    }
+
+    /// The reservation on this pacer's own buckets (no store, or a store that cannot answer).
+    fn reserve_alone(&self, key: &str, cost: Cost, max_wait: Duration) -> Result<Duration, Duration> {
+        let now = self.now();
+        let units = cost.all_units();
+        let configured = self.config.limits.get(key).copied();
+        let adaptive = self.config.adaptive;
+        self.with_key(key, now, |state| {
+            configure(state, configured.as_ref(), now);
+            reserve_in(state, &units, max_wait, now, adaptive)
+        })
+    }
+
+    /// The reservation with a shared store: from the local copy when it is fresh and the
+    /// call fits this replica's allowance, else by one step on the store.
+    async fn reserve_shared(
+        &self,
+        store: &dyn Store,
+        key: &str,
+        cost: Cost,
+        max_wait: Duration,
+    ) -> Result<Duration, Duration> {
+        let now = self.now();
+        let units = cost.all_units();
+        let configured = self.config.limits.get(key).copied();
+        let adaptive = self.config.adaptive;
+        let staleness = nanos(self.config.staleness);
+        let step = self.with_key(key, now, |state| {
+            let fresh = state
+                .synced_at
+                .is_some_and(|at| now.saturating_sub(at) < staleness);
+            if fresh
+                && state.pending_pause.is_none()
+                && units.iter().zip(&state.allowance).all(|(u, a)| u <= a)
+            {
+                let local = reserve_in(state, &units, Duration::ZERO, now, adaptive);
+                if local.is_ok() {
+                    for d in 0..4 {
+                        state.unsynced[d] += units[d];
+                        state.allowance[d] -= units[d];
+                    }
+                    return Err(local);
+                }
+            }
+            let mut step = PaceStep {
+                max_wait,
+                replica: self.config.replica,
+                ..PaceStep::default()
+            };
+            for d in 0..4 {
+                step.dimensions[d] = DimensionStep {
+                    report: state.pending[d].take(),
+                    configured: configured.and_then(|c| c[d]),
+                    spent: std::mem::take(&mut state.unsynced[d]),
+                    take: units[d],
+                };
+            }
+            Ok((step, state.pending_pause.take()))
+        });
+        let (step, announce) = match step {
+            Ok(step) => step,
+            Err(local) => return local,
+        };
+        if let Some(wait) = announce {
+            store
+                .set_pause(key, wait, crate::codes::RATE_LIMIT)
+                .await;
+        }
+        let paused = store.pause(key).await;
+        let answer = store.pace(key, step).await;
+        let now = self.now();
+        match answer {
+            Some(answer) => {
+                if self.state.alone.swap(false, Ordering::Relaxed) {
+                    report_back();
+                }
+                let pause_wait = paused.map_or(Duration::ZERO, |p| p.wait(0.5));
+                self.with_key(key, now, |state| {
+                    state.alone = false;
+                    state.replicas = answer.replicas.max(1);
+                    state.synced_at = Some(now);
+                    for d in 0..4 {
+                        state.buckets[d] = answer.buckets[d].map(|v| Bucket::from_view(&v, now));
+                        state.allowance[d] = state.buckets[d].map_or(f64::INFINITY, |b| {
+                            b.level.max(0.0) / 2.0 / f64::from(state.replicas)
+                        });
+                    }
+                    state.pause_until = state.pause_until.max(now.saturating_add(nanos(pause_wait)));
+                    let adaptive_wait = if adaptive && !state.reported {
+                        state.adaptive.need(now)
+                    } else {
+                        Duration::ZERO
+                    };
+                    let extra = pause_wait.max(adaptive_wait);
+                    match answer.wait {
+                        Ok(wait) if wait.max(extra) <= max_wait => {
+                            if adaptive && !state.reported {
+                                state.adaptive.take();
+                                state.adaptive.sent(now);
+                            }
+                            Ok(wait.max(extra))
+                        }
+                        Ok(wait) => {
+                            // Reserved in the store, but the pause is longer: give it back.
+                            for d in 0..4 {
+                                state.unsynced[d] -= units[d];
+                            }
+                            Err(wait.max(extra))
+                        }
+                        Err(needed) => Err(needed.max(extra)),
+                    }
+                })
+            }
+            None => {
+                if !self.state.alone.swap(true, Ordering::Relaxed) {
+                    warn_alone();
+                }
+                self.with_key(key, now, |state| {
+                    go_alone(state);
+                    configure(state, configured.as_ref(), now);
+                    reserve_in(state, &units, max_wait, now, adaptive)
+                })
+            }
+        }
+    }
+}
+
+/// Reports the switch to pacing alone.
+fn warn_alone() {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        "the pacer's store did not answer: each replica paces alone with its share of the last known limits"
+    );
+}
+
+/// Reports the store answering again.
+fn report_back() {
+    #[cfg(feature = "tracing")]
+    tracing::info!("the pacer's store answers again: budgets are shared");
+}
+
+/// The error of a call that would wait longer than it may.
+fn wait_error(needed: Duration) -> crate::Error {
+    crate::Error::new(
+        "pace",
+        crate::codes::RATE_LIMIT,
+        format!(
+            "the provider's budget comes back in {}, longer than this call may wait",
+            crate::store::seconds_text(needed)
+        ),
+    )
+    .with_retry_after(needed)
+}
+
+/// Gives the key its configured buckets where nothing is known yet.
+fn configure(state: &mut KeyState, configured: Option<&[Option<(f64, f64)>; 4]>, now: u64) {
+    let Some(configured) = configured else {
+        return;
+    };
+    for (slot, shape) in state.buckets.iter_mut().zip(configured) {
+        if slot.is_none()
+            && let Some((capacity, rate)) = shape
+        {
+            *slot = Some(Bucket::configured(*capacity, *rate, now));
+        }
+    }
+}
+
+/// Reserves `units` on the key's own buckets if the wait is at most `max_wait`.
+fn reserve_in(
+    state: &mut KeyState,
+    units: &[f64; 4],
+    max_wait: Duration,
+    now: u64,
+    adaptive: bool,
+) -> Result<Duration, Duration> {
+    let mut need = Duration::from_nanos(state.pause_until.saturating_sub(now));
+    for (slot, &take) in state.buckets.iter_mut().zip(units) {
+        if let Some(bucket) = slot
+            && take > 0.0
+        {
+            bucket.refill(now);
+            need = need.max(bucket.need(take, now));
+        }
+    }
+    let adaptive = adaptive && !state.reported;
+    if adaptive && units[Dimension::Requests.index()] > 0.0 {
+        need = need.max(state.adaptive.need(now));
+    }
+    if need > max_wait {
+        return Err(need);
+    }
+    for (slot, &take) in state.buckets.iter_mut().zip(units) {
+        if let Some(bucket) = slot {
+            bucket.spend(take);
+        }
+    }
+    if adaptive && units[Dimension::Requests.index()] > 0.0 {
+        state.adaptive.take();
+        state.adaptive.sent(now);
+    }
+    Ok(need)
+}
+
+/// Pauses the key for `wait` from `now` (the later end wins); a shared key tells the
+/// store at its next step.
+fn pause(state: &mut KeyState, wait: Duration, now: u64, shared: bool) {
+    let wait = wait.min(crate::store::MAX_HOLD);
+    state.pause_until = state.pause_until.max(now.saturating_add(nanos(wait)));
+    if shared {
+        state.pending_pause = Some(state.pending_pause.map_or(wait, |p| p.max(wait)));
+        state.synced_at = None;
+    }
+}
+
+/// Cuts the key's copy of the shared budgets to this replica's share, once, when the
+/// store stops answering.
+fn go_alone(state: &mut KeyState) {
+    if state.alone {
+        return;
+    }
+    state.alone = true;
+    state.synced_at = None;
+    let share = f64::from(state.replicas.max(1));
+    for bucket in state.buckets.iter_mut().flatten() {
+        bucket.capacity /= share;
+        bucket.rate /= share;
+        bucket.level = bucket.level.min(bucket.capacity);
+    }
+}
+
+/// Frees a place in a full map: keys with nothing pending first, then the least recently used.
+fn make_room(keys: &mut HashMap<Box<str>, KeyState>, max_keys: usize, now: u64) {
+    if keys.len() < max_keys {
+        return;
+    }
+    keys.retain(|_, state| !idle(state, now));
+    if keys.len() >= max_keys
+        && let Some(oldest) = keys
+            .iter()
+            .min_by_key(|(_, state)| state.used)
+            .map(|(key, _)| key.clone())
+    {
+        keys.remove(&oldest);
+    }
+}
+
+/// Whether forgetting the key loses nothing: no pause, nothing untold, every bucket full.
+fn idle(state: &KeyState, now: u64) -> bool {
+    state.pause_until <= now
+        && state.pending_pause.is_none()
+        && state.unsynced.iter().all(|u| *u == 0.0)
+        && state.pending.iter().all(Option::is_none)
+        && state.buckets.iter().flatten().all(|b| {
+            let mut b = *b;
+            b.refill(now);
+            b.level >= b.capacity
+        })
+        && state.adaptive.rate().is_none()
+}

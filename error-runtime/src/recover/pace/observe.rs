@@ -1,0 +1,152 @@
+//! What a pacer learns from a response (feature `http`): its rate-limit headers turned
+//! into buckets, its `Retry-After` into a pause, its status into the adaptive rate.
+
+use std::time::{Duration, SystemTime};
+
+use crate::http::{IntoStatus, LimitReading, RateLimits};
+use crate::store::{Bucket, BucketReport};
+
+use super::{KeyState, Pacer, State, pause};
+
+/// The longest a key waits when its budget is spent and no reset is said.
+const MAX_SPENT_BACKOFF: Duration = Duration::from_secs(32);
+
+impl Pacer {
+    /// Learns what a response's headers say about `key`'s limits, whatever its status
+    /// (see [`RateLimits`] for the header families read): each limit becomes the key's
+    /// budget in its dimension, and `retry-after-ms` / `Retry-After` pause the key. A
+    /// budget spent with no reset said waits a short while (1 s, doubling while it stays
+    /// spent, at most 32 s). A field that is not obeyed is ignored, with one warning (with
+    /// the `tracing` feature).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::recover::{Cost, Pacer};
+    /// use http::{HeaderMap, HeaderValue};
+    ///
+    /// let pacer = Pacer::new();
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("retry-after", HeaderValue::from_static("3"));
+    /// pacer.observe("openai/gpt-4o", &headers);
+    /// let wait = pacer.try_acquire("openai/gpt-4o", Cost::request()).unwrap_err();
+    /// assert!(wait > Duration::from_millis(2_900) && wait <= Duration::from_secs(3));
+    /// ```
+    pub fn observe(&self, key: &str, headers: &::http::HeaderMap) {
+        self.observe_limits(key, &RateLimits::read(headers, SystemTime::now()));
+    }
+
+    /// [`observe`](Self::observe), and the status feeds the adaptive rate: 429 falls
+    /// ([`throttled`](Self::throttled)), a success (below 400) climbs
+    /// ([`succeeded`](Self::succeeded)).
+    pub fn observe_response(&self, key: &str, status: impl IntoStatus, headers: &::http::HeaderMap) {
+        let status = status.into_status();
+        self.observe(key, headers);
+        match status {
+            429 => self.throttled(key, None),
+            100..=399 => self.succeeded(key),
+            _ => {}
+        }
+    }
+
+    /// Learns limits already read from a response's headers.
+    pub fn observe_limits(&self, key: &str, limits: &RateLimits) {
+        if limits.ignored {
+            warn_implausible(&self.state);
+        }
+        if limits.is_empty() {
+            return;
+        }
+        let now = self.now();
+        let shared = self.config.store.is_some();
+        self.with_key(key, now, |state| {
+            let mut spent_without_reset = false;
+            let mut any_left = false;
+            for (dimension, reading) in limits.iter() {
+                let d = dimension.index();
+                let report = to_report(&reading, state.buckets[d].as_ref());
+                state.reported = true;
+                state.buckets[d]
+                    .get_or_insert_with(Bucket::default)
+                    .report(&report, now);
+                if shared {
+                    state.pending[d] = Some(report);
+                }
+                if reading.remaining == 0 && reading.reset.is_none() {
+                    spent_without_reset = true;
+                } else if reading.remaining > 0 {
+                    any_left = true;
+                }
+            }
+            if spent_without_reset {
+                let wait = next_backoff(state);
+                pause(state, wait, now, shared);
+            } else if any_left {
+                state.spent_backoff = Duration::ZERO;
+            }
+            if let Some(wait) = limits.retry_after {
+                pause(state, wait, now, shared);
+            }
+        });
+    }
+}
+
+/// The wait for a budget spent with no reset: 1 s, then twice the last, at most 32 s.
+fn next_backoff(state: &mut KeyState) -> Duration {
+    let wait = if state.spent_backoff.is_zero() {
+        Duration::from_secs(1)
+    } else {
+        (state.spent_backoff * 2).min(MAX_SPENT_BACKOFF)
+    };
+    state.spent_backoff = wait;
+    wait
+}
+
+/// One limit as a bucket. A bucket (OpenAI, Anthropic) refills at
+/// `(limit − remaining) / reset`, full again at the reset; a window holds until its reset,
+/// then refills evenly over its length (the period the server says, else its reset, else
+/// a minute; at least a second). A limit not said is the largest known.
+fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
+    let remaining = reading.remaining as f64;
+    let capacity = reading
+        .limit
+        .map(|l| l as f64)
+        .unwrap_or_else(|| known.map_or(0.0, |b| b.capacity).max(remaining))
+        .max(remaining)
+        .max(1.0);
+    let reset = reading.reset.unwrap_or(Duration::ZERO);
+    if reading.window {
+        let period = reading
+            .period
+            .or(reading.reset)
+            .unwrap_or(Duration::from_secs(60))
+            .max(Duration::from_secs(1));
+        return BucketReport {
+            capacity,
+            level: remaining,
+            rate: capacity / period.as_secs_f64(),
+            hold: reset,
+        };
+    }
+    let missing = capacity - remaining;
+    let rate = if reading.limit.is_some() && missing > 0.0 && !reset.is_zero() {
+        missing / reset.as_secs_f64()
+    } else {
+        0.0
+    };
+    BucketReport {
+        capacity,
+        level: remaining,
+        rate,
+        hold: Duration::ZERO,
+    }
+}
+
+/// Reports once that a response had a rate-limit field that is not obeyed.
+fn warn_implausible(state: &State) {
+    if !state.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        #[cfg(feature = "tracing")]
+        tracing::warn!(
+            "a response's rate-limit headers held a value that is not obeyed (negative, not a number, or a reset more than 25 hours ahead); such values are ignored"
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! Pacing buckets: what a provider's limit looks like to a pacer (a capacity, a refill
+//! rate, what is left), and the one step a [`Store`](super::Store) applies to a key's buckets.
+
+use std::time::Duration;
+
+/// One kind of limit a provider counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dimension {
+    /// Requests.
+    Requests,
+    /// Tokens, input and output together.
+    Tokens,
+    /// Input (prompt) tokens, where a provider counts them apart (Anthropic).
+    InputTokens,
+    /// Output (completion) tokens, where a provider counts them apart (Anthropic).
+    OutputTokens,
+}
+
+impl Dimension {
+    /// Every dimension, in the order of their indexes.
+    pub const ALL: [Dimension; 4] = [
+        Dimension::Requests,
+        Dimension::Tokens,
+        Dimension::InputTokens,
+        Dimension::OutputTokens,
+    ];
+
+    /// `"requests"`, `"tokens"`, `"input_tokens"` or `"output_tokens"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Dimension::Requests => "requests",
+            Dimension::Tokens => "tokens",
+            Dimension::InputTokens => "input_tokens",
+            Dimension::OutputTokens => "output_tokens",
+        }
+    }
+
+    /// The dimension's place in [`ALL`](Self::ALL), and in the arrays of a [`PaceStep`].
+    pub const fn index(self) -> usize {
+        match self {
+            Dimension::Requests => 0,
+            Dimension::Tokens => 1,
+            Dimension::InputTokens => 2,
+            Dimension::OutputTokens => 3,
+        }
+    }
+}
+
+/// What one response said about one limit, as a bucket: how much it holds, what is left
+/// now, how fast it refills, and how long nothing comes back (a window that resets later).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BucketReport {
+    /// The limit.
+    pub capacity: f64,
+    /// What is left now.
+    pub level: f64,
+    /// Units coming back per second; zero when the response does not tell (the rate known
+    /// before is kept).
+    pub rate: f64,
+    /// How long nothing comes back: a window's time until it resets; zero for a bucket
+    /// that refills all the time.
+    pub hold: Duration,
+}
+
+impl BucketReport {
+    /// Whether every number is finite and in range: a capacity above zero, a level and a
+    /// rate not negative, a hold of at most 25 hours. A store ignores a report that is not.
+    pub fn is_plausible(&self) -> bool {
+        self.capacity.is_finite()
+            && self.capacity > 0.0
+            && self.level.is_finite()
+            && self.level >= 0.0
+            && self.rate.is_finite()
+            && self.rate >= 0.0
+            && self.hold <= MAX_HOLD
+    }
+}
+
+/// The longest hold or wait a bucket keeps: 25 hours, the longest a provider's window
+/// (a day) plausibly lasts.
+pub const MAX_HOLD: Duration = Duration::from_secs(25 * 3600);
+
+/// What a pacer asks of one dimension of a key in a [`PaceStep`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DimensionStep {
+    /// The latest response's report, if one came since the last step.
+    pub report: Option<BucketReport>,
+    /// A configured limit (capacity, units per second), used while no report is known.
+    pub configured: Option<(f64, f64)>,
+    /// Units spent (or, negative, given back) by this replica since its last step.
+    pub spent: f64,
+    /// Units to reserve now.
+    pub take: f64,
+}
+
+/// One atomic step on a key's buckets, as a pacer sends it to a shared [`Store`](super::Store):
+/// apply the reports, count what was spent meanwhile, then reserve `take` in every
+/// dimension if the wait that needs is at most `max_wait`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PaceStep {
+    /// Per dimension, at [`Dimension::index`].
+    pub dimensions: [DimensionStep; 4],
+    /// The longest wait a reservation may need.
+    pub max_wait: Duration,
+    /// The replica asking, so that a store can count the replicas sharing the key.
+    pub replica: u64,
+}
+
+/// A key's bucket in one dimension after a [`PaceStep`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BucketView {
+    /// The limit.
+    pub capacity: f64,
+    /// What is left now, after the step's reservation; negative while reservations wait
+    /// for units to come back.
+    pub level: f64,
+    /// Units coming back per second (zero: unknown).
+    pub rate: f64,
+    /// How long nothing comes back yet.
+    pub hold: Duration,
+}
+
+/// What a store answers to a [`PaceStep`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PaceAnswer {
+    /// `Ok(wait)`: reserved, the call may go after `wait`; `Err(needed)`: not reserved,
+    /// the wait it needs is longer than the step's `max_wait`.
+    pub wait: Result<Duration, Duration>,
+    /// The buckets after the step, per dimension (`None`: nothing known).
+    pub buckets: [Option<BucketView>; 4],
+    /// How many replicas have paced this key lately (at least 1): a replica that must go
+    /// on alone takes its share of the limit.
+    pub replicas: u32,
+}
+
+/// One dimension's bucket, on a clock of nanoseconds: the arithmetic every store and the
+/// pacer's own copy share.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Bucket {
+    pub(crate) capacity: f64,
+    pub(crate) rate: f64,
+    pub(crate) level: f64,
+    /// When `level` was true, and before when nothing comes back.
+    pub(crate) at: u64,
+    pub(crate) hold_until: u64,
+    /// Whether the bucket comes from a response (not a configured limit).
+    pub(crate) reported: bool,
+}
+
+const NANOS: f64 = 1e9;
+
+impl Bucket {
+    /// A full bucket of a configured limit.
+    pub(crate) fn configured(capacity: f64, rate: f64, now: u64) -> Bucket {
+        Bucket {
+            capacity,
+            rate,
+            level: capacity,
+            at: now,
+            hold_until: 0,
+            reported: false,
+        }
+    }
+
+    /// Brings `level` to `now`: what came back since, never above the capacity.
+    pub(crate) fn refill(&mut self, now: u64) {
+        let from = self.at.max(self.hold_until);
+        if now > from && self.rate > 0.0 {
+            let back = self.rate * (now - from) as f64 / NANOS;
+            self.level = (self.level + back).min(self.capacity);
+        }
+        self.at = self.at.max(now);
+    }
+
+    /// Takes a report in: the limit and its refill from the newest report, what is left
+    /// from the most restrictive of the report and what is known (units reserved since the
+    /// response was written are not in its count). A bucket that has never refilled at a
+    /// known rate takes the report's level as it is.
+    pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
+        if !report.is_plausible() {
+            return;
+        }
+        self.refill(now);
+        let level = report.level.min(report.capacity);
+        self.level = if self.reported && self.rate > 0.0 {
+            self.level.min(level)
+        } else {
+            level
+        };
+        self.capacity = report.capacity;
+        if report.rate > 0.0 {
+            self.rate = report.rate;
+        }
+        self.hold_until = now.saturating_add(super::nanos(report.hold));
+        self.reported = true;
+    }
+
+    /// How long until `take` units are there; zero when they are (or when the bucket
+    /// cannot say: no refill known). A take above the capacity waits for a full bucket.
+    pub(crate) fn need(&self, take: f64, now: u64) -> Duration {
+        let take = take.min(self.capacity);
+        if take <= 0.0 || self.level >= take || self.rate <= 0.0 {
+            return Duration::ZERO;
+        }
+        let hold = Duration::from_nanos(self.hold_until.saturating_sub(now));
+        let refill = (take - self.level) / self.rate;
+        hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
+    }
+
+    /// Spends `units` (negative: gives them back, never above the capacity).
+    pub(crate) fn spend(&mut self, units: f64) {
+        if units.is_finite() {
+            self.level = (self.level - units).min(self.capacity);
+        }
+    }
+
+    /// The bucket as a store shows it.
+    pub(crate) fn view(&self, now: u64) -> BucketView {
+        BucketView {
+            capacity: self.capacity,
+            level: self.level,
+            rate: self.rate,
+            hold: Duration::from_nanos(self.hold_until.saturating_sub(now)),
+        }
+    }
+
+    /// A bucket copied from a store's view, on this clock.
+    pub(crate) fn from_view(view: &BucketView, now: u64) -> Bucket {
+        Bucket {
+            capacity: view.capacity,
+            rate: view.rate,
+            level: view.level,
+            at: now,
+            hold_until: now.saturating_add(super::nanos(view.hold.min(MAX_HOLD))),
+            reported: true,
+        }
+    }
+}
+
+/// Applies `step` to a key's buckets at `now`: what a store does atomically.
+pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64) -> PaceAnswer {
+    let mut need = Duration::ZERO;
+    for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
+        if slot.is_none()
+            && let Some((capacity, rate)) = d.configured
+            && capacity > 0.0
+            && capacity.is_finite()
+            && rate.is_finite()
+        {
+            *slot = Some(Bucket::configured(capacity, rate.max(0.0), now));
+        }
+        if let Some(report) = &d.report
+            && report.is_plausible()
+        {
+            slot.get_or_insert_with(Bucket::default).report(report, now);
+        }
+        if let Some(bucket) = slot {
+            bucket.refill(now);
+            bucket.spend(d.spent);
+            need = need.max(bucket.need(d.take, now));
+        }
+    }
+    let wait = if need <= step.max_wait {
+        for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
+            if let Some(bucket) = slot {
+                bucket.spend(d.take);
+            }
+        }
+        Ok(need)
+    } else {
+        Err(need)
+    };
+    PaceAnswer {
+        wait,
+        buckets: buckets.map(|b| b.map(|b| b.view(now))),
+        replicas: 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u64 = 1_000_000_000;
+
+    fn report(capacity: f64, level: f64, rate: f64) -> BucketReport {
+        BucketReport {
+            capacity,
+            level,
+            rate,
+            hold: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn an_empty_bucket_gives_the_next_unit_after_one_refill_interval() {
+        let mut b = Bucket::default();
+        // 60 a minute, none left: one comes back every second.
+        b.report(&report(60.0, 0.0, 1.0), 0);
+        assert_eq!(b.need(1.0, 0), Duration::from_secs(1));
+        b.spend(1.0);
+        assert_eq!(b.need(1.0, 0), Duration::from_secs(2));
+        b.refill(2 * S);
+        assert!((b.level - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_window_holds_until_its_reset_then_refills_gradually() {
+        let mut b = Bucket::default();
+        let window = BucketReport {
+            capacity: 100.0,
+            level: 0.0,
+            rate: 100.0 / 60.0,
+            hold: Duration::from_secs(30),
+        };
+        b.report(&window, 0);
+        let first = b.need(1.0, 0);
+        assert_eq!(first, Duration::from_millis(30_600));
+        b.spend(1.0);
+        assert_eq!(b.need(1.0, 0), Duration::from_millis(31_200));
+        b.refill(29 * S);
+        assert!((b.level + 1.0).abs() < 1e-9, "no refill before the reset");
+    }
+
+    #[test]
+    fn the_most_restrictive_report_wins_once_a_rate_is_known() {
+        let mut b = Bucket::default();
+        b.report(&report(100.0, 50.0, 10.0), 0);
+        b.report(&report(100.0, 80.0, 10.0), 0);
+        assert_eq!(b.level, 50.0);
+        b.report(&report(100.0, 20.0, 10.0), 0);
+        assert_eq!(b.level, 20.0);
+    }
+
+    #[test]
+    fn implausible_reports_change_nothing() {
+        let mut b = Bucket::default();
+        b.report(&report(100.0, 50.0, 10.0), 0);
+        for bad in [
+            report(f64::NAN, 1.0, 1.0),
+            report(100.0, -1.0, 1.0),
+            report(100.0, 1.0, f64::INFINITY),
+            report(0.0, 0.0, 1.0),
+        ] {
+            b.report(&bad, 0);
+        }
+        assert_eq!(b.level, 50.0);
+        assert_eq!(b.capacity, 100.0);
+    }
+
+    #[test]
+    fn a_step_reserves_only_within_its_max_wait() {
+        let mut buckets = [None; 4];
+        let mut step = PaceStep::default();
+        step.dimensions[0].report = Some(report(10.0, 0.0, 1.0));
+        step.dimensions[0].take = 1.0;
+        step.max_wait = Duration::from_millis(500);
+        let answer = apply(&mut buckets, &step, 0);
+        assert_eq!(answer.wait, Err(Duration::from_secs(1)));
+        assert_eq!(buckets[0].unwrap().level, 0.0);
+        step.dimensions[0].report = None;
+        step.max_wait = Duration::from_secs(5);
+        assert_eq!(apply(&mut buckets, &step, 0).wait, Ok(Duration::from_secs(1)));
+        assert_eq!(buckets[0].unwrap().level, -1.0);
+    }
+}
