@@ -209,8 +209,20 @@ struct Entries {
     pauses: HashMap<String, LocalPause>,
     circuits: HashMap<String, LocalCircuit>,
     budgets: HashMap<String, u32>,
-    paces: HashMap<String, [Option<Bucket>; 4]>,
+    paces: HashMap<String, PaceEntry>,
 }
+
+/// A key's pacing buckets, and the replicas that stepped on it lately (id, when).
+#[derive(Default)]
+struct PaceEntry {
+    buckets: [Option<Bucket>; 4],
+    replicas: Vec<(u64, u64)>,
+}
+
+/// How long a replica counts as sharing a key after its last step.
+const REPLICA_SEEN: u64 = 10_000_000_000;
+/// The most replicas counted per key.
+const MAX_REPLICAS: usize = 64;
 
 #[derive(Clone)]
 struct LocalPause {
@@ -422,15 +434,22 @@ impl LocalStore {
         let now = self.now();
         let mut entries = self.entries();
         let capacity = self.capacity;
-        make_room(&mut entries.paces, key, capacity, |buckets| {
-            buckets.iter().flatten().all(|b| {
+        make_room(&mut entries.paces, key, capacity, |entry| {
+            entry.buckets.iter().flatten().all(|b| {
                 let mut b = *b;
                 b.refill(now);
                 b.level >= b.capacity
             })
         });
-        let buckets = entries.paces.entry(key.to_owned()).or_default();
-        bucket::apply(buckets, step, now)
+        let entry = entries.paces.entry(key.to_owned()).or_default();
+        entry
+            .replicas
+            .retain(|(id, seen)| *id != step.replica && now.saturating_sub(*seen) < REPLICA_SEEN);
+        entry.replicas.truncate(MAX_REPLICAS - 1);
+        entry.replicas.push((step.replica, now));
+        let mut answer = bucket::apply(&mut entry.buckets, step, now);
+        answer.replicas = u32::try_from(entry.replicas.len()).unwrap_or(u32::MAX);
+        answer
     }
 
     /// Refills a budget now (no future to poll).
