@@ -26,7 +26,6 @@
 mod breaker;
 mod decide;
 mod fallback;
-mod pace;
 
 pub use crate::store::{
     BreakerRule, BucketReport, BucketView, CircuitState, Clock, Dimension, DimensionStep,
@@ -36,4 +35,4 @@ pub use crate::store::{
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
-pub use pace::{Cost, Limit, Pacer};
+pub use crate::pace::{Cost, Limit, Pacer};

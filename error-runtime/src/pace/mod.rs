@@ -315,6 +315,14 @@ impl Pacer {
         self.config.max_wait
     }
 
+    /// How long a blocking caller waits for the pacer's store.
+    pub(crate) fn store_wait_limit(&self) -> Duration {
+        self.config
+            .store
+            .as_ref()
+            .map_or(Duration::ZERO, |store| store.wait_limit())
+    }
+
     fn now(&self) -> u64 {
         nanos(self.config.clock.now())
     }
@@ -392,7 +400,7 @@ impl Pacer {
                 }
                 Ok(wait)
             }
-            Err(needed) => Err(wait_error(needed)),
+            Err(needed) => Err(pace_error(needed)),
         }
     }
 
@@ -651,8 +659,9 @@ fn report_back() {
     tracing::info!("the pacer's store answers again: budgets are shared");
 }
 
-/// The error of a call that would wait longer than it may.
-fn wait_error(needed: Duration) -> crate::Error {
+/// The error of a call that would wait longer than it may: a `rate_limit` error (op
+/// `pace`) whose `retry_after` is the wait needed.
+pub(crate) fn pace_error(needed: Duration) -> crate::Error {
     crate::Error::new(
         "pace",
         crate::codes::RATE_LIMIT,
