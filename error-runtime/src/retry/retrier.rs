@@ -420,6 +420,26 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         self.tally.waited
     }
 
+    /// Waits to be done before the attempt about to be made, for a loop of the caller's
+    /// own: the shared pause in force ([`Retrier::pauses`]) and the pacer's turn
+    /// ([`Retrier::pacer`]), as the retrier's own loops wait them. `Ok(wait)`: sleep
+    /// `wait`, then make the attempt (the wait counts in [`waited`](Self::waited));
+    /// `Err(error)`: it would wait longer than the run may, end it with this `rate_limit`
+    /// error (whose `retry_after` is the wait needed).
+    pub async fn before_attempt(&mut self) -> Result<Duration, crate::Error> {
+        let retrier: &Retrier = self.retrier.borrow();
+        let mut wait = Duration::ZERO;
+        if retrier.pauses.is_some() {
+            let pause = retrier.shared_pause().await;
+            wait = retrier.pause_wait_in(&mut self.tally, pause)?;
+        }
+        if let Some(pace) = retrier.own_pace() {
+            wait = wait.max(retrier.pace_wait_in(&mut self.tally, &pace).await?);
+        }
+        self.tally.waited = self.tally.waited.saturating_add(wait);
+        Ok(wait)
+    }
+
     /// Tells the run that the current attempt succeeded: a shared [`RetryBudget`] gets back
     /// what this run spent, or its success refill when no retry was needed.
     pub fn succeeded(&mut self) {
@@ -931,6 +951,14 @@ impl Retrier {
         self
     }
 
+    /// The pacer this retrier paces its attempts with, and its key, if any: for a loop of
+    /// the caller's own (an HTTP middleware) that feeds it each response's headers.
+    pub fn paced_by(&self) -> Option<(&Pacer, &str)> {
+        self.pacer
+            .as_ref()
+            .map(|(pacer, key, _)| (pacer, &**key))
+    }
+
     /// The retrier's own pacing, if any.
     fn own_pace(&self) -> Option<PaceOn<'_>> {
         self.pacer.as_ref().map(|(pacer, key, cost)| PaceOn {
@@ -965,7 +993,12 @@ impl Retrier {
         run: &mut RetryState<R>,
         pace: &PaceOn<'_>,
     ) -> Result<Duration, crate::Error> {
-        let (cap, left) = self.wait_cap(&run.tally);
+        self.pace_wait_in(&mut run.tally, pace).await
+    }
+
+    /// [`pace_wait`](Self::pace_wait) on a run's tally.
+    async fn pace_wait_in(&self, t: &mut Tally, pace: &PaceOn<'_>) -> Result<Duration, crate::Error> {
+        let (cap, left) = self.wait_cap(t);
         let mut cap = cap.min(pace.pacer.wait_limit());
         if let Some(left) = left {
             cap = cap.min(left);
@@ -976,7 +1009,7 @@ impl Retrier {
         match pace.pacer.reserve(pace.key, pace.cost, cap).await {
             Ok(wait) => Ok(wait),
             Err(needed) => {
-                run.tally.code.set(crate::codes::RATE_LIMIT);
+                t.code.set(crate::codes::RATE_LIMIT);
                 Err(crate::pace::pace_error(needed))
             }
         }
@@ -996,11 +1029,15 @@ impl Retrier {
         run: &mut RetryState<R>,
         pause: Option<Pause>,
     ) -> Result<Duration, crate::Error> {
+        self.pause_wait_in(&mut run.tally, pause)
+    }
+
+    /// [`pause_wait`](Self::pause_wait) on a run's tally.
+    fn pause_wait_in(&self, t: &mut Tally, pause: Option<Pause>) -> Result<Duration, crate::Error> {
         let Some(pause) = pause else {
             return Ok(Duration::ZERO);
         };
-        let (cap, left) = self.wait_cap(&run.tally);
-        let t = &mut run.tally;
+        let (cap, left) = self.wait_cap(t);
         let mut wait = pause.wait(self.jitter.next_fraction());
         let mut beyond = pause.remaining > cap;
         if let Some(left) = left {
