@@ -2,6 +2,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
+use crate::AgentError;
 use crate::store::{LocalStore, ManualClock};
 
 const KEY: &str = "openai/acct-1/gpt-4o";
@@ -21,7 +22,13 @@ fn a_configured_limit_lets_its_budget_go_then_spreads_the_calls_that_wait() {
         .collect();
     assert_eq!(
         waits,
-        [Ok(ms(0)), Ok(ms(0)), Ok(ms(500)), Ok(ms(1000)), Ok(ms(1500))]
+        [
+            Ok(ms(0)),
+            Ok(ms(0)),
+            Ok(ms(500)),
+            Ok(ms(1000)),
+            Ok(ms(1500))
+        ]
     );
     // Past the last turn, a full second's budget is back.
     clock.advance(ms(2_500));
@@ -78,8 +85,14 @@ fn token_limits_are_checked_against_the_estimate_and_settled_with_the_usage() {
 fn a_split_cost_counts_each_part_against_its_own_limit() {
     let pacer = Pacer::new()
         .with_clock(ManualClock::new())
-        .limit(KEY, Limit::new(Dimension::OutputTokens, 100, Duration::from_secs(1)))
-        .limit(KEY, Limit::new(Dimension::InputTokens, 10_000, Duration::from_secs(1)));
+        .limit(
+            KEY,
+            Limit::new(Dimension::OutputTokens, 100, Duration::from_secs(1)),
+        )
+        .limit(
+            KEY,
+            Limit::new(Dimension::InputTokens, 10_000, Duration::from_secs(1)),
+        );
     assert_eq!(pacer.try_acquire(KEY, Cost::split(5_000, 50)), Ok(()));
     // The input limit has room, the output one does not.
     assert_eq!(pacer.try_acquire(KEY, Cost::split(10, 80)), Err(ms(300)));
@@ -175,25 +188,50 @@ fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
     #[derive(Debug)]
     struct Down;
     impl Store for Down {
-        fn pause<'a>(&'a self, _: &'a str) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
+        fn pause<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
             Box::pin(std::future::ready(None))
         }
-        fn set_pause<'a>(&'a self, _: &'a str, _: Duration, _: &'a str) -> crate::store::StoreFuture<'a, crate::store::Pause> {
+        fn set_pause<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, crate::store::Pause> {
             unreachable!("no pause is set in this test")
         }
-        fn circuit<'a>(&'a self, _: &'a str) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
+        fn circuit<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
             unreachable!()
         }
-        fn record_failure<'a>(&'a self, _: &'a str, _: crate::store::BreakerRule) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
+        fn record_failure<'a>(
+            &'a self,
+            _: &'a str,
+            _: crate::store::BreakerRule,
+        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
             unreachable!()
         }
         fn record_success<'a>(&'a self, _: &'a str) -> crate::store::StoreFuture<'a, ()> {
             unreachable!()
         }
-        fn claim_trial<'a>(&'a self, _: &'a str, _: Duration) -> crate::store::StoreFuture<'a, Option<crate::store::TrialToken>> {
+        fn claim_trial<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+        ) -> crate::store::StoreFuture<'a, Option<crate::store::TrialToken>> {
             unreachable!()
         }
-        fn finish_trial<'a>(&'a self, _: &'a str, _: crate::store::TrialToken, _: bool, _: crate::store::BreakerRule) -> crate::store::StoreFuture<'a, ()> {
+        fn finish_trial<'a>(
+            &'a self,
+            _: &'a str,
+            _: crate::store::TrialToken,
+            _: bool,
+            _: crate::store::BreakerRule,
+        ) -> crate::store::StoreFuture<'a, ()> {
             unreachable!()
         }
         fn abandon_trial(&self, _: &str, _: crate::store::TrialToken) {}
@@ -218,4 +256,146 @@ fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
 /// Polls a future that completes at its first poll.
 fn block_on_ready<F: std::future::Future>(future: F) -> F::Output {
     crate::store::block_on(future, Duration::ZERO).expect("the future is ready at once")
+}
+
+#[cfg(feature = "http")]
+mod headers {
+    use super::*;
+    use http::{HeaderMap, HeaderValue};
+
+    fn headers(fields: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in fields {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn openai_headers_are_a_bucket_that_refills_at_what_is_missing_over_the_reset() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // 10,000 tokens a minute, 1,000 left, full again in 54 s: 1,000 tokens come back
+        // every 6 s.
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "500"),
+                ("x-ratelimit-remaining-requests", "499"),
+                ("x-ratelimit-reset-requests", "120ms"),
+                ("x-ratelimit-limit-tokens", "10000"),
+                ("x-ratelimit-remaining-tokens", "1000"),
+                ("x-ratelimit-reset-tokens", "54s"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(1_000)), Ok(()));
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Err(ms(3_000)));
+        clock.advance(ms(3_000));
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Ok(()));
+        // Headers turn the adaptive rate off for the key.
+        pacer.throttled(KEY, None);
+        assert_eq!(pacer.adaptive_rate(KEY), None);
+    }
+
+    #[test]
+    fn a_later_report_never_raises_what_is_left_above_what_was_reserved() {
+        let pacer = Pacer::new().with_clock(ManualClock::new());
+        let report = headers(&[
+            ("x-ratelimit-limit-requests", "10"),
+            ("x-ratelimit-remaining-requests", "5"),
+            ("x-ratelimit-reset-requests", "50s"),
+        ]);
+        pacer.observe(KEY, &report);
+        for _ in 0..5 {
+            assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        }
+        // A response written before those five were sent still says 5.
+        pacer.observe(KEY, &report);
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), Some(0.0));
+    }
+
+    #[test]
+    fn a_spent_budget_with_no_reset_waits_a_second_then_twice_as_long() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // Azure sends only what remains.
+        let spent = headers(&[("x-ratelimit-remaining-requests", "0")]);
+        pacer.observe(KEY, &spent);
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(1_000)));
+        clock.advance(ms(1_000));
+        pacer.observe(KEY, &spent);
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(2_000)));
+        clock.advance(ms(2_000));
+        pacer.observe(KEY, &headers(&[("x-ratelimit-remaining-requests", "40")]));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    }
+
+    #[test]
+    fn a_window_holds_until_its_reset_and_spreads_the_next_one() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("ratelimit-policy", "\"default\";q=60;w=60"),
+                ("ratelimit", "\"default\";r=0;t=10"),
+            ]),
+        );
+        let waits: Vec<_> = (0..3)
+            .map(|_| block_on_ready(pacer.reserve(KEY, Cost::request(), Duration::from_secs(60))))
+            .collect();
+        assert_eq!(waits, [Ok(ms(11_000)), Ok(ms(12_000)), Ok(ms(13_000))]);
+    }
+
+    #[test]
+    fn retry_after_pauses_and_implausible_values_are_not_obeyed() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("retry-after", "2"),
+                ("x-ratelimit-limit-requests", "-5"),
+                ("x-ratelimit-remaining-requests", "NaN"),
+                ("x-ratelimit-reset-requests", "9999h"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(2_000)));
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), None);
+        clock.advance(ms(2_000));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        // A reset in the year 3000 is not obeyed either.
+        pacer.observe(
+            "anthropic",
+            &headers(&[
+                ("anthropic-ratelimit-requests-limit", "50"),
+                ("anthropic-ratelimit-requests-remaining", "0"),
+                ("anthropic-ratelimit-requests-reset", "3000-01-01T00:00:00Z"),
+            ]),
+        );
+        assert!(
+            pacer.try_acquire("anthropic", Cost::request()).unwrap_err() <= Duration::from_secs(32)
+        );
+    }
+
+    #[test]
+    fn a_429_status_lowers_the_adaptive_rate_and_a_success_raises_it() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        let none = HeaderMap::new();
+        for _ in 0..20 {
+            pacer.try_acquire(KEY, Cost::request()).unwrap();
+            pacer.observe_response(KEY, 200, &none);
+            clock.advance(ms(50));
+        }
+        pacer.observe_response(KEY, 429, &none);
+        let fallen = pacer.adaptive_rate(KEY).unwrap();
+        for _ in 0..200 {
+            clock.advance(ms(50));
+            if pacer.try_acquire(KEY, Cost::request()).is_ok() {
+                pacer.observe_response(KEY, http::StatusCode::OK, &none);
+            }
+        }
+        assert!(pacer.adaptive_rate(KEY).unwrap() > fallen);
+    }
 }

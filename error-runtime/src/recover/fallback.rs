@@ -570,9 +570,8 @@ impl<'f, C, E> Call<'f, C, E> {
         };
         // Held back before its first attempt (a pacer, a shared pause): passed over for
         // this call only; what holds it back remembers.
-        let held_back = self.fallback.pacer.is_some()
-            && outcome.stop == Stop::Paused
-            && outcome.attempts == 0;
+        let held_back =
+            self.fallback.pacer.is_some() && outcome.stop == Stop::Paused && outcome.attempts == 0;
         if another && !held_back {
             let asked = retry_after
                 .unwrap_or_default()

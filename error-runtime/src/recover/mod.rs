@@ -27,6 +27,7 @@ mod breaker;
 mod decide;
 mod fallback;
 
+pub use crate::pace::{Cost, Limit, Pacer};
 pub use crate::store::{
     BreakerRule, BucketReport, BucketView, CircuitState, Clock, Dimension, DimensionStep,
     LocalStore, MAX_HOLD, ManualClock, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
@@ -35,4 +36,3 @@ pub use crate::store::{
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
-pub use crate::pace::{Cost, Limit, Pacer};

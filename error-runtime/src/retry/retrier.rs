@@ -954,9 +954,7 @@ impl Retrier {
     /// The pacer this retrier paces its attempts with, and its key, if any: for a loop of
     /// the caller's own (an HTTP middleware) that feeds it each response's headers.
     pub fn paced_by(&self) -> Option<(&Pacer, &str)> {
-        self.pacer
-            .as_ref()
-            .map(|(pacer, key, _)| (pacer, &**key))
+        self.pacer.as_ref().map(|(pacer, key, _)| (pacer, &**key))
     }
 
     /// The retrier's own pacing, if any.
@@ -997,7 +995,11 @@ impl Retrier {
     }
 
     /// [`pace_wait`](Self::pace_wait) on a run's tally.
-    async fn pace_wait_in(&self, t: &mut Tally, pace: &PaceOn<'_>) -> Result<Duration, crate::Error> {
+    async fn pace_wait_in(
+        &self,
+        t: &mut Tally,
+        pace: &PaceOn<'_>,
+    ) -> Result<Duration, crate::Error> {
         let (cap, left) = self.wait_cap(t);
         let mut cap = cap.min(pace.pacer.wait_limit());
         if let Some(left) = left {
@@ -1134,8 +1136,11 @@ impl Retrier {
                 }
             }
             if let Some(pace) = &pace {
-                let reserved = block_on(self.pace_wait(&mut run, pace), pace.pacer.store_wait_limit())
-                    .unwrap_or(Ok(Duration::ZERO));
+                let reserved = block_on(
+                    self.pace_wait(&mut run, pace),
+                    pace.pacer.store_wait_limit(),
+                )
+                .unwrap_or(Ok(Duration::ZERO));
                 match reserved {
                     Ok(wait) if !wait.is_zero() => {
                         sleep(wait);

@@ -122,7 +122,9 @@ impl Middleware for RetryMiddleware {
             let result = next.clone().run(request, extensions).await;
             if let Some((pacer, key)) = self.retrier.paced_by() {
                 match &result {
-                    Ok(response) => pacer.observe_response(key, response.status(), response.headers()),
+                    Ok(response) => {
+                        pacer.observe_response(key, response.status(), response.headers())
+                    }
                     Err(e) => pacer.failed(key, e),
                 }
             }

@@ -30,56 +30,7 @@ const EPOCH_SECONDS: u64 = 1_000_000_000;
 /// A Unix time above this is in milliseconds (10¹² seconds is about the year 33,658).
 const EPOCH_MILLISECONDS: u64 = 1_000_000_000_000;
 
-/// One kind of limit a provider counts.
-///
-/// ```
-/// use agent_error::http::Dimension;
-///
-/// let names: Vec<&str> = Dimension::ALL.iter().map(|d| d.as_str()).collect();
-/// assert_eq!(names, ["requests", "tokens", "input_tokens", "output_tokens"]);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Dimension {
-    /// Requests.
-    Requests,
-    /// Tokens, input and output together (OpenAI, Anthropic, the IETF unit `"tokens"`).
-    Tokens,
-    /// Input tokens (Anthropic).
-    InputTokens,
-    /// Output tokens (Anthropic).
-    OutputTokens,
-}
-
-impl Dimension {
-    /// Every dimension, in the order [`RateLimits::iter`] gives them.
-    pub const ALL: [Dimension; 4] = [
-        Dimension::Requests,
-        Dimension::Tokens,
-        Dimension::InputTokens,
-        Dimension::OutputTokens,
-    ];
-
-    /// The name in logs and metrics: `"requests"`, `"tokens"`, `"input_tokens"` or
-    /// `"output_tokens"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Dimension::Requests => "requests",
-            Dimension::Tokens => "tokens",
-            Dimension::InputTokens => "input_tokens",
-            Dimension::OutputTokens => "output_tokens",
-        }
-    }
-
-    const fn index(self) -> usize {
-        match self {
-            Dimension::Requests => 0,
-            Dimension::Tokens => 1,
-            Dimension::InputTokens => 2,
-            Dimension::OutputTokens => 3,
-        }
-    }
-}
+pub use crate::store::Dimension;
 
 /// What the headers say about one limit.
 ///
