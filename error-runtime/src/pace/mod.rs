@@ -190,6 +190,11 @@ struct KeyState {
     replicas: u32,
     /// Whether the copy was cut to this replica's share when the store stopped answering.
     alone: bool,
+    /// Without a store: the share of a header-paced key's refill this replica takes (0 is
+    /// all of it), cut on each 429 the headers did not foresee (other replicas spend the
+    /// same budget), and grown back on successes; and when it was last cut.
+    share: f64,
+    cut_at: u64,
     used: u64,
 }
 
@@ -449,13 +454,14 @@ impl Pacer {
         let (estimated, actual) = (estimated.all_units(), actual.all_units());
         let shared = self.config.store.is_some();
         self.with_key(key, now, |state| {
+            let share = if state.share > 0.0 { state.share } else { 1.0 };
             for d in 0..4 {
                 let delta = actual[d] - estimated[d];
                 if delta == 0.0 {
                     continue;
                 }
                 if let Some(bucket) = &mut state.buckets[d] {
-                    bucket.refill(now);
+                    bucket.refill_share(now, share);
                     bucket.spend(delta);
                 }
                 if shared {
@@ -477,6 +483,9 @@ impl Pacer {
             if adaptive && !state.reported {
                 state.adaptive.throttled(now);
             }
+            if state.reported && !shared {
+                cut_share(state, now);
+            }
             if let Some(wait) = retry_after {
                 pause(state, wait, now, shared);
             }
@@ -486,10 +495,15 @@ impl Pacer {
     /// A call on `key` succeeded: the adaptive rate climbs back.
     pub fn succeeded(&self, key: &str) {
         let now = self.now();
-        if !self.config.adaptive {
-            return;
-        }
-        self.with_key(key, now, |state| state.adaptive.succeeded(now));
+        let adaptive = self.config.adaptive;
+        self.with_key(key, now, |state| {
+            if adaptive {
+                state.adaptive.succeeded(now);
+            }
+            if state.share > 0.0 {
+                state.share = (state.share + SHARE_STEP).min(1.0);
+            }
+        });
     }
 
     /// Reports a failed call on `key` by its error: a `rate_limit` anywhere in its chain is
@@ -678,6 +692,24 @@ fn take_answer(state: &mut KeyState, answer: &PaceAnswer, now: u64) {
     }
 }
 
+/// What a 429 leaves of a replica's share of a header-paced key: 0.7 of it, at most once
+/// in [`CUT_EVERY`] (the 429s of one burst are one signal), never below a 64th.
+const SHARE_CUT: f64 = 0.7;
+const CUT_EVERY: u64 = 100_000_000;
+const MIN_SHARE: f64 = 1.0 / 64.0;
+/// What a success gives back to the share.
+const SHARE_STEP: f64 = 0.002;
+
+/// Cuts the key's share after a 429 its headers did not foresee.
+fn cut_share(state: &mut KeyState, now: u64) {
+    if state.share > 0.0 && now.saturating_sub(state.cut_at) < CUT_EVERY {
+        return;
+    }
+    let share = if state.share > 0.0 { state.share } else { 1.0 };
+    state.share = (share * SHARE_CUT).max(MIN_SHARE);
+    state.cut_at = now;
+}
+
 /// Reports the switch to pacing alone.
 fn warn_alone() {
     #[cfg(feature = "tracing")]
@@ -729,12 +761,13 @@ fn reserve_in(
     adaptive: bool,
 ) -> Result<Duration, Duration> {
     let mut need = Duration::from_nanos(state.pause_until.saturating_sub(now));
+    let share = if state.share > 0.0 { state.share } else { 1.0 };
     for (slot, &take) in state.buckets.iter_mut().zip(units) {
         if let Some(bucket) = slot
             && take > 0.0
         {
-            bucket.refill(now);
-            need = need.max(bucket.need(take, now));
+            bucket.refill_share(now, share);
+            need = need.max(bucket.need_share(take, now, share));
         }
     }
     let adaptive = adaptive && !state.reported;

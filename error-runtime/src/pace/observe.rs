@@ -70,9 +70,10 @@ impl Pacer {
                 let d = dimension.index();
                 let report = to_report(&reading, state.buckets[d].as_ref());
                 state.reported = true;
-                state.buckets[d]
-                    .get_or_insert_with(Bucket::default)
-                    .report(&report, now);
+                let share = if state.share > 0.0 { state.share } else { 1.0 };
+                let bucket = state.buckets[d].get_or_insert_with(Bucket::default);
+                bucket.refill_share(now, share);
+                bucket.report(&report, now);
                 if shared {
                     state.pending[d] = Some(report);
                 }
