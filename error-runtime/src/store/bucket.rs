@@ -361,7 +361,10 @@ mod tests {
         assert_eq!(buckets[0].unwrap().level, 0.0);
         step.dimensions[0].report = None;
         step.max_wait = Duration::from_secs(5);
-        assert_eq!(apply(&mut buckets, &step, 0).wait, Ok(Duration::from_secs(1)));
+        assert_eq!(
+            apply(&mut buckets, &step, 0).wait,
+            Ok(Duration::from_secs(1))
+        );
         assert_eq!(buckets[0].unwrap().level, -1.0);
     }
 }
