@@ -112,10 +112,11 @@ impl Limit {
 ///   usage afterwards.
 /// - **A fleet**: with [`shared_in`](Self::shared_in), the budgets live in a [`Store`]
 ///   (Redis with the `redis` feature): one bucket per key and dimension, changed by one
-///   atomic step; when replicas report different headers the most restrictive wins. Each
-///   replica spends locally, without a round trip, up to half its share of what was left
-///   at its last step, for at most [`staleness`](Self::staleness); past that, or when the
-///   budget runs short, it asks the store. When the store cannot answer, each replica paces
+///   atomic step; when replicas report different headers the most restrictive wins. At
+///   each step a replica also leases half its share of what is left, and spends that
+///   lease locally, without a round trip, for at most [`staleness`](Self::staleness);
+///   past that, or when the lease runs short, it asks the store again (and gives back
+///   what it did not spend). When the store cannot answer, each replica paces
 ///   alone with its share of the limit it last knew (one warning with the `tracing`
 ///   feature).
 ///
@@ -466,7 +467,6 @@ impl Pacer {
                 }
                 if shared {
                     state.unsynced[d] += delta;
-                    state.allowance[d] -= delta.max(0.0);
                 }
             }
         });
@@ -578,12 +578,17 @@ impl Pacer {
                 replica: self.config.replica,
                 ..PaceStep::default()
             };
+            let lease = lease_of(state, now);
             for (d, (out, take)) in step.dimensions.iter_mut().zip(units).enumerate() {
+                // What the last lease left unspent goes back.
+                let unspent = std::mem::take(&mut state.allowance[d]);
+                let unspent = if unspent.is_finite() { unspent } else { 0.0 };
                 *out = DimensionStep {
                     report: state.pending[d].take(),
                     configured: configured.and_then(|c| c[d]),
-                    spent: std::mem::take(&mut state.unsynced[d]),
+                    spent: std::mem::take(&mut state.unsynced[d]) - unspent,
                     take,
+                    lease: lease[d],
                 };
             }
             Ok((step, state.pending_pause.take()))
@@ -642,8 +647,9 @@ impl Pacer {
     }
 }
 
-/// A reservation from the local copy of a shared key, when the copy is fresh, nothing is
-/// to be told first, and the call fits this replica's allowance; `None` otherwise.
+/// A reservation from this replica's lease on a shared key, when its copy is fresh,
+/// nothing is to be told first, nothing holds the key, and the call fits the lease;
+/// `None` otherwise.
 fn spend_locally(
     state: &mut KeyState,
     units: &[f64; 4],
@@ -655,40 +661,53 @@ fn spend_locally(
         .synced_at
         .is_some_and(|at| now.saturating_sub(at) < staleness);
     let fits = units.iter().zip(&state.allowance).all(|(u, a)| u <= a);
-    if !fresh || state.pending_pause.is_some() || !fits {
-        return None;
-    }
-    let local = reserve_in(state, units, Duration::ZERO, now, adaptive);
-    if local.is_err() {
-        return None;
-    }
-    for ((unsynced, allowance), take) in state
-        .unsynced
-        .iter_mut()
-        .zip(&mut state.allowance)
-        .zip(units)
+    let adaptive = adaptive && !state.reported;
+    if !fresh
+        || !fits
+        || state.pending_pause.is_some()
+        || state.pause_until > now
+        || (adaptive && !state.adaptive.need(now).is_zero())
     {
-        *unsynced += take;
+        return None;
+    }
+    for (allowance, take) in state.allowance.iter_mut().zip(units) {
         *allowance -= take;
     }
-    Some(local)
+    if adaptive {
+        state.adaptive.take();
+        state.adaptive.sent(now);
+    }
+    Some(Ok(Duration::ZERO))
 }
 
-/// Takes a store's answer as the key's copy: the buckets, the replicas, and what this
-/// replica may spend before asking again (half its share of what is left).
+/// What a replica asks to lease at a step, per dimension: half its share of what its copy
+/// says is left.
+fn lease_of(state: &KeyState, now: u64) -> [f64; 4] {
+    let share = 2.0 * f64::from(state.replicas.max(1));
+    state.buckets.map(|bucket| {
+        bucket.map_or(0.0, |mut b| {
+            b.refill(now);
+            b.level.max(0.0) / share
+        })
+    })
+}
+
+/// Takes a store's answer as the key's copy: the buckets, the replicas, and the lease this
+/// replica may spend before asking again.
 fn take_answer(state: &mut KeyState, answer: &PaceAnswer, now: u64) {
     state.alone = false;
     state.replicas = answer.replicas.max(1);
     state.synced_at = Some(now);
-    let share = 2.0 * f64::from(state.replicas);
-    for ((bucket, allowance), view) in state
-        .buckets
-        .iter_mut()
-        .zip(&mut state.allowance)
-        .zip(&answer.buckets)
-    {
-        *bucket = view.map(|v| Bucket::from_view(&v, now));
-        *allowance = bucket.map_or(f64::INFINITY, |b| b.level.max(0.0) / share);
+    // While the store knows nothing of the key, every call asks it (the first reports are
+    // on their way); once it knows a limit, a dimension it knows nothing of holds nothing back.
+    let known = answer.buckets.iter().any(Option::is_some);
+    for (d, view) in answer.buckets.iter().enumerate() {
+        state.buckets[d] = view.map(|v| Bucket::from_view(&v, now));
+        state.allowance[d] = match state.buckets[d] {
+            Some(_) => answer.leased[d],
+            None if known => f64::INFINITY,
+            None => 0.0,
+        };
     }
 }
 

@@ -92,6 +92,10 @@ pub struct DimensionStep {
     pub spent: f64,
     /// Units to reserve now.
     pub take: f64,
+    /// Units to take as well when they are there now and the call goes at once: the
+    /// replica's lease, which it spends without asking again (what it does not spend it
+    /// gives back as a negative `spent` at its next step).
+    pub lease: f64,
 }
 
 /// One atomic step on a key's buckets, as a pacer sends it to a shared [`Store`](super::Store):
@@ -132,6 +136,9 @@ pub struct PaceAnswer {
     /// How many replicas have paced this key lately (at least 1): a replica that must go
     /// on alone takes its share of the limit.
     pub replicas: u32,
+    /// The units leased per dimension (at most each step's `lease`, none unless the call
+    /// goes at once).
+    pub leased: [f64; 4],
 }
 
 /// One dimension's bucket, on a clock of nanoseconds: the arithmetic every store and the
@@ -273,10 +280,15 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
             need = need.max(bucket.need(d.take, now));
         }
     }
+    let mut leased = [0.0; 4];
     let wait = if need <= step.max_wait {
-        for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
+        for ((slot, d), leased) in buckets.iter_mut().zip(&step.dimensions).zip(&mut leased) {
             if let Some(bucket) = slot {
                 bucket.spend(d.take);
+                if need.is_zero() && d.lease.is_finite() && d.lease > 0.0 {
+                    *leased = d.lease.min(bucket.level.max(0.0));
+                    bucket.spend(*leased);
+                }
             }
         }
         Ok(need)
@@ -287,6 +299,7 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
         wait,
         buckets: buckets.map(|b| b.map(|b| b.view(now))),
         replicas: 1,
+        leased,
     }
 }
 

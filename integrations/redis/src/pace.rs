@@ -42,7 +42,11 @@ pub(crate) fn args(step: &PaceStep, ttl: Duration) -> Vec<String> {
             None => args.extend([String::new(), String::new()]),
         }
         let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
-        args.extend([number(finite(d.spent)), number(finite(d.take))]);
+        args.extend([
+            number(finite(d.spent)),
+            number(finite(d.take)),
+            number(finite(d.lease).max(0.0)),
+        ]);
     }
     args.extend([millis(step.max_wait), step.replica.to_string(), millis(ttl)]);
     args
@@ -64,13 +68,22 @@ pub(crate) fn answer(value: Value) -> Option<PaceAnswer> {
         _ => return None,
     };
     let replicas = u32::try_from(integer(replicas)?).ok()?.max(1);
-    let [a, b, c, d] = views else {
+    let [a, b, c, d, leased] = views else {
         return None;
     };
+    let Value::Array(leased) = leased else {
+        return None;
+    };
+    let leased: [&Value; 4] = match leased.as_slice() {
+        [w, x, y, z] => [w, x, y, z],
+        _ => return None,
+    };
+    let leased = leased.map(|v| finite(v).filter(|x| *x >= 0.0));
     Some(PaceAnswer {
         wait,
         buckets: [view(a)?, view(b)?, view(c)?, view(d)?],
         replicas,
+        leased: [leased[0]?, leased[1]?, leased[2]?, leased[3]?],
     })
 }
 

@@ -183,8 +183,9 @@ return {now, 1}",
 pub(crate) const MAX_HOLD_MS: u64 = 25 * 3600 * 1000;
 
 /// Arguments of [`PACE`] per dimension: a report (capacity, level, rate, hold ms), a
-/// configured limit (capacity, rate), the units spent, the units to take.
-pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 8;
+/// configured limit (capacity, rate), the units spent, the units to take, the units to
+/// lease.
+pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 
 /// One pacing step on a key's buckets, the arithmetic of the runtime's bucket on the
 /// server's clock in (fractional) milliseconds.
@@ -193,7 +194,7 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 8;
 /// `l<d>` level, `t<d>` when the level was true, `h<d>` no refill before then, `p<d>` 1
 /// when a response reported it; and `x:<replica>`, when each replica last stepped.
 ///
-/// `ARGV`: per dimension the eight of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
+/// `ARGV`: per dimension the nine of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
 /// report or limit not given), then the longest wait a reservation may need (ms), the
 /// replica's id and the store's ttl (ms). A dimension whose stored fields are not all
 /// finite numbers, whose capacity is not above zero, whose rate is negative, or whose
@@ -203,8 +204,9 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 8;
 /// the longest hold, as the runtime's bucket does. The key lives until its buckets are
 /// full again (at most 25 hours) plus the ttl.
 ///
-/// Answers `{now, reserved (1 or 0), wait ms, replicas, four views, repaired}`: a view is
-/// `{capacity, level, rate, hold ms}` or empty; `repaired` is 1 when a key of another type
+/// Answers `{now, reserved (1 or 0), wait ms, replicas, four views, four leased, repaired}`:
+/// a view is `{capacity, level, rate, hold ms}` or empty; the units leased per dimension
+/// (none unless the call goes at once); `repaired` is 1 when a key of another type
 /// was deleted, 2 when stored values were dropped, else 0. Numbers that may have a
 /// fraction are strings (`%.17g`), so that they cross without being cut to integers.
 pub(crate) static PACE: LazyLock<Script> = LazyLock::new(|| {
@@ -254,7 +256,7 @@ for d = 0, 3 do
     end
   end
 end
-local me = 'x:' .. ARGV[34]
+local me = 'x:' .. ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 2]
 local others = {{}}
 for name, s in pairs(fields) do
   if name ~= me and string.sub(name, 1, 2) == 'x:' then
@@ -313,11 +315,20 @@ for d = 0, 3 do
   buckets[d] = b
 end
 local reserved = 0
-if longest <= (num(ARGV[33]) or 0) then
+local leased = {{'0', '0', '0', '0'}}
+if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
   reserved = 1
   for d = 0, 3 do
     local b = buckets[d]
-    if b then b.l = math.min(b.l - (num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0), b.c) end
+    if b then
+      b.l = math.min(b.l - (num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0), b.c)
+      local lease = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 9]) or 0
+      if longest == 0 and lease > 0 then
+        lease = math.min(lease, math.max(b.l, 0))
+        b.l = b.l - lease
+        leased[d + 1] = fmt(lease)
+      end
+    end
   end
 end
 local full = 0
@@ -344,7 +355,7 @@ for d = 0, 3 do
   end
 end
 if not (full < MAX_HOLD) then full = MAX_HOLD end
-redis.call('PEXPIRE', KEYS[1], fmt(math.ceil(full + (num(ARGV[35]) or 0))))
-return {{fmt(now), reserved, fmt(longest), replicas, views[1], views[2], views[3], views[4], repaired}}"
+redis.call('PEXPIRE', KEYS[1], fmt(math.ceil(full + (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 3]) or 0))))
+return {{fmt(now), reserved, fmt(longest), replicas, views[1], views[2], views[3], views[4], leased, repaired}}"
     ))
 });
