@@ -15,6 +15,7 @@ const MIN_RATE: f64 = 0.5;
 const SMOOTH: f64 = 0.8;
 const BUCKET: f64 = 0.5;
 const NANOS: f64 = 1e9;
+const BURST: u64 = 100_000_000;
 
 /// One key's adaptive rate, on a clock of nanoseconds.
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,8 +57,12 @@ impl Adaptive {
         self.sent = 1.0;
     }
 
-    /// A call was answered `rate_limit` at `now`.
+    /// A call was answered `rate_limit` at `now`. The throttles of one burst (within
+    /// 100 ms of the last one) are one signal: the rate falls once for them.
     pub(super) fn throttled(&mut self, now: u64) {
+        if self.enabled && now.saturating_sub(self.last_fail) < BURST {
+            return;
+        }
         let sending = self.sending();
         let rate = if self.enabled {
             sending.min(self.rate)
@@ -176,7 +181,7 @@ mod tests {
     fn the_rate_never_falls_below_half_a_call_a_second() {
         let mut a = Adaptive::default();
         for i in 0..50 {
-            a.throttled(i * 10 * MS);
+            a.throttled(i * 200 * MS);
         }
         assert_eq!(a.rate(), Some(MIN_RATE));
         a.take();

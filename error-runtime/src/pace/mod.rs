@@ -528,14 +528,18 @@ impl Pacer {
         state.adaptive.rate()
     }
 
-    /// What is left of `key`'s `dimension` now, as this pacer knows it (its copy, with a
-    /// store); `None` when nothing is known. Negative while reserved calls wait.
+    /// What is left of `key`'s `dimension` now, as this pacer knows it (with a store: its
+    /// copy as of its last step, and the lease it holds); `None` when nothing is known.
+    /// Negative while reserved calls wait.
     pub fn remaining(&self, key: &str, dimension: Dimension) -> Option<f64> {
         let now = self.now();
         let keys = self.keys();
-        let mut bucket = keys.get(key)?.buckets[dimension.index()]?;
+        let state = keys.get(key)?;
+        let mut bucket = state.buckets[dimension.index()]?;
         bucket.refill(now);
-        Some(bucket.level)
+        // With a store, the lease this replica holds is left too.
+        let lease = state.allowance[dimension.index()];
+        Some(bucket.level + if lease.is_finite() { lease } else { 0.0 })
     }
 
     /// The reservation on this pacer's own buckets (no store, or a store that cannot answer).
@@ -717,7 +721,7 @@ const SHARE_CUT: f64 = 0.7;
 const CUT_EVERY: u64 = 100_000_000;
 const MIN_SHARE: f64 = 1.0 / 64.0;
 /// What a success gives back to the share.
-const SHARE_STEP: f64 = 0.002;
+const SHARE_STEP: f64 = 0.01;
 
 /// Cuts the key's share after a 429 its headers did not foresee.
 fn cut_share(state: &mut KeyState, now: u64) {
@@ -828,10 +832,15 @@ fn go_alone(state: &mut KeyState) {
     state.alone = true;
     state.synced_at = None;
     let share = f64::from(state.replicas.max(1));
-    for bucket in state.buckets.iter_mut().flatten() {
-        bucket.capacity /= share;
-        bucket.rate /= share;
-        bucket.level = bucket.level.min(bucket.capacity);
+    for (bucket, lease) in state.buckets.iter_mut().zip(&mut state.allowance) {
+        let unspent = std::mem::take(lease);
+        if let Some(bucket) = bucket {
+            bucket.capacity /= share;
+            bucket.rate /= share;
+            // Its share of what the fleet had left, and the lease it holds.
+            let held = if unspent.is_finite() { unspent } else { 0.0 };
+            bucket.level = (bucket.level / share + held).min(bucket.capacity);
+        }
     }
 }
 

@@ -142,7 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn a_step_becomes_eight_arguments_a_dimension_and_three_more() {
+    fn a_step_becomes_nine_arguments_a_dimension_and_three_more() {
         let mut step = PaceStep {
             max_wait: Duration::from_millis(1500),
             replica: 42,
@@ -158,6 +158,7 @@ mod tests {
             configured: Some((20.0, 1.0 / 3.0)),
             spent: 2.0,
             take: 1.0,
+            lease: 4.0,
         };
         step.dimensions[1].report = Some(BucketReport {
             capacity: f64::NAN,
@@ -167,9 +168,9 @@ mod tests {
         });
         step.dimensions[1].spent = f64::INFINITY;
         let args = args(&step, Duration::from_secs(3600));
-        assert_eq!(args.len(), 35);
+        assert_eq!(args.len(), 39);
         assert_eq!(
-            &args[..8],
+            &args[..9],
             [
                 "60",
                 "0.5",
@@ -178,11 +179,12 @@ mod tests {
                 "20",
                 &(1.0f64 / 3.0).to_string(),
                 "2",
-                "1"
+                "1",
+                "4"
             ]
         );
-        assert_eq!(&args[8..16], ["", "", "", "", "", "", "0", "0"]);
-        assert_eq!(&args[32..], ["1500", "42", "3600000"]);
+        assert_eq!(&args[9..18], ["", "", "", "", "", "", "0", "0", "0"]);
+        assert_eq!(&args[36..], ["1500", "42", "3600000"]);
         assert_eq!((1.0f64 / 3.0).to_string().parse::<f64>(), Ok(1.0 / 3.0));
     }
 
@@ -190,6 +192,7 @@ mod tests {
     fn an_answer_reads_back_and_a_bad_one_does_not() {
         let view = Value::Array(vec![text("20"), text("-1.5"), text("0.25"), text("1000")]);
         let empty = Value::Array(Vec::new());
+        let leased = Value::Array(vec![text("2.5"), text("0"), text("0"), text("0")]);
         let good = Value::Array(vec![
             text("1700000000000.5"),
             Value::Int(0),
@@ -199,8 +202,10 @@ mod tests {
             empty.clone(),
             empty.clone(),
             empty.clone(),
+            leased.clone(),
         ]);
         let answer = answer(good).unwrap();
+        assert_eq!(answer.leased, [2.5, 0.0, 0.0, 0.0]);
         assert_eq!(answer.wait, Err(Duration::from_millis(2500)));
         assert_eq!(answer.replicas, 3);
         assert_eq!(
@@ -224,6 +229,7 @@ mod tests {
                 empty.clone(),
                 empty.clone(),
                 empty.clone(),
+                leased.clone(),
             ]);
             assert_eq!(super::answer(reply), None, "{bad}");
         }
@@ -239,6 +245,7 @@ mod tests {
             empty.clone(),
             empty.clone(),
             empty,
+            leased,
         ]);
         assert_eq!(super::answer(reply), None);
         assert_eq!(super::answer(Value::Nil), None);

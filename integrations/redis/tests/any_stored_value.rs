@@ -284,6 +284,7 @@ fn build_step(
             configured: flags[2 * d + 1].then_some((n[0], n[3])),
             spent: n[4],
             take: n[5],
+            lease: n[4].abs(),
         };
     }
     step
