@@ -47,6 +47,7 @@ pub mod catalog;
 pub mod display;
 #[cfg(feature = "http")]
 pub mod http;
+mod pace;
 pub mod recover;
 #[cfg(feature = "serde")]
 pub mod report;

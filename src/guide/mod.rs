@@ -18,6 +18,8 @@
 //!   golden-file test.
 //! - [Streams](streams): failures after `200 OK` in a provider's server-sent events, and
 //!   retrying only a stream that has not spoken yet.
+//! - [Staying under a provider's limits](pacing): pacing calls from the rate-limit headers
+//!   providers send, a configured or adaptive rate where they send none, shared by a fleet.
 //! - [Across a fleet](fleet): cooldowns, circuit breakers, pauses and budgets shared by
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
@@ -58,6 +60,15 @@ pub mod streams {}
 #[cfg(feature = "redis")]
 #[doc = include_str!("../../docs/guide/fleet.md")]
 pub mod fleet {}
+
+#[cfg(all(
+    feature = "http",
+    feature = "redis",
+    feature = "reqwest-middleware",
+    feature = "tower"
+))]
+#[doc = include_str!("../../docs/guide/pacing.md")]
+pub mod pacing {}
 
 #[doc = include_str!("../../docs/guide/documenting_codes.md")]
 pub mod documenting_codes {}

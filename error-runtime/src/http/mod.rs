@@ -4,6 +4,9 @@
 //! - [`StatusError`]: the error and its table: statuses, then what bodies and headers change.
 //! - Server hints, read from headers: [`parse_retry_after`], [`parse_rate_limit_reset`],
 //!   [`server_delay`], `retry-after-ms` and `x-should-retry` (see [`StatusError::from_parts`]).
+//! - Rate limits, read from any response's headers: [`RateLimits`], what OpenAI's,
+//!   Anthropic's, the IETF and the `X-RateLimit-*` fields say remains of each limit and when
+//!   it resets.
 //! - Provider bodies: OpenAI, Anthropic and Google error JSON, and the providers' phrases in text.
 
 use std::error::Error as StdError;
@@ -17,11 +20,14 @@ mod headers;
 pub(crate) mod json;
 pub(crate) mod kind;
 mod providers;
+mod ratelimit;
 mod response;
 mod status_error;
+mod timestamp;
 
 pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
+pub use ratelimit::{Dimension, LimitReading, RateLimits};
 pub use status_error::StatusError;
 
 /// A status as the functions of this module take it: an integer literal (`429`), a `u16`,

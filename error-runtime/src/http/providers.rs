@@ -1,8 +1,10 @@
 //! What the providers say and how, as data: the error types and codes of OpenAI, Anthropic
-//! and Google bodies, the phrases of plain-text bodies, and OpenAI's rate-limit headers. The
-//! readers (`body`, `headers`, `json`) hold no provider name of their own.
+//! and Google bodies, the phrases of plain-text bodies, and the providers' rate-limit
+//! headers. The readers (`body`, `headers`, `json`, `ratelimit`) hold no provider name of
+//! their own.
 
 use super::kind::Kind;
+use super::ratelimit::{Dimension, LimitFields, ResetForm};
 
 /// The providers' ways of saying the prompt does not fit the context window.
 pub(super) const CONTEXT_OVERFLOW_MARKERS: [&str; 7] = [
@@ -90,4 +92,66 @@ pub(super) const RATE_LIMITS: [(&str, &str); 2] = [
         "x-ratelimit-reset-requests",
     ),
     ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"),
+];
+
+/// The rate-limit fields that name what they count, each limit with its capacity, what
+/// remains and its reset: OpenAI's (Groq, vLLM and Azure use the same names), Anthropic's,
+/// and the unsuffixed `x-ratelimit-*` of OpenRouter and GitHub-style APIs.
+pub(super) const LIMIT_FIELDS: [LimitFields; 7] = [
+    LimitFields {
+        dimension: Dimension::Requests,
+        limit: "x-ratelimit-limit-requests",
+        remaining: "x-ratelimit-remaining-requests",
+        reset: "x-ratelimit-reset-requests",
+        reset_form: ResetForm::GoDuration,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::Tokens,
+        limit: "x-ratelimit-limit-tokens",
+        remaining: "x-ratelimit-remaining-tokens",
+        reset: "x-ratelimit-reset-tokens",
+        reset_form: ResetForm::GoDuration,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::Requests,
+        limit: "anthropic-ratelimit-requests-limit",
+        remaining: "anthropic-ratelimit-requests-remaining",
+        reset: "anthropic-ratelimit-requests-reset",
+        reset_form: ResetForm::Rfc3339,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::Tokens,
+        limit: "anthropic-ratelimit-tokens-limit",
+        remaining: "anthropic-ratelimit-tokens-remaining",
+        reset: "anthropic-ratelimit-tokens-reset",
+        reset_form: ResetForm::Rfc3339,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::InputTokens,
+        limit: "anthropic-ratelimit-input-tokens-limit",
+        remaining: "anthropic-ratelimit-input-tokens-remaining",
+        reset: "anthropic-ratelimit-input-tokens-reset",
+        reset_form: ResetForm::Rfc3339,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::OutputTokens,
+        limit: "anthropic-ratelimit-output-tokens-limit",
+        remaining: "anthropic-ratelimit-output-tokens-remaining",
+        reset: "anthropic-ratelimit-output-tokens-reset",
+        reset_form: ResetForm::Rfc3339,
+        window: false,
+    },
+    LimitFields {
+        dimension: Dimension::Requests,
+        limit: "x-ratelimit-limit",
+        remaining: "x-ratelimit-remaining",
+        reset: "x-ratelimit-reset",
+        reset_form: ResetForm::EpochOrDelta,
+        window: true,
+    },
 ];

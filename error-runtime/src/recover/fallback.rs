@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::retry::{HandBack, MakeAttempt, Retrier, Stop};
+use crate::pace::{Cost, Pacer};
+use crate::retry::{HandBack, MakeAttempt, PaceOn, Retrier, Stop};
 use crate::store::{Clock, Store, SystemClock, block_on, nanos, seconds_text};
 use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
 
@@ -73,6 +74,8 @@ pub struct Fallback<C> {
     store: Option<Arc<dyn Store>>,
     /// This value's own place (0 to 1) in the jitter after a shared cooldown's deadline.
     jitter: f64,
+    /// The pacer each candidate's calls acquire from, keyed by the candidate's name.
+    pacer: Option<(Pacer, Cost)>,
 }
 
 struct Candidate<C> {
@@ -125,6 +128,7 @@ impl<C> Fallback<C> {
             clock: Arc::new(SystemClock),
             store: None,
             jitter: crate::retry::JitterSource::from_entropy().next_fraction(),
+            pacer: None,
         }
     }
 
@@ -190,6 +194,42 @@ impl<C> Fallback<C> {
     pub fn store(mut self, store: Arc<dyn Store>) -> Self {
         self.store = Some(store);
         self
+    }
+
+    /// Paces each candidate's calls with `pacer`, keyed by the candidate's name, each
+    /// attempt costing `cost` (in place of the retrier's own pacer, whose key names one
+    /// provider). A candidate whose budget is short while another one after it is ready is
+    /// passed over at once for this call, without a cooldown (the pacer remembers its
+    /// budget); the last one ready waits as the pacer says, within the retrier's caps.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::recover::{Cost, Fallback, Limit, Pacer};
+    ///
+    /// let pacer = Pacer::new().limit("gpt-4o", Limit::requests(1, Duration::from_secs(60)));
+    /// let models = Fallback::new(["gpt-4o", "claude-sonnet"]).pacer(pacer, Cost::request());
+    /// let call = |model: &&'static str, _| Ok::<_, agent_error::Error>(*model);
+    /// assert_eq!(models.run_with_sleep(call, |_| {}).unwrap().value, "gpt-4o");
+    /// // gpt-4o's budget is spent for a minute: the next call goes to claude-sonnet.
+    /// let answer = models.run_with_sleep(call, |_| {}).unwrap();
+    /// assert_eq!(answer.value, "claude-sonnet");
+    /// assert_eq!(models.cooling_for(0), None);
+    /// ```
+    #[must_use]
+    pub fn pacer(mut self, pacer: Pacer, cost: Cost) -> Self {
+        self.pacer = Some((pacer, cost));
+        self
+    }
+
+    /// The pacing of a call on candidate `index`, if any.
+    fn pace_on<E>(&self, index: usize, call: &Call<'_, C, E>) -> Option<PaceOn<'_>> {
+        let (pacer, cost) = self.pacer.as_ref()?;
+        Some(PaceOn {
+            pacer,
+            key: &self.candidates[index].name,
+            cost: *cost,
+            hold_back: call.hand_back().is_some(),
+        })
     }
 
     /// What the shared store says of each candidate: how long to keep skipping it.
@@ -311,6 +351,7 @@ impl<C> Fallback<C> {
                 |attempt| op(value, attempt),
                 &mut sleep,
                 call.hand_back(),
+                self.pace_on(index, &call),
             );
             let answer = call.after(index, outcome);
             if let Some(store) = &self.store {
@@ -381,6 +422,7 @@ impl<C> Fallback<C> {
                     OnCandidate { op: &mut op, value },
                     &mut sleep,
                     call.hand_back(),
+                    self.pace_on(index, &call),
                 )
                 .await;
             let answer = call.after(index, outcome);
@@ -526,7 +568,11 @@ impl<'f, C, E> Call<'f, C, E> {
             }
             None => (false, None, None),
         };
-        if another {
+        // Held back before its first attempt (a pacer, a shared pause): passed over for
+        // this call only; what holds it back remembers.
+        let held_back =
+            self.fallback.pacer.is_some() && outcome.stop == Stop::Paused && outcome.attempts == 0;
+        if another && !held_back {
             let asked = retry_after
                 .unwrap_or_default()
                 .min(Fallback::<C>::MAX_SERVER_COOLDOWN);

@@ -26,8 +26,8 @@
 mod breaker;
 mod decide;
 mod fallback;
-mod pace;
 
+pub use crate::pace::{Cost, Limit, Pacer};
 pub use crate::store::{
     BreakerRule, BucketReport, BucketView, CircuitState, Clock, Dimension, DimensionStep,
     LocalStore, MAX_HOLD, ManualClock, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
@@ -36,4 +36,3 @@ pub use crate::store::{
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
-pub use pace::{Cost, Limit, Pacer};

@@ -48,5 +48,5 @@ pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBui
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use jitter::{JitterSource, delay as jittered_delay};
-pub(crate) use retrier::{HandBack, MakeAttempt};
+pub(crate) use retrier::{HandBack, MakeAttempt, PaceOn};
 pub use retrier::{Outcome, Retrier, RetryState, Stop};

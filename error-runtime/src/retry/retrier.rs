@@ -16,6 +16,7 @@ use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope, Mark};
 use crate::core::classify::{Answer, Classified, answer_as_before, classify_seeing};
 use crate::core::registry::Seen;
+use crate::pace::{Cost, Pacer};
 use crate::store::{Pause, Store, block_on, seconds_text};
 use crate::{AgentError, ErrorChain};
 
@@ -146,6 +147,8 @@ pub struct Retrier {
     jitter: Arc<JitterSource>,
     /// Server-announced pauses shared through a store, under the caller's key.
     pauses: Option<(std::sync::Arc<dyn Store>, std::sync::Arc<str>)>,
+    /// The pacer every attempt acquires from first, its key and each attempt's cost.
+    pacer: Option<(Pacer, Arc<str>, Cost)>,
     /// What recognised the outermost link of the last failure of the last run: a retrier
     /// kept for one operation meets its error type run after run.
     seen: LastSeen,
@@ -415,6 +418,26 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// The delays decided so far, in all.
     pub fn waited(&self) -> Duration {
         self.tally.waited
+    }
+
+    /// Waits to be done before the attempt about to be made, for a loop of the caller's
+    /// own: the shared pause in force ([`Retrier::pauses`]) and the pacer's turn
+    /// ([`Retrier::pacer`]), as the retrier's own loops wait them. `Ok(wait)`: sleep
+    /// `wait`, then make the attempt (the wait counts in [`waited`](Self::waited));
+    /// `Err(error)`: it would wait longer than the run may, end it with this `rate_limit`
+    /// error (whose `retry_after` is the wait needed).
+    pub async fn before_attempt(&mut self) -> Result<Duration, crate::Error> {
+        let retrier: &Retrier = self.retrier.borrow();
+        let mut wait = Duration::ZERO;
+        if retrier.pauses.is_some() {
+            let pause = retrier.shared_pause().await;
+            wait = retrier.pause_wait_in(&mut self.tally, pause)?;
+        }
+        if let Some(pace) = retrier.own_pace() {
+            wait = wait.max(retrier.pace_wait_in(&mut self.tally, &pace).await?);
+        }
+        self.tally.waited = self.tally.waited.saturating_add(wait);
+        Ok(wait)
     }
 
     /// Tells the run that the current attempt succeeded: a shared [`RetryBudget`] gets back
@@ -806,6 +829,7 @@ impl Retrier {
             budget: None,
             jitter: Arc::new(JitterSource::from_entropy()),
             pauses: None,
+            pacer: None,
             seen: LastSeen(AtomicUsize::new(0)),
         }
     }
@@ -896,6 +920,103 @@ impl Retrier {
         self
     }
 
+    /// Paces every attempt with `pacer` on `key` (see [`Pacer`]): before each attempt the
+    /// run acquires `cost` (waiting as the pacer says), and each attempt's outcome feeds
+    /// the pacer's adaptive rate (a `rate_limit` falls, a success climbs). The wait obeys
+    /// the caps a shared pause obeys: longer than the `max_wait` (the pacer's, the
+    /// `rate_limit` policy's and the retrier's) or past the `max_elapsed`, the run ends
+    /// before the attempt with [`Stop::Paused`] and a `rate_limit` error (op `pace`) whose
+    /// `retry_after` is the wait needed, as [`pauses`](Self::pauses) describes (an error
+    /// type of the caller's own cannot hold it: the attempt is then made at once). The
+    /// waits count in [`Outcome::waited`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::recover::{Cost, Limit, Pacer};
+    /// use agent_error::retry::{Retrier, Stop};
+    ///
+    /// let pacer = Pacer::new().limit("search", Limit::requests(1, Duration::from_secs(2)));
+    /// let retrier = Retrier::new().pacer(pacer, "search", Cost::request());
+    /// let mut slept = Vec::new();
+    /// let first = retrier.run_detailed_with_sleep(|_| Ok::<_, agent_error::Error>(1), |d| slept.push(d));
+    /// let second = retrier.run_detailed_with_sleep(|_| Ok::<_, agent_error::Error>(2), |d| slept.push(d));
+    /// assert_eq!((first.stop, second.stop), (Stop::Succeeded, Stop::Succeeded));
+    /// // The second call waited for the budget to come back.
+    /// assert_eq!(slept.len(), 1);
+    /// assert!(slept[0] > Duration::from_millis(1_900));
+    /// ```
+    #[must_use]
+    pub fn pacer(mut self, pacer: Pacer, key: impl Into<Arc<str>>, cost: Cost) -> Self {
+        self.pacer = Some((pacer, key.into(), cost));
+        self
+    }
+
+    /// The pacer this retrier paces its attempts with, and its key, if any: for a loop of
+    /// the caller's own (an HTTP middleware) that feeds it each response's headers.
+    pub fn paced_by(&self) -> Option<(&Pacer, &str)> {
+        self.pacer.as_ref().map(|(pacer, key, _)| (pacer, &**key))
+    }
+
+    /// The retrier's own pacing, if any.
+    fn own_pace(&self) -> Option<PaceOn<'_>> {
+        self.pacer.as_ref().map(|(pacer, key, cost)| PaceOn {
+            pacer,
+            key,
+            cost: *cost,
+            hold_back: false,
+        })
+    }
+
+    /// The longest a run may wait before an attempt now (a shared pause, a pacer): the
+    /// `max_wait` the last server delay of this run was held to (else the `rate_limit`
+    /// policy's and the retrier's), and the time left before `max_elapsed`.
+    fn wait_cap(&self, t: &Tally) -> (Duration, Option<Duration>) {
+        let cap = t.pause_cap.unwrap_or_else(|| {
+            crate::codes::default_policy(crate::codes::RATE_LIMIT)
+                .max_wait()
+                .min(self.max_wait)
+        });
+        let left = match (self.max_elapsed, t.started) {
+            (Some(limit), Some(started)) => {
+                Some(limit.saturating_sub(started.elapsed().max(t.waited)))
+            }
+            _ => None,
+        };
+        (cap, left)
+    }
+
+    /// The pacer's reservation before an attempt: the wait, or the error that ends the run.
+    async fn pace_wait<R: Borrow<Retrier>>(
+        &self,
+        run: &mut RetryState<R>,
+        pace: &PaceOn<'_>,
+    ) -> Result<Duration, crate::Error> {
+        self.pace_wait_in(&mut run.tally, pace).await
+    }
+
+    /// [`pace_wait`](Self::pace_wait) on a run's tally.
+    async fn pace_wait_in(
+        &self,
+        t: &mut Tally,
+        pace: &PaceOn<'_>,
+    ) -> Result<Duration, crate::Error> {
+        let (cap, left) = self.wait_cap(t);
+        let mut cap = cap.min(pace.pacer.wait_limit());
+        if let Some(left) = left {
+            cap = cap.min(left);
+        }
+        if pace.hold_back {
+            cap = Duration::ZERO;
+        }
+        match pace.pacer.reserve(pace.key, pace.cost, cap).await {
+            Ok(wait) => Ok(wait),
+            Err(needed) => {
+                t.code.set(crate::codes::RATE_LIMIT);
+                Err(crate::pace::pace_error(needed))
+            }
+        }
+    }
+
     /// The shared pause in force before an attempt, if any.
     async fn shared_pause(&self) -> Option<Pause> {
         let (store, key) = self.pauses.as_ref()?;
@@ -910,19 +1031,18 @@ impl Retrier {
         run: &mut RetryState<R>,
         pause: Option<Pause>,
     ) -> Result<Duration, crate::Error> {
+        self.pause_wait_in(&mut run.tally, pause)
+    }
+
+    /// [`pause_wait`](Self::pause_wait) on a run's tally.
+    fn pause_wait_in(&self, t: &mut Tally, pause: Option<Pause>) -> Result<Duration, crate::Error> {
         let Some(pause) = pause else {
             return Ok(Duration::ZERO);
         };
-        let t = &mut run.tally;
-        let cap = t.pause_cap.unwrap_or_else(|| {
-            crate::codes::default_policy(crate::codes::RATE_LIMIT)
-                .max_wait()
-                .min(self.max_wait)
-        });
+        let (cap, left) = self.wait_cap(t);
         let mut wait = pause.wait(self.jitter.next_fraction());
         let mut beyond = pause.remaining > cap;
-        if let (Some(limit), Some(started)) = (self.max_elapsed, t.started) {
-            let left = limit.saturating_sub(started.elapsed().max(t.waited));
+        if let Some(left) = left {
             beyond |= pause.remaining > left;
             // The jitter after the deadline never takes the run past its `max_elapsed`.
             wait = wait.min(left);
@@ -984,18 +1104,21 @@ impl Retrier {
         op: impl FnMut(u32) -> Result<T, E>,
         sleep: impl FnMut(Duration),
     ) -> Outcome<T, E> {
-        self.run_blocking(op, sleep, None)
+        self.run_blocking(op, sleep, None, None)
     }
 
-    /// The blocking loop; `hand_back` returns chosen failures at once.
+    /// The blocking loop; `hand_back` returns chosen failures at once; `pace` paces each
+    /// attempt (else the retrier's own pacer does).
     pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
         &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
         hand_back: Option<HandBack<'_>>,
+        pace: Option<PaceOn<'_>>,
     ) -> Outcome<T, E> {
         let mut run = self.start();
         let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
+        let pace = pace.or_else(|| self.own_pace());
         loop {
             if let Some(limit) = limit {
                 let pause = block_on(self.shared_pause(), limit).flatten();
@@ -1012,10 +1135,32 @@ impl Retrier {
                     }
                 }
             }
+            if let Some(pace) = &pace {
+                let reserved = block_on(
+                    self.pace_wait(&mut run, pace),
+                    pace.pacer.store_wait_limit(),
+                )
+                .unwrap_or(Ok(Duration::ZERO));
+                match reserved {
+                    Ok(wait) if !wait.is_zero() => {
+                        sleep(wait);
+                        run.tally.waited = run.tally.waited.saturating_add(wait);
+                    }
+                    Ok(_) => {}
+                    Err(paced) => {
+                        if let Some(outcome) = run.paused(paced) {
+                            return outcome;
+                        }
+                    }
+                }
+            }
             let scope = AttemptScope::enter();
             let result = op(run.attempt());
             let mark = scope.take_mark();
             drop(scope);
+            if let Some(pace) = &pace {
+                pace.report(&result);
+            }
             match run.after(&result, mark, hand_back) {
                 Ok(delay) => {
                     let delay = match limit {
@@ -1060,16 +1205,18 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        self.run_async_with(Plain(op), sleep, None).await
+        self.run_async_with(Plain(op), sleep, None, None).await
     }
 
-    /// The async loop; `hand_back` returns chosen failures at once.
+    /// The async loop; `hand_back` returns chosen failures at once; `pace` paces each
+    /// attempt (else the retrier's own pacer does).
     /// `op` may lend: its future may borrow `op` (a fallback's candidate and closure).
     pub(crate) async fn run_async_with<T, E, M, F, S, SFut>(
         &self,
         mut op: F,
         mut sleep: S,
         hand_back: Option<HandBack<'_>>,
+        pace: Option<PaceOn<'_>>,
     ) -> Outcome<T, E>
     where
         E: ErrorChain<M>,
@@ -1078,6 +1225,7 @@ impl Retrier {
         SFut: Future<Output = ()>,
     {
         let mut run = self.start();
+        let pace = pace.or_else(|| self.own_pace());
         loop {
             if self.pauses.is_some() {
                 let pause = self.shared_pause().await;
@@ -1089,6 +1237,20 @@ impl Retrier {
                     Ok(_) => {}
                     Err(paused) => {
                         if let Some(outcome) = run.paused(paused) {
+                            return outcome;
+                        }
+                    }
+                }
+            }
+            if let Some(pace) = &pace {
+                match self.pace_wait(&mut run, pace).await {
+                    Ok(wait) if !wait.is_zero() => {
+                        sleep(wait).await;
+                        run.tally.waited = run.tally.waited.saturating_add(wait);
+                    }
+                    Ok(_) => {}
+                    Err(paced) => {
+                        if let Some(outcome) = run.paused(paced) {
                             return outcome;
                         }
                     }
@@ -1106,6 +1268,9 @@ impl Retrier {
                 poll
             })
             .await;
+            if let Some(pace) = &pace {
+                pace.report(&result);
+            }
             match run.after_async(&result, mark, hand_back).await {
                 Ok(delay) if self.pauses.is_some() => {
                     let delay = self.announce(&mut run, delay).await;
@@ -1116,6 +1281,26 @@ impl Retrier {
                 Ok(delay) => sleep(delay).await,
                 Err(stop) => return run.outcome(result, stop),
             }
+        }
+    }
+}
+
+/// A pacer on a key, for the attempts of one run: the retrier's own, or a fallback
+/// candidate's.
+pub(crate) struct PaceOn<'p> {
+    pub(crate) pacer: &'p Pacer,
+    pub(crate) key: &'p str,
+    pub(crate) cost: Cost,
+    /// Wait for nothing: a fallback with another candidate ready moves on instead.
+    pub(crate) hold_back: bool,
+}
+
+impl PaceOn<'_> {
+    /// Feeds an attempt's outcome to the pacer's adaptive rate.
+    fn report<T, E: ErrorChain<M>, M>(&self, result: &Result<T, E>) {
+        match result {
+            Ok(_) => self.pacer.succeeded(self.key),
+            Err(e) => self.pacer.failed(self.key, e.error_chain()),
         }
     }
 }

@@ -134,7 +134,7 @@ impl Retrier {
                 open: &mut open,
                 queue: sink,
             };
-            self.run_async_with(opening, sleep, None).await.result
+            self.run_async_with(opening, sleep, None, None).await.result
         };
         Forward::new(run, queue)
     }

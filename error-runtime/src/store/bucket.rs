@@ -165,9 +165,15 @@ impl Bucket {
 
     /// Brings `level` to `now`: what came back since, never above the capacity.
     pub(crate) fn refill(&mut self, now: u64) {
+        self.refill_share(now, 1.0);
+    }
+
+    /// [`refill`](Self::refill) at `share` (0 to 1) of the rate: what comes back to one
+    /// replica of several that pace alone.
+    pub(crate) fn refill_share(&mut self, now: u64, share: f64) {
         let from = self.at.max(self.hold_until);
         if now > from && self.rate > 0.0 {
-            let back = self.rate * (now - from) as f64 / NANOS;
+            let back = share * self.rate * (now - from) as f64 / NANOS;
             self.level = (self.level + back).min(self.capacity);
         }
         self.at = self.at.max(now);
@@ -199,12 +205,18 @@ impl Bucket {
     /// How long until `take` units are there; zero when they are (or when the bucket
     /// cannot say: no refill known). A take above the capacity waits for a full bucket.
     pub(crate) fn need(&self, take: f64, now: u64) -> Duration {
+        self.need_share(take, now, 1.0)
+    }
+
+    /// [`need`](Self::need) at `share` (0 to 1) of the rate.
+    pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
         let take = take.min(self.capacity);
-        if take <= 0.0 || self.level >= take || self.rate <= 0.0 {
+        let rate = self.rate * share;
+        if take <= 0.0 || self.level >= take || rate <= 0.0 {
             return Duration::ZERO;
         }
         let hold = Duration::from_nanos(self.hold_until.saturating_sub(now));
-        let refill = (take - self.level) / self.rate;
+        let refill = (take - self.level) / rate;
         hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
     }
 
@@ -361,7 +373,10 @@ mod tests {
         assert_eq!(buckets[0].unwrap().level, 0.0);
         step.dimensions[0].report = None;
         step.max_wait = Duration::from_secs(5);
-        assert_eq!(apply(&mut buckets, &step, 0).wait, Ok(Duration::from_secs(1)));
+        assert_eq!(
+            apply(&mut buckets, &step, 0).wait,
+            Ok(Duration::from_secs(1))
+        );
         assert_eq!(buckets[0].unwrap().level, -1.0);
     }
 }

@@ -6,8 +6,9 @@
 //!
 //! Give the store to a `Fallback` (cooldowns), a `CircuitBreaker` (circuits, with one trial
 //! call fleet-wide after a cooldown), a `Retrier` (server-announced pauses, under a key
-//! such as `openai/acct-1/gpt-4o`) or a `RetryBudget` (opt-in). No lock is held across the
-//! caller's own call: the one trial is a token with a lease.
+//! such as `openai/acct-1/gpt-4o`), a `RetryBudget` (opt-in) or a `Pacer` (the budgets
+//! of a provider's limits, so that the fleet together stays under them). No lock is held
+//! across the caller's own call: the one trial is a token with a lease.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -33,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+mod pace;
 mod scripts;
 mod store;
 

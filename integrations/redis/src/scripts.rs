@@ -177,3 +177,174 @@ if t then redis.call('HSET', KEYS[1], 't', math.min(t + tonumber(ARGV[1]), tonum
 return {now, 1}",
     )
 });
+
+/// The most a pacing hold (and a bucket's refill until full) lies ahead, in milliseconds:
+/// 25 hours, the longest a provider's window plausibly lasts.
+pub(crate) const MAX_HOLD_MS: u64 = 25 * 3600 * 1000;
+
+/// Arguments of [`PACE`] per dimension: a report (capacity, level, rate, hold ms), a
+/// configured limit (capacity, rate), the units spent, the units to take.
+pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 8;
+
+/// One pacing step on a key's buckets, the arithmetic of the runtime's bucket on the
+/// server's clock in (fractional) milliseconds.
+///
+/// The key is one hash: per dimension `d` (0 to 3) `c<d>` capacity, `r<d>` rate a second,
+/// `l<d>` level, `t<d>` when the level was true, `h<d>` no refill before then, `p<d>` 1
+/// when a response reported it; and `x:<replica>`, when each replica last stepped.
+///
+/// `ARGV`: per dimension the eight of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
+/// report or limit not given), then the longest wait a reservation may need (ms), the
+/// replica's id and the store's ttl (ms). A dimension whose stored fields are not all
+/// finite numbers, whose capacity is not above zero, whose rate is negative, or whose
+/// times lie more than 25 hours ahead is dropped and counts as absent; so is a replica
+/// field that is not a time, and a bucket that absurd units (near the largest double)
+/// would leave with a number that is not finite. A refill too long for a duration waits
+/// the longest hold, as the runtime's bucket does. The key lives until its buckets are
+/// full again (at most 25 hours) plus the ttl.
+///
+/// Answers `{now, reserved (1 or 0), wait ms, replicas, four views, repaired}`: a view is
+/// `{capacity, level, rate, hold ms}` or empty; `repaired` is 1 when a key of another type
+/// was deleted, 2 when stored values were dropped, else 0. Numbers that may have a
+/// fraction are strings (`%.17g`), so that they cross without being cut to integers.
+pub(crate) static PACE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local MAX_HOLD = {MAX_HOLD_MS}
+local SEEN, MAX_REPLICAS = 10000, 64
+local TOO_LONG = 18446744073709551615000
+local repaired = 0
+local function num(s)
+  local x = tonumber(s)
+  if x == nil or x ~= x or x == math.huge or x == -math.huge then return nil end
+  return x
+end
+local function fmt(x) return string.format('%.17g', x) end
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then kind = kind.ok end
+local fields = {{}}
+if kind == 'hash' then
+  local v = redis.call('HGETALL', KEYS[1])
+  for i = 1, #v, 2 do fields[v[i]] = v[i + 1] end
+elseif kind ~= 'none' then
+  redis.call('DEL', KEYS[1])
+  repaired = 1
+end
+local function drop(...)
+  redis.call('HDEL', KEYS[1], ...)
+  if repaired == 0 then repaired = 2 end
+end
+local names = {{'c', 'r', 'l', 't', 'h', 'p'}}
+local buckets = {{}}
+for d = 0, 3 do
+  local b, present, whole = {{}}, false, true
+  for _, n in ipairs(names) do
+    local s = fields[n .. d]
+    if s ~= nil then present = true end
+    b[n] = num(s)
+    if b[n] == nil then whole = false end
+  end
+  if present then
+    if whole and b.c > 0 and b.r >= 0 and b.h <= now + MAX_HOLD and b.t <= now + MAX_HOLD then
+      b.p = b.p ~= 0
+      buckets[d] = b
+    else
+      drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d)
+    end
+  end
+end
+local me = 'x:' .. ARGV[34]
+local others = {{}}
+for name, s in pairs(fields) do
+  if name ~= me and string.sub(name, 1, 2) == 'x:' then
+    local seen = num(s)
+    if seen == nil or seen > now + SEEN then
+      drop(name)
+    elseif now - seen >= SEEN then
+      redis.call('HDEL', KEYS[1], name)
+    else
+      others[#others + 1] = {{name, seen}}
+    end
+  end
+end
+if #others >= MAX_REPLICAS then
+  table.sort(others, function(a, b) return a[2] < b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+  for i = MAX_REPLICAS, #others do redis.call('HDEL', KEYS[1], others[i][1]) end
+end
+local replicas = math.min(#others, MAX_REPLICAS - 1) + 1
+redis.call('HSET', KEYS[1], me, fmt(now))
+local function refill(b)
+  local from = math.max(b.t, b.h)
+  if now > from and b.r > 0 then b.l = math.min(b.l + b.r * (now - from) / 1000, b.c) end
+  b.t = math.max(b.t, now)
+end
+local function need(b, take)
+  take = math.min(take, b.c)
+  if take <= 0 or b.l >= take or b.r <= 0 then return 0 end
+  local refill = (take - b.l) / b.r * 1000
+  if not (refill < TOO_LONG) then refill = MAX_HOLD end
+  return math.max(b.h - now, 0) + refill
+end
+local longest = 0
+for d = 0, 3 do
+  local a = {PACE_ARGS_PER_DIMENSION} * d
+  local b = buckets[d]
+  local cc, cr = num(ARGV[a + 5]), num(ARGV[a + 6])
+  if b == nil and cc ~= nil and cc > 0 and cr ~= nil then
+    b = {{c = cc, r = math.max(cr, 0), l = cc, t = now, h = 0, p = false}}
+  end
+  local rc, rl, rr, rh = num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]), num(ARGV[a + 4])
+  if rc and rl and rr and rh and rc > 0 and rl >= 0 and rr >= 0 and rh >= 0 and rh <= MAX_HOLD then
+    b = b or {{c = 0, r = 0, l = 0, t = 0, h = 0, p = false}}
+    refill(b)
+    local level = math.min(rl, rc)
+    if b.p and b.r > 0 then b.l = math.min(b.l, level) else b.l = level end
+    b.c = rc
+    if rr > 0 then b.r = rr end
+    b.h = now + rh
+    b.p = true
+  end
+  if b then
+    refill(b)
+    b.l = math.min(b.l - (num(ARGV[a + 7]) or 0), b.c)
+    longest = math.max(longest, need(b, num(ARGV[a + 8]) or 0))
+  end
+  buckets[d] = b
+end
+local reserved = 0
+if longest <= (num(ARGV[33]) or 0) then
+  reserved = 1
+  for d = 0, 3 do
+    local b = buckets[d]
+    if b then b.l = math.min(b.l - (num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0), b.c) end
+  end
+end
+local full = 0
+local views = {{}}
+for d = 0, 3 do
+  local b = buckets[d]
+  if b and not (num(b.l) and num(b.c) and num(b.r) and num(b.h) and num(b.t)) then
+    drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d)
+    b = nil
+  end
+  if b then
+    redis.call('HSET', KEYS[1], 'c' .. d, fmt(b.c), 'r' .. d, fmt(b.r), 'l' .. d, fmt(b.l),
+      't' .. d, fmt(b.t), 'h' .. d, fmt(b.h), 'p' .. d, b.p and 1 or 0)
+    if b.l < b.c then
+      if b.r > 0 then
+        full = math.max(full, math.max(b.h - now, 0) + (b.c - b.l) / b.r * 1000)
+      else
+        full = MAX_HOLD
+      end
+    end
+    views[d + 1] = {{fmt(b.c), fmt(b.l), fmt(b.r), fmt(math.max(b.h - now, 0))}}
+  else
+    views[d + 1] = {{}}
+  end
+end
+if not (full < MAX_HOLD) then full = MAX_HOLD end
+redis.call('PEXPIRE', KEYS[1], fmt(math.ceil(full + (num(ARGV[35]) or 0))))
+return {{fmt(now), reserved, fmt(longest), replicas, views[1], views[2], views[3], views[4], repaired}}"
+    ))
+});

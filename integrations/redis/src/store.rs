@@ -11,17 +11,22 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use agent_error_runtime::recover::{
-    BreakerRule, CircuitState, LocalStore, Pause, Store, StoreFuture, TrialToken,
+    BreakerRule, CircuitState, LocalStore, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
+    TrialToken,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
-use crate::scripts;
+use crate::{pace, scripts};
 
 /// What a [`RedisStore`] answers while Redis cannot be reached (down, or slower than the
 /// [`timeout`](RedisStoreBuilder::timeout)).
+///
+/// Pacing is the exception: [`Store::pace`] answers `None` whatever this says, and each
+/// [`Pacer`](agent_error_runtime::recover::Pacer) goes on alone with its share of the
+/// limits it last knew — neither letting every call through nor holding them all back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Unavailable {
@@ -40,10 +45,20 @@ pub enum Unavailable {
 /// A [`Store`] on Redis, shared by every replica that connects to the same server and prefix.
 ///
 /// - **Keys**: `{prefix}:v1:{kind}:{{key}}`, one Redis hash per entity (`kind` is `pause`,
-///   `circuit` or `budget`), the entity's name in a Cluster hash tag, so that each lives
-///   on one slot; characters `{`, `}` and `%` of a name are percent-encoded. Every key has
-///   a TTL: a pause lives until its deadline plus its jitter, a circuit its cooldown plus
-///   the [`ttl`](RedisStoreBuilder::ttl), a budget the `ttl` after its last spend.
+///   `circuit`, `budget` or `pace`), the entity's name in a Cluster hash tag, so that each
+///   lives on one slot; characters `{`, `}` and `%` of a name are percent-encoded. Every
+///   key has a TTL: a pause lives until its deadline plus its jitter, a circuit its
+///   cooldown plus the [`ttl`](RedisStoreBuilder::ttl), a budget the `ttl` after its last
+///   spend, a pacing key until its buckets are full again (at most 25 hours) plus the `ttl`.
+/// - **Pacing** ([`Store::pace`], for a [`Pacer`](agent_error_runtime::recover::Pacer)
+///   shared through this store): one hash per pacer key holds its buckets in every
+///   dimension (requests, tokens, input and output tokens) and when each replica last
+///   stepped on it. Each step is one script, a round trip every time: the pacer keeps its
+///   own copy and asks only when that copy is stale or short. The script applies the
+///   step on the server's clock as the in-process [`LocalStore`] does — reports (the most
+///   restrictive level wins once a refill rate is known), configured limits, units spent,
+///   then the reservation if its wait is within the step's `max_wait` — and counts the
+///   replicas seen on the key in the last 10 seconds (at most 64).
 /// - **Writes**: each transition is one Lua script on one key (EVALSHA, loaded again when
 ///   the server answers NOSCRIPT), on the server's clock.
 /// - **Reads**: from a local copy at most [`staleness`](RedisStoreBuilder::staleness) old,
@@ -52,12 +67,15 @@ pub enum Unavailable {
 /// - **Values read are checked**: a key of another type, a field that is not a plain
 ///   integer, or a deadline more than 24 hours ahead (longer than any this store writes:
 ///   pauses, cooldowns and leases are written at most 24 hours long) is deleted by the
-///   script that meets it and counts as absent, with a `tracing` warning. A script error
-///   about one key leaves the store up: every other key is still shared.
+///   script that meets it and counts as absent, with a `tracing` warning. In a pacing key,
+///   a bucket with a field that is not a finite number, a capacity not above zero, a
+///   negative rate or a time more than 25 hours ahead is dropped the same way, alone. A
+///   script error about one key leaves the store up: every other key is still shared.
 /// - **Redis down or slow**: each operation waits at most the
 ///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
 ///   stops asking Redis for [`retry_interval`](RedisStoreBuilder::retry_interval) and
-///   answers as [`Unavailable`] says; one `tracing` warning when it degrades and one
+///   answers as [`Unavailable`] says (except [`pace`](Store::pace), which then answers
+///   `None` whatever it says: the pacer paces alone); one `tracing` warning when it degrades and one
 ///   info event when Redis answers again. The connection reconnects by itself. Nothing
 ///   panics; nothing blocks longer than the timeout.
 ///
@@ -508,12 +526,18 @@ impl Inner {
             self.bad_key(key, "an answer that is not an array");
             return Reply::BadKey;
         };
-        if items.pop() == Some(redis::Value::Int(1)) {
-            tracing::warn!(
+        match items.pop() {
+            Some(redis::Value::Int(1)) => tracing::warn!(
                 target: "agent_error::redis",
                 key,
                 "a key held a value this library never writes (another type, not an integer, or a deadline too far ahead): it was deleted, and counts as absent"
-            );
+            ),
+            Some(redis::Value::Int(2)) => tracing::warn!(
+                target: "agent_error::redis",
+                key,
+                "a pacing key held a value this library never writes (not a finite number, a capacity not above zero, a negative rate, or a time more than 25 hours ahead): that bucket was dropped, and counts as absent"
+            ),
+            _ => {}
         }
         match T::from_redis_value(redis::Value::Array(items)) {
             Ok(answer) => Reply::Answer(answer),
@@ -887,6 +911,33 @@ impl Store for RedisStore {
         );
         Box::pin(async move {
             remote.await;
+        })
+    }
+
+    /// One round trip (the pacing script) on the key of kind `pace`; see the type's
+    /// documentation. `None` when Redis is down, slower than the timeout, or the store's
+    /// breaker is open, whatever [`Unavailable`] says: the pacer keeps its own copy of the
+    /// budgets and paces alone with its share of them. `None` too (with a warning) when
+    /// the script fails on this key or answers what it never writes.
+    fn pace<'a>(&'a self, name: &'a str, step: PaceStep) -> StoreFuture<'a, Option<PaceAnswer>> {
+        let key = self.key("pace", name);
+        let remote = self.remote::<redis::Value>(
+            &scripts::PACE,
+            key.clone(),
+            pace::args(&step, self.inner.ttl),
+        );
+        Box::pin(async move {
+            match remote.await {
+                Reply::Answer(value) => {
+                    let answer = pace::answer(value);
+                    if answer.is_none() {
+                        self.inner
+                            .bad_key(&key, "a pacing answer that does not read");
+                    }
+                    answer
+                }
+                Reply::BadKey | Reply::Down => None,
+            }
         })
     }
 

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use agent_error::recover::{
-    BreakerRule, CircuitBreaker, CircuitState, LocalStore, ManualClock, Store, TrialToken,
+    BreakerRule, BucketReport, CircuitBreaker, CircuitState, DimensionStep, LocalStore, MAX_HOLD,
+    ManualClock, PaceStep, Store, TrialToken,
 };
 use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, RetryBudget};
@@ -89,6 +90,8 @@ fn field() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         3 => prop::sample::select(vec!["until", "set", "code", "f", "tok", "lease", "seq", "t"])
             .prop_map(|f| f.as_bytes().to_vec()),
+        3 => prop::sample::select(vec!["c0", "r0", "l0", "t0", "h0", "p0", "c1", "l1", "x:1", "x:2"])
+            .prop_map(|f| f.as_bytes().to_vec()),
         1 => bytes(),
     ]
 }
@@ -157,7 +160,7 @@ proptest! {
 
     #[test]
     fn any_value_under_any_key_is_that_keys_problem_alone(
-        kind in prop::sample::select(vec!["pause", "circuit", "budget"]),
+        kind in prop::sample::select(vec!["pause", "circuit", "budget", "pace"]),
         value in value(),
         token in any::<u64>(),
     ) {
@@ -182,6 +185,8 @@ proptest! {
         s.abandon_trial(name, TrialToken(token));
         timed("spend", s.spend(name, 1, 10));
         timed("refill", s.refill(name, 1, 10));
+        let paced = timed("pace", s.pace(name, pace_step(1.0)));
+        prop_assert!(paced.is_some(), "{:?}", value);
 
         // A retrier reading the bad pause waits within its caps.
         write(&mut w.conn.lock().unwrap(), &s.key(kind, name), &value);
@@ -215,6 +220,8 @@ proptest! {
         let open = matches!(timed("circuit", s.circuit(&other)), CircuitState::Open { .. });
         prop_assert!(open);
         timed("record_success", s.record_success(&other));
+        let paced = timed("pace", s.pace(&other, pace_step(1.0))).expect("Redis answers");
+        prop_assert!(paced.buckets[0].is_some());
         prop_assert!(!s.is_degraded());
         let _: () = redis::cmd("DEL")
             .arg(s.key("circuit", &other))
@@ -223,6 +230,104 @@ proptest! {
         let _ = &w.server;
         // All the cases together, server start included, take seconds.
         prop_assert!(w.started.elapsed() < Duration::from_secs(30));
+    }
+}
+
+/// A pacing step with a configured limit of 10 a second, taking `take`.
+fn pace_step(take: f64) -> PaceStep {
+    let mut step = PaceStep {
+        replica: 1,
+        ..PaceStep::default()
+    };
+    step.dimensions[0].configured = Some((10.0, 10.0));
+    step.dimensions[0].take = take;
+    step
+}
+
+/// Any number, the awkward ones often.
+fn number() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        any::<f64>(),
+        -1e6f64..1e6,
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(f64::MAX),
+        Just(f64::MIN_POSITIVE),
+        Just(0.0),
+    ]
+}
+
+/// A step from flat inputs (a flat strategy keeps proptest's value trees small): per
+/// dimension 6 numbers, 2 flags (a report, a configured limit) and a hold.
+fn build_step(
+    numbers: &[f64],
+    flags: &[bool],
+    holds: &[Duration],
+    max_wait: Duration,
+    replica: u64,
+) -> PaceStep {
+    let mut step = PaceStep {
+        max_wait,
+        replica,
+        ..PaceStep::default()
+    };
+    for (d, dimension) in step.dimensions.iter_mut().enumerate() {
+        let n = &numbers[6 * d..6 * d + 6];
+        *dimension = DimensionStep {
+            report: flags[2 * d].then_some(BucketReport {
+                capacity: n[0],
+                level: n[1],
+                rate: n[2],
+                hold: holds[d],
+            }),
+            configured: flags[2 * d + 1].then_some((n[0], n[3])),
+            spent: n[4],
+            take: n[5],
+        };
+    }
+    step
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever numbers a pacing step carries (NaN, infinities, the largest and smallest
+    /// doubles, any duration), Redis answers it within the timeout, with finite numbers,
+    /// and the key keeps a TTL of at most 25 hours plus the store's ttl.
+    #[test]
+    fn any_pacing_step_is_answered_and_the_key_expires(
+        numbers in proptest::collection::vec(number(), 24 * 3),
+        flags in proptest::collection::vec(any::<bool>(), 8 * 3),
+        holds in proptest::collection::vec(duration(), 4 * 3),
+        waits in proptest::collection::vec(duration(), 3),
+        replica in any::<u64>(),
+    ) {
+        let w = world();
+        let s = &w.store;
+        for i in 0..3 {
+            let step = build_step(
+                &numbers[24 * i..],
+                &flags[8 * i..],
+                &holds[4 * i..],
+                waits[i],
+                replica,
+            );
+            let answer = timed("pace", s.pace("any-step", step));
+            prop_assert!(answer.is_some(), "Redis answers every step");
+            let answer = answer.unwrap();
+            for view in answer.buckets.iter().flatten() {
+                prop_assert!(view.capacity > 0.0 && view.capacity.is_finite());
+                prop_assert!(view.level.is_finite() && view.rate.is_finite());
+                prop_assert!(view.hold <= MAX_HOLD);
+            }
+            let ttl: i64 = redis::cmd("PTTL")
+                .arg(s.key("pace", "any-step"))
+                .query(&mut *w.conn.lock().unwrap())
+                .unwrap();
+            prop_assert!(ttl > 0 && ttl <= 25 * 3_600_000 + 3_600_000, "{ttl}");
+        }
+        prop_assert!(!s.is_degraded());
     }
 }
 

@@ -19,6 +19,8 @@ use http_body_util::BodyExt;
 use agent_error_runtime::__private::Sleeper;
 use agent_error_runtime::http::StatusError;
 use agent_error_runtime::retry::Retrier;
+#[cfg(doc)]
+use agent_error_runtime::retry::RetryState;
 
 /// A [`reqwest_middleware::Middleware`] that retries by classification, with a [`Retrier`]'s
 /// caps, budget, jitter and `on_retry` hook.
@@ -39,6 +41,13 @@ use agent_error_runtime::retry::Retrier;
 /// (up to `max_wait`), else the policy's jittered backoff; the shared budget pays for each
 /// retry. When it stops, the last response or error is returned unchanged, as
 /// reqwest-middleware expects. A request whose body cannot be cloned (a stream) is sent once.
+///
+/// Before each attempt it waits what the run's [`RetryState::before_attempt`] says: the
+/// shared pause in force ([`Retrier::pauses`]) and, with [`Retrier::pacer`], the pacer's
+/// turn; each response's headers then feed that pacer
+/// ([`Pacer::observe_response`](agent_error_runtime::recover::Pacer::observe_response)),
+/// so that one setting on the retrier paces every request. A wait longer than the run may
+/// wait ends the request with that `rate_limit` error (a `reqwest_middleware::Error::Middleware`).
 ///
 /// Waits use tokio's sleep (reqwest runs on tokio); [`with_sleep`](Self::with_sleep) swaps it.
 ///
@@ -104,8 +113,21 @@ impl Middleware for RetryMiddleware {
     ) -> Result<Response, MiddlewareError> {
         let mut run = self.retrier.start();
         loop {
+            match run.before_attempt().await {
+                Ok(wait) if !wait.is_zero() => self.sleep.sleep(wait).await,
+                Ok(_) => {}
+                Err(held) => return Err(MiddlewareError::middleware(held)),
+            }
             let spare = request.try_clone();
             let result = next.clone().run(request, extensions).await;
+            if let Some((pacer, key)) = self.retrier.paced_by() {
+                match &result {
+                    Ok(response) => {
+                        pacer.observe_response(key, response.status(), response.headers())
+                    }
+                    Err(e) => pacer.failed(key, e),
+                }
+            }
             let Some(spare) = spare else {
                 // A streaming body is gone once sent: there is nothing to retry with.
                 if result.as_ref().is_ok_and(|r| !is_failure(r.status())) {

@@ -4,7 +4,8 @@
 //! It is built on tower's own retry middleware: [`ClassifiedRetry`] is a
 //! [`tower::retry::Policy`] whose decisions are a [`Retrier`]'s, so
 //! the service is tower's [`Retry`] and composes with
-//! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer.
+//! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer. [`PaceLayer`] paces
+//! an HTTP service's calls with a [`Pacer`](agent_error_runtime::recover::Pacer), inside it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -16,6 +17,10 @@ use std::time::Duration;
 
 use ::tower::Layer;
 use ::tower::retry::{Policy, Retry};
+
+mod pace;
+
+pub use pace::{PaceLayer, Paced};
 
 use agent_error_runtime::__private::{BoxSleep, Sleeper};
 use agent_error_runtime::http::StatusError;

@@ -117,7 +117,12 @@ impl<C> Fallback<C> {
                 };
                 let outcome = self
                     .retrier
-                    .run_async_with(on_candidate, &mut sleep, call.hand_back())
+                    .run_async_with(
+                        on_candidate,
+                        &mut sleep,
+                        call.hand_back(),
+                        self.pace_on(index, &call),
+                    )
                     .await;
                 if let Err(e) = &outcome.result
                     && moves_on_after_output(e)

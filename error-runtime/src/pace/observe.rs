@@ -38,7 +38,12 @@ impl Pacer {
     /// [`observe`](Self::observe), and the status feeds the adaptive rate: 429 falls
     /// ([`throttled`](Self::throttled)), a success (below 400) climbs
     /// ([`succeeded`](Self::succeeded)).
-    pub fn observe_response(&self, key: &str, status: impl IntoStatus, headers: &::http::HeaderMap) {
+    pub fn observe_response(
+        &self,
+        key: &str,
+        status: impl IntoStatus,
+        headers: &::http::HeaderMap,
+    ) {
         let status = status.into_status();
         self.observe(key, headers);
         match status {
@@ -65,9 +70,10 @@ impl Pacer {
                 let d = dimension.index();
                 let report = to_report(&reading, state.buckets[d].as_ref());
                 state.reported = true;
-                state.buckets[d]
-                    .get_or_insert_with(Bucket::default)
-                    .report(&report, now);
+                let share = if state.share > 0.0 { state.share } else { 1.0 };
+                let bucket = state.buckets[d].get_or_insert_with(Bucket::default);
+                bucket.refill_share(now, share);
+                bucket.report(&report, now);
                 if shared {
                     state.pending[d] = Some(report);
                 }
@@ -143,7 +149,10 @@ fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
 
 /// Reports once that a response had a rate-limit field that is not obeyed.
 fn warn_implausible(state: &State) {
-    if !state.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+    if !state
+        .warned
+        .swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
         #[cfg(feature = "tracing")]
         tracing::warn!(
             "a response's rate-limit headers held a value that is not obeyed (negative, not a number, or a reset more than 25 hours ahead); such values are ignored"

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::store::{
-    Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceStep, Store, SystemClock, nanos,
+    Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceAnswer, PaceStep, Store,
+    SystemClock, nanos,
 };
 
 mod adaptive;
@@ -125,10 +126,10 @@ impl Limit {
 ///
 /// ```
 /// use std::time::Duration;
-/// use agent_error::recover::{Cost, Pacer};
+/// use agent_error::recover::{Cost, ManualClock, Pacer};
 /// use http::{HeaderMap, HeaderValue};
 ///
-/// let pacer = Pacer::new();
+/// let pacer = Pacer::new().with_clock(ManualClock::new()); // time moves only by hand
 /// // A response said: 60 requests a minute, none left, full again in 60 s.
 /// let mut headers = HeaderMap::new();
 /// headers.insert("x-ratelimit-limit-requests", HeaderValue::from_static("60"));
@@ -189,6 +190,11 @@ struct KeyState {
     replicas: u32,
     /// Whether the copy was cut to this replica's share when the store stopped answering.
     alone: bool,
+    /// Without a store: the share of a header-paced key's refill this replica takes (0 is
+    /// all of it), cut on each 429 the headers did not foresee (other replicas spend the
+    /// same budget), and grown back on successes; and when it was last cut.
+    share: f64,
+    cut_at: u64,
     used: u64,
 }
 
@@ -287,9 +293,11 @@ impl Pacer {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use agent_error::recover::{Cost, Limit, Pacer};
+    /// use agent_error::recover::{Cost, Limit, ManualClock, Pacer};
     ///
-    /// let pacer = Pacer::new().limit("gemini/flash", Limit::requests(2, Duration::from_secs(1)));
+    /// let pacer = Pacer::new()
+    ///     .with_clock(ManualClock::new())
+    ///     .limit("gemini/flash", Limit::requests(2, Duration::from_secs(1)));
     /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Ok(()));
     /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Ok(()));
     /// assert_eq!(pacer.try_acquire("gemini/flash", Cost::request()), Err(Duration::from_millis(500)));
@@ -315,6 +323,14 @@ impl Pacer {
         self.config.max_wait
     }
 
+    /// How long a blocking caller waits for the pacer's store.
+    pub(crate) fn store_wait_limit(&self) -> Duration {
+        self.config
+            .store
+            .as_ref()
+            .map_or(Duration::ZERO, |store| store.wait_limit())
+    }
+
     fn now(&self) -> u64 {
         nanos(self.config.clock.now())
     }
@@ -330,12 +346,11 @@ impl Pacer {
             make_room(&mut keys, self.config.max_keys, now);
             keys.insert(key.into(), KeyState::default());
         }
-        let state = keys.get_mut(key).map(|state| {
-            state.used = now;
-            state
-        });
-        match state {
-            Some(state) => f(state),
+        match keys.get_mut(key) {
+            Some(state) => {
+                state.used = now;
+                f(state)
+            }
             None => f(&mut KeyState::default()),
         }
     }
@@ -372,7 +387,10 @@ impl Pacer {
     ) -> Result<Duration, Duration> {
         match &self.config.store {
             None => self.reserve_alone(key, cost, max_wait),
-            Some(store) => self.reserve_shared(store.as_ref(), key, cost, max_wait).await,
+            Some(store) => {
+                self.reserve_shared(store.as_ref(), key, cost, max_wait)
+                    .await
+            }
         }
     }
 
@@ -392,7 +410,7 @@ impl Pacer {
                 }
                 Ok(wait)
             }
-            Err(needed) => Err(wait_error(needed)),
+            Err(needed) => Err(pace_error(needed)),
         }
     }
 
@@ -411,7 +429,7 @@ impl Pacer {
     /// // The next one would wait an hour: a rate_limit error says so instead.
     /// let err = pacer.acquire("tool/search", Cost::request()).await.unwrap_err();
     /// assert_eq!(err.code(), "rate_limit");
-    /// assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
+    /// assert!(err.retry_after().unwrap() > Duration::from_secs(3599));
     /// # }
     /// ```
     #[cfg(feature = "tokio")]
@@ -436,13 +454,14 @@ impl Pacer {
         let (estimated, actual) = (estimated.all_units(), actual.all_units());
         let shared = self.config.store.is_some();
         self.with_key(key, now, |state| {
+            let share = if state.share > 0.0 { state.share } else { 1.0 };
             for d in 0..4 {
                 let delta = actual[d] - estimated[d];
                 if delta == 0.0 {
                     continue;
                 }
                 if let Some(bucket) = &mut state.buckets[d] {
-                    bucket.refill(now);
+                    bucket.refill_share(now, share);
                     bucket.spend(delta);
                 }
                 if shared {
@@ -464,6 +483,9 @@ impl Pacer {
             if adaptive && !state.reported {
                 state.adaptive.throttled(now);
             }
+            if state.reported && !shared {
+                cut_share(state, now);
+            }
             if let Some(wait) = retry_after {
                 pause(state, wait, now, shared);
             }
@@ -473,10 +495,15 @@ impl Pacer {
     /// A call on `key` succeeded: the adaptive rate climbs back.
     pub fn succeeded(&self, key: &str) {
         let now = self.now();
-        if !self.config.adaptive {
-            return;
-        }
-        self.with_key(key, now, |state| state.adaptive.succeeded(now));
+        let adaptive = self.config.adaptive;
+        self.with_key(key, now, |state| {
+            if adaptive {
+                state.adaptive.succeeded(now);
+            }
+            if state.share > 0.0 {
+                state.share = (state.share + SHARE_STEP).min(1.0);
+            }
+        });
     }
 
     /// Reports a failed call on `key` by its error: a `rate_limit` anywhere in its chain is
@@ -512,7 +539,12 @@ impl Pacer {
     }
 
     /// The reservation on this pacer's own buckets (no store, or a store that cannot answer).
-    fn reserve_alone(&self, key: &str, cost: Cost, max_wait: Duration) -> Result<Duration, Duration> {
+    fn reserve_alone(
+        &self,
+        key: &str,
+        cost: Cost,
+        max_wait: Duration,
+    ) -> Result<Duration, Duration> {
         let now = self.now();
         let units = cost.all_units();
         let configured = self.config.limits.get(key).copied();
@@ -538,33 +570,20 @@ impl Pacer {
         let adaptive = self.config.adaptive;
         let staleness = nanos(self.config.staleness);
         let step = self.with_key(key, now, |state| {
-            let fresh = state
-                .synced_at
-                .is_some_and(|at| now.saturating_sub(at) < staleness);
-            if fresh
-                && state.pending_pause.is_none()
-                && units.iter().zip(&state.allowance).all(|(u, a)| u <= a)
-            {
-                let local = reserve_in(state, &units, Duration::ZERO, now, adaptive);
-                if local.is_ok() {
-                    for d in 0..4 {
-                        state.unsynced[d] += units[d];
-                        state.allowance[d] -= units[d];
-                    }
-                    return Err(local);
-                }
+            if let Some(local) = spend_locally(state, &units, now, staleness, adaptive) {
+                return Err(local);
             }
             let mut step = PaceStep {
                 max_wait,
                 replica: self.config.replica,
                 ..PaceStep::default()
             };
-            for d in 0..4 {
-                step.dimensions[d] = DimensionStep {
+            for (d, (out, take)) in step.dimensions.iter_mut().zip(units).enumerate() {
+                *out = DimensionStep {
                     report: state.pending[d].take(),
                     configured: configured.and_then(|c| c[d]),
                     spent: std::mem::take(&mut state.unsynced[d]),
-                    take: units[d],
+                    take,
                 };
             }
             Ok((step, state.pending_pause.take()))
@@ -574,67 +593,121 @@ impl Pacer {
             Err(local) => return local,
         };
         if let Some(wait) = announce {
-            store
-                .set_pause(key, wait, crate::codes::RATE_LIMIT)
-                .await;
+            store.set_pause(key, wait, crate::codes::RATE_LIMIT).await;
         }
         let paused = store.pause(key).await;
         let answer = store.pace(key, step).await;
         let now = self.now();
-        match answer {
-            Some(answer) => {
-                if self.state.alone.swap(false, Ordering::Relaxed) {
-                    report_back();
-                }
-                let pause_wait = paused.map_or(Duration::ZERO, |p| p.wait(0.5));
-                self.with_key(key, now, |state| {
-                    state.alone = false;
-                    state.replicas = answer.replicas.max(1);
-                    state.synced_at = Some(now);
-                    for d in 0..4 {
-                        state.buckets[d] = answer.buckets[d].map(|v| Bucket::from_view(&v, now));
-                        state.allowance[d] = state.buckets[d].map_or(f64::INFINITY, |b| {
-                            b.level.max(0.0) / 2.0 / f64::from(state.replicas)
-                        });
-                    }
-                    state.pause_until = state.pause_until.max(now.saturating_add(nanos(pause_wait)));
-                    let adaptive_wait = if adaptive && !state.reported {
-                        state.adaptive.need(now)
-                    } else {
-                        Duration::ZERO
-                    };
-                    let extra = pause_wait.max(adaptive_wait);
-                    match answer.wait {
-                        Ok(wait) if wait.max(extra) <= max_wait => {
-                            if adaptive && !state.reported {
-                                state.adaptive.take();
-                                state.adaptive.sent(now);
-                            }
-                            Ok(wait.max(extra))
-                        }
-                        Ok(wait) => {
-                            // Reserved in the store, but the pause is longer: give it back.
-                            for d in 0..4 {
-                                state.unsynced[d] -= units[d];
-                            }
-                            Err(wait.max(extra))
-                        }
-                        Err(needed) => Err(needed.max(extra)),
-                    }
-                })
+        let Some(answer) = answer else {
+            if !self.state.alone.swap(true, Ordering::Relaxed) {
+                warn_alone();
             }
-            None => {
-                if !self.state.alone.swap(true, Ordering::Relaxed) {
-                    warn_alone();
-                }
-                self.with_key(key, now, |state| {
-                    go_alone(state);
-                    configure(state, configured.as_ref(), now);
-                    reserve_in(state, &units, max_wait, now, adaptive)
-                })
-            }
+            return self.with_key(key, now, |state| {
+                go_alone(state);
+                configure(state, configured.as_ref(), now);
+                reserve_in(state, &units, max_wait, now, adaptive)
+            });
+        };
+        if self.state.alone.swap(false, Ordering::Relaxed) {
+            report_back();
         }
+        let pause = paused.map_or(Duration::ZERO, |p| p.wait(0.5));
+        self.with_key(key, now, |state| {
+            take_answer(state, &answer, now);
+            state.pause_until = state.pause_until.max(now.saturating_add(nanos(pause)));
+            let adaptive = adaptive && !state.reported;
+            let extra = if adaptive {
+                pause.max(state.adaptive.need(now))
+            } else {
+                pause
+            };
+            match answer.wait {
+                Ok(wait) if wait.max(extra) <= max_wait => {
+                    if adaptive {
+                        state.adaptive.take();
+                        state.adaptive.sent(now);
+                    }
+                    Ok(wait.max(extra))
+                }
+                Ok(wait) => {
+                    // Reserved in the store, but a pause is longer: give it back.
+                    for (unsynced, take) in state.unsynced.iter_mut().zip(units) {
+                        *unsynced -= take;
+                    }
+                    Err(wait.max(extra))
+                }
+                Err(needed) => Err(needed.max(extra)),
+            }
+        })
     }
+}
+
+/// A reservation from the local copy of a shared key, when the copy is fresh, nothing is
+/// to be told first, and the call fits this replica's allowance; `None` otherwise.
+fn spend_locally(
+    state: &mut KeyState,
+    units: &[f64; 4],
+    now: u64,
+    staleness: u64,
+    adaptive: bool,
+) -> Option<Result<Duration, Duration>> {
+    let fresh = state
+        .synced_at
+        .is_some_and(|at| now.saturating_sub(at) < staleness);
+    let fits = units.iter().zip(&state.allowance).all(|(u, a)| u <= a);
+    if !fresh || state.pending_pause.is_some() || !fits {
+        return None;
+    }
+    let local = reserve_in(state, units, Duration::ZERO, now, adaptive);
+    if local.is_err() {
+        return None;
+    }
+    for ((unsynced, allowance), take) in state
+        .unsynced
+        .iter_mut()
+        .zip(&mut state.allowance)
+        .zip(units)
+    {
+        *unsynced += take;
+        *allowance -= take;
+    }
+    Some(local)
+}
+
+/// Takes a store's answer as the key's copy: the buckets, the replicas, and what this
+/// replica may spend before asking again (half its share of what is left).
+fn take_answer(state: &mut KeyState, answer: &PaceAnswer, now: u64) {
+    state.alone = false;
+    state.replicas = answer.replicas.max(1);
+    state.synced_at = Some(now);
+    let share = 2.0 * f64::from(state.replicas);
+    for ((bucket, allowance), view) in state
+        .buckets
+        .iter_mut()
+        .zip(&mut state.allowance)
+        .zip(&answer.buckets)
+    {
+        *bucket = view.map(|v| Bucket::from_view(&v, now));
+        *allowance = bucket.map_or(f64::INFINITY, |b| b.level.max(0.0) / share);
+    }
+}
+
+/// What a 429 leaves of a replica's share of a header-paced key: 0.7 of it, at most once
+/// in [`CUT_EVERY`] (the 429s of one burst are one signal), never below a 64th.
+const SHARE_CUT: f64 = 0.7;
+const CUT_EVERY: u64 = 100_000_000;
+const MIN_SHARE: f64 = 1.0 / 64.0;
+/// What a success gives back to the share.
+const SHARE_STEP: f64 = 0.002;
+
+/// Cuts the key's share after a 429 its headers did not foresee.
+fn cut_share(state: &mut KeyState, now: u64) {
+    if state.share > 0.0 && now.saturating_sub(state.cut_at) < CUT_EVERY {
+        return;
+    }
+    let share = if state.share > 0.0 { state.share } else { 1.0 };
+    state.share = (share * SHARE_CUT).max(MIN_SHARE);
+    state.cut_at = now;
 }
 
 /// Reports the switch to pacing alone.
@@ -651,8 +724,9 @@ fn report_back() {
     tracing::info!("the pacer's store answers again: budgets are shared");
 }
 
-/// The error of a call that would wait longer than it may.
-fn wait_error(needed: Duration) -> crate::Error {
+/// The error of a call that would wait longer than it may: a `rate_limit` error (op
+/// `pace`) whose `retry_after` is the wait needed.
+pub(crate) fn pace_error(needed: Duration) -> crate::Error {
     crate::Error::new(
         "pace",
         crate::codes::RATE_LIMIT,
@@ -687,12 +761,13 @@ fn reserve_in(
     adaptive: bool,
 ) -> Result<Duration, Duration> {
     let mut need = Duration::from_nanos(state.pause_until.saturating_sub(now));
+    let share = if state.share > 0.0 { state.share } else { 1.0 };
     for (slot, &take) in state.buckets.iter_mut().zip(units) {
         if let Some(bucket) = slot
             && take > 0.0
         {
-            bucket.refill(now);
-            need = need.max(bucket.need(take, now));
+            bucket.refill_share(now, share);
+            need = need.max(bucket.need_share(take, now, share));
         }
     }
     let adaptive = adaptive && !state.reported;

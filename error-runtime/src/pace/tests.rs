@@ -1,0 +1,401 @@
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::AgentError;
+use crate::store::{LocalStore, ManualClock};
+
+const KEY: &str = "openai/acct-1/gpt-4o";
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[test]
+fn a_configured_limit_lets_its_budget_go_then_spreads_the_calls_that_wait() {
+    let clock = ManualClock::new();
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .limit(KEY, Limit::requests(2, Duration::from_secs(1)));
+    let waits: Vec<_> = (0..5)
+        .map(|_| block_on_ready(pacer.reserve(KEY, Cost::request(), Duration::from_secs(10))))
+        .collect();
+    assert_eq!(
+        waits,
+        [
+            Ok(ms(0)),
+            Ok(ms(0)),
+            Ok(ms(500)),
+            Ok(ms(1000)),
+            Ok(ms(1500))
+        ]
+    );
+    // Past the last turn, a full second's budget is back.
+    clock.advance(ms(2_500));
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+}
+
+#[test]
+fn try_acquire_spends_nothing_when_it_says_to_wait() {
+    let clock = ManualClock::new();
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .limit(KEY, Limit::requests(1, Duration::from_secs(4)));
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    for _ in 0..3 {
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(4_000)));
+    }
+    clock.advance(ms(4_000));
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+}
+
+#[test]
+fn a_wait_beyond_max_wait_is_a_rate_limit_error_carrying_it() {
+    let pacer = Pacer::new()
+        .with_clock(ManualClock::new())
+        .max_wait(ms(100))
+        .limit(KEY, Limit::requests(1, Duration::from_secs(60)));
+    let sleep = |_| async {};
+    assert_eq!(
+        block_on_ready(pacer.acquire_with_sleep(KEY, Cost::request(), sleep)).ok(),
+        Some(Duration::ZERO)
+    );
+    let err = block_on_ready(pacer.acquire_with_sleep(KEY, Cost::request(), sleep)).unwrap_err();
+    assert_eq!(err.code(), crate::codes::RATE_LIMIT);
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(60)));
+    assert_eq!(err.op(), "pace");
+}
+
+#[test]
+fn token_limits_are_checked_against_the_estimate_and_settled_with_the_usage() {
+    let clock = ManualClock::new();
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .limit(KEY, Limit::tokens(1_000, Duration::from_secs(10)));
+    assert_eq!(pacer.try_acquire(KEY, Cost::tokens(800)), Ok(()));
+    // 200 left, 100 a second come back: 600 more need 4 s.
+    assert_eq!(pacer.try_acquire(KEY, Cost::tokens(600)), Err(ms(4_000)));
+    // The answer used 300: 500 are given back.
+    pacer.settle(KEY, Cost::tokens(800), Cost::tokens(300));
+    assert_eq!(pacer.remaining(KEY, Dimension::Tokens), Some(700.0));
+    assert_eq!(pacer.try_acquire(KEY, Cost::tokens(600)), Ok(()));
+}
+
+#[test]
+fn a_split_cost_counts_each_part_against_its_own_limit() {
+    let pacer = Pacer::new()
+        .with_clock(ManualClock::new())
+        .limit(
+            KEY,
+            Limit::new(Dimension::OutputTokens, 100, Duration::from_secs(1)),
+        )
+        .limit(
+            KEY,
+            Limit::new(Dimension::InputTokens, 10_000, Duration::from_secs(1)),
+        );
+    assert_eq!(pacer.try_acquire(KEY, Cost::split(5_000, 50)), Ok(()));
+    // The input limit has room, the output one does not.
+    assert_eq!(pacer.try_acquire(KEY, Cost::split(10, 80)), Err(ms(300)));
+    // A single estimate counts against both.
+    assert_eq!(pacer.try_acquire(KEY, Cost::tokens(40)), Ok(()));
+}
+
+#[test]
+fn the_adaptive_rate_holds_a_key_only_after_a_rate_limit() {
+    let clock = ManualClock::new();
+    let pacer = Pacer::new().with_clock(clock.clone());
+    for _ in 0..100 {
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        clock.advance(ms(10));
+    }
+    assert_eq!(pacer.adaptive_rate(KEY), None);
+    pacer.throttled(KEY, None);
+    let rate = pacer.adaptive_rate(KEY).unwrap();
+    assert!(rate > 30.0 && rate < 100.0, "{rate}");
+    // Calls now come at that rate, not at once.
+    let mut granted = 0;
+    for _ in 0..100 {
+        if pacer.try_acquire(KEY, Cost::request()).is_ok() {
+            granted += 1;
+        }
+        clock.advance(ms(1));
+    }
+    assert!(granted < 20, "{granted} calls in 100 ms at {rate}/s");
+    // Without the adaptive rate, nothing holds a key with no limits.
+    let off = Pacer::new().with_clock(clock.clone()).adaptive(false);
+    off.throttled(KEY, None);
+    assert_eq!(off.adaptive_rate(KEY), None);
+}
+
+#[test]
+fn a_retry_after_pauses_the_key() {
+    let clock = ManualClock::new();
+    let pacer = Pacer::new().with_clock(clock.clone());
+    pacer.throttled(KEY, Some(Duration::from_secs(3)));
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(3_000)));
+    clock.advance(ms(3_000));
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    // A pause from a peer is bounded.
+    pacer.throttled(KEY, Some(Duration::MAX));
+    assert_eq!(
+        pacer.try_acquire(KEY, Cost::request()),
+        Err(crate::store::MAX_HOLD)
+    );
+}
+
+#[test]
+fn at_most_max_keys_are_kept() {
+    let pacer = Pacer::new().with_clock(ManualClock::new()).max_keys(8);
+    for i in 0..1_000 {
+        pacer.throttled(&format!("key-{i}"), Some(Duration::from_secs(1)));
+    }
+    assert_eq!(pacer.keys().len(), 8);
+    // The newest key is kept.
+    assert!(pacer.try_acquire("key-999", Cost::request()).is_err());
+}
+
+#[test]
+fn pacers_sharing_a_store_share_the_budget() {
+    let clock = ManualClock::new();
+    let store: Arc<dyn Store> = Arc::new(LocalStore::with_clock(clock.clone()));
+    let limit = Limit::requests(20, Duration::from_secs(60));
+    let replicas: Vec<Pacer> = (0..3)
+        .map(|_| {
+            Pacer::new()
+                .with_clock(clock.clone())
+                .shared_in(store.clone())
+                .limit(KEY, limit)
+        })
+        .collect();
+    let mut granted = 0;
+    for round in 0..30 {
+        for pacer in &replicas {
+            if pacer.try_acquire(KEY, Cost::request()).is_ok() {
+                granted += 1;
+            }
+        }
+        // Past the staleness now and then: what was spent locally is told.
+        if round % 5 == 4 {
+            clock.advance(ms(300));
+        }
+    }
+    // 20 to start with, and one every 3 s came back over the 2.7 s that passed.
+    assert!((20..=21).contains(&granted), "{granted}");
+}
+
+#[test]
+fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
+    #[derive(Debug)]
+    struct Down;
+    impl Store for Down {
+        fn pause<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
+            Box::pin(std::future::ready(None))
+        }
+        fn set_pause<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, crate::store::Pause> {
+            unreachable!("no pause is set in this test")
+        }
+        fn circuit<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
+            unreachable!()
+        }
+        fn record_failure<'a>(
+            &'a self,
+            _: &'a str,
+            _: crate::store::BreakerRule,
+        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
+            unreachable!()
+        }
+        fn record_success<'a>(&'a self, _: &'a str) -> crate::store::StoreFuture<'a, ()> {
+            unreachable!()
+        }
+        fn claim_trial<'a>(
+            &'a self,
+            _: &'a str,
+            _: Duration,
+        ) -> crate::store::StoreFuture<'a, Option<crate::store::TrialToken>> {
+            unreachable!()
+        }
+        fn finish_trial<'a>(
+            &'a self,
+            _: &'a str,
+            _: crate::store::TrialToken,
+            _: bool,
+            _: crate::store::BreakerRule,
+        ) -> crate::store::StoreFuture<'a, ()> {
+            unreachable!()
+        }
+        fn abandon_trial(&self, _: &str, _: crate::store::TrialToken) {}
+        fn spend<'a>(&'a self, _: &'a str, _: u32, _: u32) -> crate::store::StoreFuture<'a, bool> {
+            unreachable!()
+        }
+        fn refill<'a>(&'a self, _: &'a str, _: u32, _: u32) -> crate::store::StoreFuture<'a, ()> {
+            unreachable!()
+        }
+    }
+    let clock = ManualClock::new();
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .shared_in(Arc::new(Down))
+        .limit(KEY, Limit::requests(4, Duration::from_secs(4)));
+    let granted = (0..10)
+        .filter(|_| pacer.try_acquire(KEY, Cost::request()).is_ok())
+        .count();
+    assert_eq!(granted, 4);
+}
+
+/// Polls a future that completes at its first poll.
+fn block_on_ready<F: std::future::Future>(future: F) -> F::Output {
+    crate::store::block_on(future, Duration::ZERO).expect("the future is ready at once")
+}
+
+#[cfg(feature = "http")]
+mod headers {
+    use super::*;
+    use http::{HeaderMap, HeaderValue};
+
+    fn headers(fields: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in fields {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn openai_headers_are_a_bucket_that_refills_at_what_is_missing_over_the_reset() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // 10,000 tokens a minute, 1,000 left, full again in 54 s: 1,000 tokens come back
+        // every 6 s.
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "500"),
+                ("x-ratelimit-remaining-requests", "499"),
+                ("x-ratelimit-reset-requests", "120ms"),
+                ("x-ratelimit-limit-tokens", "10000"),
+                ("x-ratelimit-remaining-tokens", "1000"),
+                ("x-ratelimit-reset-tokens", "54s"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(1_000)), Ok(()));
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Err(ms(3_000)));
+        clock.advance(ms(3_000));
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Ok(()));
+        // Headers turn the adaptive rate off for the key.
+        pacer.throttled(KEY, None);
+        assert_eq!(pacer.adaptive_rate(KEY), None);
+    }
+
+    #[test]
+    fn a_later_report_never_raises_what_is_left_above_what_was_reserved() {
+        let pacer = Pacer::new().with_clock(ManualClock::new());
+        let report = headers(&[
+            ("x-ratelimit-limit-requests", "10"),
+            ("x-ratelimit-remaining-requests", "5"),
+            ("x-ratelimit-reset-requests", "50s"),
+        ]);
+        pacer.observe(KEY, &report);
+        for _ in 0..5 {
+            assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        }
+        // A response written before those five were sent still says 5.
+        pacer.observe(KEY, &report);
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), Some(0.0));
+    }
+
+    #[test]
+    fn a_spent_budget_with_no_reset_waits_a_second_then_twice_as_long() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // Azure sends only what remains.
+        let spent = headers(&[("x-ratelimit-remaining-requests", "0")]);
+        pacer.observe(KEY, &spent);
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(1_000)));
+        clock.advance(ms(1_000));
+        pacer.observe(KEY, &spent);
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(2_000)));
+        clock.advance(ms(2_000));
+        pacer.observe(KEY, &headers(&[("x-ratelimit-remaining-requests", "40")]));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    }
+
+    #[test]
+    fn a_window_holds_until_its_reset_and_spreads_the_next_one() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("ratelimit-policy", "\"default\";q=60;w=60"),
+                ("ratelimit", "\"default\";r=0;t=10"),
+            ]),
+        );
+        let waits: Vec<_> = (0..3)
+            .map(|_| block_on_ready(pacer.reserve(KEY, Cost::request(), Duration::from_secs(60))))
+            .collect();
+        assert_eq!(waits, [Ok(ms(11_000)), Ok(ms(12_000)), Ok(ms(13_000))]);
+    }
+
+    #[test]
+    fn retry_after_pauses_and_implausible_values_are_not_obeyed() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("retry-after", "2"),
+                ("x-ratelimit-limit-requests", "-5"),
+                ("x-ratelimit-remaining-requests", "NaN"),
+                ("x-ratelimit-reset-requests", "9999h"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(2_000)));
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), None);
+        clock.advance(ms(2_000));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        // A reset in the year 3000 is not obeyed either.
+        pacer.observe(
+            "anthropic",
+            &headers(&[
+                ("anthropic-ratelimit-requests-limit", "50"),
+                ("anthropic-ratelimit-requests-remaining", "0"),
+                ("anthropic-ratelimit-requests-reset", "3000-01-01T00:00:00Z"),
+            ]),
+        );
+        assert!(
+            pacer.try_acquire("anthropic", Cost::request()).unwrap_err() <= Duration::from_secs(32)
+        );
+    }
+
+    #[test]
+    fn a_429_status_lowers_the_adaptive_rate_and_a_success_raises_it() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        let none = HeaderMap::new();
+        for _ in 0..20 {
+            pacer.try_acquire(KEY, Cost::request()).unwrap();
+            pacer.observe_response(KEY, 200, &none);
+            clock.advance(ms(50));
+        }
+        pacer.observe_response(KEY, 429, &none);
+        let fallen = pacer.adaptive_rate(KEY).unwrap();
+        for _ in 0..200 {
+            clock.advance(ms(50));
+            if pacer.try_acquire(KEY, Cost::request()).is_ok() {
+                pacer.observe_response(KEY, http::StatusCode::OK, &none);
+            }
+        }
+        assert!(pacer.adaptive_rate(KEY).unwrap() > fallen);
+    }
+}

@@ -1,0 +1,414 @@
+//! Pacers sharing their budgets through a real `redis-server`: the pacing script computes
+//! what the in-process store computes, replicas together stay under the limit, and a
+//! replica that loses Redis paces alone with its share.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agent_error::recover::{
+    BucketReport, BucketView, Cost, Dimension, Limit, LocalStore, PaceAnswer, PaceStep, Pacer,
+    Store,
+};
+use agent_error::redis::RedisStore;
+use support::Server;
+
+const KEY: &str = "openai/acct-1/gpt-4o";
+
+async fn store(server: &Server, timeout: Duration) -> RedisStore {
+    RedisStore::builder(server.url())
+        .timeout(timeout)
+        .retry_interval(Duration::from_millis(200))
+        .connect()
+        .await
+        .expect("a store")
+}
+
+fn report(capacity: f64, level: f64, rate: f64, hold: Duration) -> BucketReport {
+    BucketReport {
+        capacity,
+        level,
+        rate,
+        hold,
+    }
+}
+
+/// How far apart the two stores' clocks may read one step: the round trip to Redis, on a
+/// busy machine.
+const SLACK: Duration = Duration::from_millis(50);
+
+fn close(a: Duration, b: Duration) -> bool {
+    a.abs_diff(b) <= SLACK
+}
+
+/// Asserts that Redis answered what the local store answered, up to what the clocks'
+/// difference explains: a level differs by at most the refill over it, a wait or a hold by
+/// at most that difference.
+fn assert_agree(step: usize, local: &PaceAnswer, redis: &PaceAnswer) {
+    let why = format!("step {step}: local {local:?}, redis {redis:?}");
+    match (local.wait, redis.wait) {
+        (Ok(a), Ok(b)) | (Err(a), Err(b)) => assert!(close(a, b), "{why}"),
+        _ => panic!("reserved in one store only: {why}"),
+    }
+    assert_eq!(local.replicas, redis.replicas, "{why}");
+    for (a, b) in local.buckets.iter().zip(&redis.buckets) {
+        match (a, b) {
+            (None, None) => {}
+            (Some(a), Some(b)) => assert_views_agree(a, b, &why),
+            _ => panic!("a bucket known in one store only: {why}"),
+        }
+    }
+}
+
+fn assert_views_agree(a: &BucketView, b: &BucketView, why: &str) {
+    assert!((a.capacity - b.capacity).abs() < 1e-9, "{why}");
+    assert!((a.rate - b.rate).abs() < 1e-9, "{why}");
+    let refill = a.rate * SLACK.as_secs_f64() + 1e-6;
+    assert!((a.level - b.level).abs() <= refill, "{why}");
+    assert!(close(a.hold, b.hold), "{why}");
+}
+
+/// A step, and what its answer must be.
+type Checked = (PaceStep, fn(&PaceAnswer) -> bool);
+
+/// The steps of the agreement test, each with what it must answer (checked on both stores).
+fn steps() -> Vec<Checked> {
+    const R: usize = 0;
+    const T: usize = 1;
+    const I: usize = 2;
+    const O: usize = 3;
+    let secs = Duration::from_secs;
+    let step = |replica: u64, max_wait: Duration| PaceStep {
+        max_wait,
+        replica,
+        ..PaceStep::default()
+    };
+    let mut steps: Vec<Checked> = Vec::new();
+
+    // A configured limit: a full bucket, one request taken.
+    let mut s = step(1, Duration::ZERO);
+    s.dimensions[R].configured = Some((20.0, 20.0 / 60.0));
+    s.dimensions[R].take = 1.0;
+    steps.push((s, |a| {
+        a.wait == Ok(Duration::ZERO) && a.buckets[R].is_some_and(|b| b.level > 18.9)
+    }));
+
+    // A report on tokens, from a second replica.
+    let mut s = step(2, Duration::ZERO);
+    s.dimensions[R].configured = Some((20.0, 20.0 / 60.0));
+    s.dimensions[R].take = 1.0;
+    s.dimensions[T].report = Some(report(1000.0, 100.0, 10.0, Duration::ZERO));
+    s.dimensions[T].take = 50.0;
+    steps.push((s, |a| a.wait == Ok(Duration::ZERO) && a.replicas == 2));
+
+    // A more lenient report does not raise the level: the most restrictive wins. The take
+    // needs 5 s, more than its max_wait: refused, nothing taken.
+    let mut s = step(3, secs(1));
+    s.dimensions[R].take = 1.0;
+    s.dimensions[T].report = Some(report(1000.0, 500.0, 10.0, Duration::ZERO));
+    s.dimensions[T].take = 100.0;
+    steps.push((s, |a| {
+        matches!(a.wait, Err(w) if w > Duration::from_millis(4900))
+            && a.replicas == 3
+            && a.buckets[T].is_some_and(|b| b.level < 51.0)
+    }));
+
+    // The same within its max_wait: reserved, the level goes below zero.
+    let mut s = step(1, secs(10));
+    s.dimensions[T].take = 100.0;
+    steps.push((s, |a| {
+        matches!(a.wait, Ok(w) if w > Duration::from_millis(4900))
+            && a.buckets[T].is_some_and(|b| b.level < -49.0)
+    }));
+
+    // Spent meanwhile: tokens given back, requests spent.
+    let mut s = step(2, Duration::ZERO);
+    s.dimensions[T].spent = -20.0;
+    s.dimensions[R].spent = 3.0;
+    steps.push((s, |a| a.wait == Ok(Duration::ZERO)));
+
+    // A window: nothing comes back for 2 s, then 100 a minute.
+    let mut s = step(3, Duration::ZERO);
+    s.dimensions[I].report = Some(report(100.0, 0.0, 100.0 / 60.0, secs(2)));
+    s.dimensions[I].take = 1.0;
+    steps.push((s, |a| {
+        matches!(a.wait, Err(w) if w > Duration::from_millis(2550))
+            && a.buckets[I].is_some_and(|b| b.hold > Duration::from_millis(1900))
+    }));
+
+    // No refill known: a take never waits, the level goes below zero.
+    let mut s = step(1, Duration::ZERO);
+    s.dimensions[O].report = Some(report(50.0, 10.0, 0.0, Duration::ZERO));
+    s.dimensions[O].take = 20.0;
+    steps.push((s, |a| {
+        a.wait == Ok(Duration::ZERO) && a.buckets[O].is_some_and(|b| b.level == -10.0)
+    }));
+
+    // A take above the capacity waits for a full bucket.
+    let mut s = step(2, Duration::ZERO);
+    s.dimensions[R].take = 30.0;
+    steps.push((
+        s,
+        |a| matches!(a.wait, Err(w) if w > Duration::from_secs(14)),
+    ));
+
+    // An implausible report changes nothing; a first report on a configured bucket is
+    // taken as it is.
+    let mut s = step(3, Duration::ZERO);
+    s.dimensions[R].report = Some(report(0.0, 0.0, 1.0, Duration::ZERO));
+    s.dimensions[T].report = Some(report(f64::NAN, 1.0, 1.0, Duration::ZERO));
+    steps.push((s, |a| a.buckets[R].is_some_and(|b| b.capacity == 20.0)));
+    let mut s = step(3, Duration::ZERO);
+    s.dimensions[R].report = Some(report(20.0, 2.0, 0.5, Duration::ZERO));
+    s.dimensions[R].take = 1.0;
+    steps.push((s, |a| {
+        a.wait == Ok(Duration::ZERO) && a.buckets[R].is_some_and(|b| b.level < 1.1)
+    }));
+
+    // Then the most restrictive wins: a report of 10 left keeps the level near 0.
+    let mut s = step(1, Duration::ZERO);
+    s.dimensions[R].report = Some(report(20.0, 10.0, 0.5, Duration::ZERO));
+    s.dimensions[R].take = 1.0;
+    s.dimensions[R].configured = Some((5.0, 1.0));
+    steps.push((s, |a| {
+        a.wait == Ok(Duration::ZERO)
+            && a.buckets[R].is_some_and(|b| b.level < 0.2 && b.capacity == 20.0)
+    }));
+    steps
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_script_computes_what_the_local_store_computes() {
+    let server = Server::start();
+    let redis = store(&server, Duration::from_secs(2)).await;
+    let local = LocalStore::new();
+    for (i, (step, expected)) in steps().into_iter().enumerate() {
+        let remote = redis.pace(KEY, step).await.expect("Redis answers");
+        let here = local.pace_now(KEY, &step);
+        assert_agree(i, &here, &remote);
+        assert!(expected(&here), "step {i}: {here:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_are_counted_for_ten_seconds_at_most_64() {
+    let server = Server::start();
+    let redis = store(&server, Duration::from_secs(2)).await;
+    let local = LocalStore::new();
+    let mut step = PaceStep::default();
+    step.dimensions[0].configured = Some((10.0, 1.0));
+    for replica in 1..=70 {
+        step.replica = replica;
+        let remote = redis.pace(KEY, step).await.expect("Redis answers");
+        let here = local.pace_now(KEY, &step);
+        assert_eq!(remote.replicas, here.replicas);
+        assert_eq!(remote.replicas, u32::try_from(replica.min(64)).unwrap());
+    }
+    // Seen again, a replica is counted once.
+    step.replica = 1;
+    let remote = redis.pace(KEY, step).await.expect("Redis answers");
+    assert_eq!(remote.replicas, local.pace_now(KEY, &step).replicas);
+    let fields = hash_fields(&server, &redis.key("pace", KEY));
+    assert_eq!(fields.iter().filter(|f| f.starts_with("x:")).count(), 64);
+
+    // A replica last seen more than 10 s ago is forgotten.
+    let other = redis.key("pace", "other");
+    let old = format!("{}", now_ms(&server) - 10_500);
+    server.command(&["HSET", &other, "x:7", &old]);
+    step.replica = 8;
+    assert_eq!(redis.pace("other", step).await.unwrap().replicas, 1);
+    assert_eq!(
+        hash_fields(&server, &other)
+            .iter()
+            .filter(|f| f.starts_with("x:"))
+            .count(),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_lives_until_its_buckets_are_full_again_plus_the_ttl() {
+    let server = Server::start();
+    let redis = RedisStore::builder(server.url())
+        .timeout(Duration::from_secs(2))
+        .ttl(Duration::from_secs(60))
+        .connect()
+        .await
+        .unwrap();
+    // 20 a minute, 2 taken: full again in 6 s.
+    let mut step = PaceStep::default();
+    step.dimensions[0].configured = Some((20.0, 20.0 / 60.0));
+    step.dimensions[0].take = 2.0;
+    redis.pace(KEY, step).await.unwrap();
+    let ttl = pttl(&server, &redis.key("pace", KEY));
+    assert!((65_900..=66_000).contains(&ttl), "{ttl}");
+
+    // No refill known and not full: the longest hold, 25 h, plus the ttl.
+    let mut step = PaceStep::default();
+    step.dimensions[3].report = Some(report(50.0, 10.0, 0.0, Duration::ZERO));
+    redis.pace("no-rate", step).await.unwrap();
+    let ttl = pttl(&server, &redis.key("pace", "no-rate"));
+    assert!((90_059_900..=90_060_000).contains(&ttl), "{ttl}");
+
+    // Nothing but the replica: the ttl.
+    redis.pace("nothing", PaceStep::default()).await.unwrap();
+    let ttl = pttl(&server, &redis.key("pace", "nothing"));
+    assert!((59_900..=60_000).contains(&ttl), "{ttl}");
+}
+
+/// 40 calls at once, across 3 replicas (each its own store, as separate processes would
+/// have), on a limit of 20 a minute: together they are granted the 20, and at most what
+/// came back while the calls ran (the bucket refills at 1 every 3 s; the run lasts
+/// milliseconds, so in practice exactly 20).
+///
+/// The pacers' staleness is zero, so that every reservation is one step on Redis: this
+/// checks the store's atomicity. With a staleness, each replica also spends a local
+/// allowance without a round trip, which the other replicas learn of only at its next step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pacers_sharing_redis_never_grant_more_than_the_limit() {
+    let server = Server::start();
+    let limit = Limit::requests(20, Duration::from_secs(60));
+    let mut pacers = Vec::new();
+    for _ in 0..3 {
+        // A generous timeout: a replica that could not reach Redis would pace alone.
+        let store = store(&server, Duration::from_secs(2)).await;
+        pacers.push(
+            Pacer::new()
+                .limit(KEY, limit)
+                .staleness(Duration::ZERO)
+                .shared_in(Arc::new(store)),
+        );
+    }
+    let started = Instant::now();
+    let mut calls = Vec::new();
+    for i in 0..40 {
+        let pacer = pacers[i % 3].clone();
+        calls.push(tokio::spawn(async move {
+            if i % 2 == 0 {
+                pacer
+                    .reserve(KEY, Cost::request(), Duration::ZERO)
+                    .await
+                    .is_ok()
+            } else {
+                tokio::task::spawn_blocking(move || pacer.try_acquire(KEY, Cost::request()).is_ok())
+                    .await
+                    .unwrap()
+            }
+        }));
+    }
+    let mut granted = 0;
+    for call in calls {
+        granted += u32::from(call.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    // What came back while the calls ran: 20 a minute.
+    let refilled = (elapsed.as_secs_f64() / 3.0).floor() as u32;
+    assert!(
+        (20..=20 + refilled).contains(&granted),
+        "{granted} granted in {elapsed:?}"
+    );
+
+    // The three replicas are counted: a fourth one stepping sees them.
+    let observer = store(&server, Duration::from_secs(2)).await;
+    let step = PaceStep {
+        replica: 4,
+        ..PaceStep::default()
+    };
+    assert_eq!(observer.pace(KEY, step).await.unwrap().replicas, 4);
+}
+
+/// Redis stopped: the store answers `None` within its timeout, and each pacer goes on
+/// alone with its share of the limit (half of 20, for 2 replicas).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_leaves_each_pacer_its_share() {
+    let mut server = Server::start();
+    let timeout = Duration::from_millis(100);
+    let limit = Limit::requests(20, Duration::from_secs(60));
+    let a = Pacer::new()
+        .limit(KEY, limit)
+        .shared_in(Arc::new(store(&server, timeout).await));
+    let b_store = store(&server, timeout).await;
+    let b = Pacer::new()
+        .limit(KEY, limit)
+        .shared_in(Arc::new(b_store.clone()));
+    // Two rounds, each past the pacers' staleness so that every call asks the store: at
+    // the second, both know they are 2.
+    for _ in 0..2 {
+        for pacer in [&a, &b] {
+            assert_eq!(
+                pacer.reserve(KEY, Cost::request(), Duration::ZERO).await,
+                Ok(Duration::ZERO)
+            );
+        }
+        tokio::time::sleep(Pacer::DEFAULT_STALENESS + Duration::from_millis(50)).await;
+    }
+    let left = a.remaining(KEY, Dimension::Requests).unwrap();
+    assert!((17.0..17.5).contains(&left), "{left}");
+    server.kill();
+
+    let started = Instant::now();
+    let step = PaceStep {
+        replica: 9,
+        ..PaceStep::default()
+    };
+    assert_eq!(b_store.pace(KEY, step).await, None);
+    assert!(started.elapsed() <= timeout + Duration::from_millis(100));
+
+    // Each pacer: its share of 20 for 2 replicas, 10, and nothing more.
+    for pacer in [&a, &b] {
+        let mut granted = 0;
+        while pacer
+            .reserve(KEY, Cost::request(), Duration::ZERO)
+            .await
+            .is_ok()
+        {
+            granted += 1;
+            assert!(granted <= 10, "more than the share");
+        }
+        assert_eq!(granted, 10);
+        let left = pacer.remaining(KEY, Dimension::Requests).unwrap();
+        assert!((0.0..0.1).contains(&left), "{left}");
+        // The next one comes back at the share's rate: 10 a minute.
+        let wait = pacer.try_acquire(KEY, Cost::request()).unwrap_err();
+        assert!(
+            wait > Duration::from_millis(5_500) && wait <= Duration::from_secs(6),
+            "{wait:?}"
+        );
+    }
+}
+
+fn hash_fields(server: &Server, key: &str) -> Vec<String> {
+    match server.command(&["HKEYS", key]) {
+        redis::Value::Array(items) => items
+            .into_iter()
+            .filter_map(|v| match v {
+                redis::Value::BulkString(b) => String::from_utf8(b).ok(),
+                _ => None,
+            })
+            .collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn pttl(server: &Server, key: &str) -> i64 {
+    match server.command(&["PTTL", key]) {
+        redis::Value::Int(ms) => ms,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn now_ms(server: &Server) -> i64 {
+    match server.command(&["TIME"]) {
+        redis::Value::Array(t) => {
+            let read = |v: &redis::Value| match v {
+                redis::Value::BulkString(b) => {
+                    std::str::from_utf8(b).unwrap().parse::<i64>().unwrap()
+                }
+                other => panic!("{other:?}"),
+            };
+            read(&t[0]) * 1000 + read(&t[1]) / 1000
+        }
+        other => panic!("{other:?}"),
+    }
+}
