@@ -70,7 +70,12 @@ struct Row {
     share: f64,
 }
 
-async fn fleet(pacing: Pacing, headers: Headers, duration: Duration, redis: Option<&str>) -> Option<Row> {
+async fn fleet(
+    pacing: Pacing,
+    headers: Headers,
+    duration: Duration,
+    redis: Option<&str>,
+) -> Option<Row> {
     let setup = setup(headers);
     let local: Arc<dyn Store> = Arc::new(LocalStore::new());
     let mut fleet = Vec::new();
@@ -82,7 +87,10 @@ async fn fleet(pacing: Pacing, headers: Headers, duration: Duration, redis: Opti
             #[cfg(feature = "redis")]
             Pacing::SharedRedis => Some(Pacer::new().shared_in(redis_store(redis?).await?)),
         };
-        fleet.push(Replica { pacer, tasks: TASKS });
+        fleet.push(Replica {
+            pacer,
+            tasks: TASKS,
+        });
     }
     let _ = redis;
     let provider = Provider::start(setup).await;
@@ -109,7 +117,11 @@ async fn timeline(provider: &Provider, duration: Duration) -> String {
     for _ in 0..duration.as_millis() / half.as_millis() {
         tokio::time::sleep(half).await;
         let now = provider.counts();
-        text.push_str(&format!("{}/{} ", now.ok - last.ok, now.limited - last.limited));
+        text.push_str(&format!(
+            "{}/{} ",
+            now.ok - last.ok,
+            now.limited - last.limited
+        ));
         last = now;
     }
     text
@@ -167,7 +179,10 @@ fn figures(seconds: u64) {
     let mut rows = Vec::new();
     for headers in [Headers::OpenAi, Headers::None] {
         for &pacing in &pacings {
-            eprintln!("running {} against a provider with {headers:?} headers…", pacing.name());
+            eprintln!(
+                "running {} against a provider with {headers:?} headers…",
+                pacing.name()
+            );
             match runtime.block_on(fleet(pacing, headers, duration, url.as_deref())) {
                 Some(row) => rows.push(row),
                 None => eprintln!("  skipped: {}", redis_server::MISSING),
@@ -261,7 +276,8 @@ impl HandBuckets {
             Some(bucket) => bucket,
             None => keys.entry(key.to_owned()).or_insert((self.capacity, now)),
         };
-        *level = (*level + self.per_second * now.duration_since(*at).as_secs_f64()).min(self.capacity);
+        *level =
+            (*level + self.per_second * now.duration_since(*at).as_secs_f64()).min(self.capacity);
         *at = now;
         if *level >= units {
             *level -= units;

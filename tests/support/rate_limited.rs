@@ -276,7 +276,16 @@ async fn answer(State(shared): State<Arc<Shared>>, request: HeaderMap) -> Respon
     } else {
         StatusCode::TOO_MANY_REQUESTS
     };
-    (status, headers, if verdict.admitted { "{}" } else { "{\"error\":{\"code\":\"rate_limit_exceeded\"}}" }).into_response()
+    (
+        status,
+        headers,
+        if verdict.admitted {
+            "{}"
+        } else {
+            "{\"error\":{\"code\":\"rate_limit_exceeded\"}}"
+        },
+    )
+        .into_response()
 }
 
 fn insert(headers: &mut HeaderMap, name: &str, value: String) {
@@ -295,7 +304,8 @@ impl Shared {
         let mut levels = self.levels.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
         let secs = now.saturating_duration_since(levels.at).as_secs_f64();
-        levels.requests = (levels.requests + setup.requests.per_second * secs).min(setup.requests.capacity);
+        levels.requests =
+            (levels.requests + setup.requests.per_second * secs).min(setup.requests.capacity);
         levels.tokens = (levels.tokens + setup.tokens.per_second * secs).min(setup.tokens.capacity);
         levels.at = now;
         let has_request = levels.requests + EPSILON >= 1.0;
@@ -312,13 +322,19 @@ impl Shared {
             let wait = |level: f64, need: f64, bucket: Bucket| {
                 ((need.min(bucket.capacity) - level) / bucket.per_second).max(0.0)
             };
-            retry_after = wait(levels.requests, 1.0, setup.requests)
-                .max(wait(levels.tokens, cost, setup.tokens));
+            retry_after = wait(levels.requests, 1.0, setup.requests).max(wait(
+                levels.tokens,
+                cost,
+                setup.tokens,
+            ));
             self.limited.fetch_add(1, Ordering::SeqCst);
-            self.lacked_requests.fetch_add(u64::from(!has_request), Ordering::SeqCst);
-            self.lacked_tokens.fetch_add(u64::from(!has_tokens), Ordering::SeqCst);
+            self.lacked_requests
+                .fetch_add(u64::from(!has_request), Ordering::SeqCst);
+            self.lacked_tokens
+                .fetch_add(u64::from(!has_tokens), Ordering::SeqCst);
             let first_second = now.saturating_duration_since(self.started) < Duration::from_secs(1);
-            self.limited_first_second.fetch_add(u64::from(first_second), Ordering::SeqCst);
+            self.limited_first_second
+                .fetch_add(u64::from(first_second), Ordering::SeqCst);
         }
         let full_in = |level: f64, bucket: Bucket| (bucket.capacity - level) / bucket.per_second;
         Verdict {

@@ -68,7 +68,13 @@ pub async fn run(url: &str, replicas: &[Replica], duration: Duration) -> Seen {
 }
 
 /// One task's loop: reserve, call, tell the pacer, until `end`.
-async fn calls(client: reqwest::Client, pacer: Option<Pacer>, url: String, end: Instant, first: u64) -> Seen {
+async fn calls(
+    client: reqwest::Client,
+    pacer: Option<Pacer>,
+    url: String,
+    end: Instant,
+    first: u64,
+) -> Seen {
     let mut seen = Seen::default();
     let mut n = first;
     while Instant::now() < end {
