@@ -221,15 +221,30 @@ impl<C> Fallback<C> {
         self
     }
 
-    /// The pacing of a call on candidate `index`, if any.
-    fn pace_on<E>(&self, index: usize, call: &Call<'_, C, E>) -> Option<PaceOn<'_>> {
-        let (pacer, cost) = self.pacer.as_ref()?;
-        Some(PaceOn {
+    /// The pacing of a call on candidate `index`: `Err(())` when the candidate is passed
+    /// over for this call (its budget is short now and a later one is ready), else the
+    /// pacing of its attempts, if any. With a later candidate ready, the first attempt's
+    /// turn is reserved here, with no wait.
+    async fn pace_on<E>(
+        &self,
+        index: usize,
+        call: &Call<'_, C, E>,
+    ) -> Result<Option<PaceOn<'_>>, ()> {
+        let Some((pacer, cost)) = self.pacer.as_ref() else {
+            return Ok(None);
+        };
+        let key: &str = &self.candidates[index].name;
+        let hold_back = call.hand_back().is_some();
+        if hold_back && pacer.reserve(key, *cost, Duration::ZERO).await.is_err() {
+            return Err(());
+        }
+        Ok(Some(PaceOn {
             pacer,
-            key: &self.candidates[index].name,
+            key,
             cost: *cost,
-            hold_back: call.hand_back().is_some(),
-        })
+            hold_back,
+            first_reserved: hold_back,
+        }))
     }
 
     /// What the shared store says of each candidate: how long to keep skipping it.
@@ -346,12 +361,20 @@ impl<C> Fallback<C> {
                 block_on(self.shared_cooldowns(&**store), store.wait_limit()).unwrap_or_default();
         }
         while let Some(index) = call.next() {
+            let limit = self
+                .pacer
+                .as_ref()
+                .map_or(Duration::ZERO, |(p, _)| p.store_wait_limit());
+            let Ok(pace) = block_on(self.pace_on(index, &call), limit).unwrap_or(Ok(None)) else {
+                call.skipped.push(index);
+                continue;
+            };
             let value = &self.candidates[index].value;
             let outcome = self.retrier.run_blocking(
                 |attempt| op(value, attempt),
                 &mut sleep,
                 call.hand_back(),
-                self.pace_on(index, &call),
+                pace,
             );
             let answer = call.after(index, outcome);
             if let Some(store) = &self.store {
@@ -415,6 +438,10 @@ impl<C> Fallback<C> {
             call.shared = self.shared_cooldowns(&**store).await;
         }
         while let Some(index) = call.next() {
+            let Ok(pace) = self.pace_on(index, &call).await else {
+                call.skipped.push(index);
+                continue;
+            };
             let value = &self.candidates[index].value;
             let outcome = self
                 .retrier
@@ -422,7 +449,7 @@ impl<C> Fallback<C> {
                     OnCandidate { op: &mut op, value },
                     &mut sleep,
                     call.hand_back(),
-                    self.pace_on(index, &call),
+                    pace,
                 )
                 .await;
             let answer = call.after(index, outcome);

@@ -964,6 +964,7 @@ impl Retrier {
             key,
             cost: *cost,
             hold_back: false,
+            first_reserved: false,
         })
     }
 
@@ -1135,7 +1136,9 @@ impl Retrier {
                     }
                 }
             }
-            if let Some(pace) = &pace {
+            if let Some(pace) = &pace
+                && !(pace.first_reserved && run.attempt() == 1)
+            {
                 let reserved = block_on(
                     self.pace_wait(&mut run, pace),
                     pace.pacer.store_wait_limit(),
@@ -1242,7 +1245,9 @@ impl Retrier {
                     }
                 }
             }
-            if let Some(pace) = &pace {
+            if let Some(pace) = &pace
+                && !(pace.first_reserved && run.attempt() == 1)
+            {
                 match self.pace_wait(&mut run, pace).await {
                     Ok(wait) if !wait.is_zero() => {
                         sleep(wait).await;
@@ -1293,6 +1298,9 @@ pub(crate) struct PaceOn<'p> {
     pub(crate) cost: Cost,
     /// Wait for nothing: a fallback with another candidate ready moves on instead.
     pub(crate) hold_back: bool,
+    /// The first attempt's turn is already reserved (a fallback reserved it to choose the
+    /// candidate).
+    pub(crate) first_reserved: bool,
 }
 
 impl PaceOn<'_> {

@@ -108,6 +108,10 @@ impl<C> Fallback<C> {
             let mut spoke = Spoke::default();
             let mut before_last = Spoke::default();
             while let Some(index) = call.next() {
+                let Ok(pace) = self.pace_on(index, &call).await else {
+                    call.skipped.push(index);
+                    continue;
+                };
                 before_last = spoke.clone();
                 let on_candidate = OnCandidate {
                     open: &mut open,
@@ -117,12 +121,7 @@ impl<C> Fallback<C> {
                 };
                 let outcome = self
                     .retrier
-                    .run_async_with(
-                        on_candidate,
-                        &mut sleep,
-                        call.hand_back(),
-                        self.pace_on(index, &call),
-                    )
+                    .run_async_with(on_candidate, &mut sleep, call.hand_back(), pace)
                     .await;
                 if let Err(e) = &outcome.result
                     && moves_on_after_output(e)
