@@ -176,6 +176,8 @@ struct KeyState {
     buckets: [Option<Bucket>; 4],
     /// Whether a response's headers ever gave a limit: the adaptive rate is then off.
     reported: bool,
+    /// Whether the key's configured limits were looked up.
+    configured: bool,
     adaptive: Adaptive,
     /// A pause (Retry-After, a spent budget with no reset) ends then, on the clock.
     pause_until: u64,
@@ -343,17 +345,14 @@ impl Pacer {
     /// Runs `f` on `key`'s state, made if new (room made when full).
     fn with_key<T>(&self, key: &str, now: u64, f: impl FnOnce(&mut KeyState) -> T) -> T {
         let mut keys = self.keys();
-        if !keys.contains_key(key) {
-            make_room(&mut keys, self.config.max_keys, now);
-            keys.insert(key.into(), KeyState::default());
+        if let Some(state) = keys.get_mut(key) {
+            state.used = now;
+            return f(state);
         }
-        match keys.get_mut(key) {
-            Some(state) => {
-                state.used = now;
-                f(state)
-            }
-            None => f(&mut KeyState::default()),
-        }
+        make_room(&mut keys, self.config.max_keys, now);
+        let state = keys.entry(key.into()).or_default();
+        state.used = now;
+        f(state)
     }
 
     /// Tells whether a call of `cost` on `key` may go now, without waiting: `Ok(())` when
@@ -366,6 +365,8 @@ impl Pacer {
     pub fn try_acquire(&self, key: &str, cost: Cost) -> Result<(), Duration> {
         let wait = match &self.config.store {
             None => self.reserve_alone(key, cost, Duration::ZERO),
+            // A call within this replica's lease needs no future.
+            Some(_) if let Some(local) = self.spend_lease(key, &cost) => local,
             Some(store) => {
                 crate::store::block_on(self.reserve(key, cost, Duration::ZERO), store.wait_limit())
                     .unwrap_or_else(|| self.reserve_alone(key, cost, Duration::ZERO))
@@ -551,11 +552,23 @@ impl Pacer {
     ) -> Result<Duration, Duration> {
         let now = self.now();
         let units = cost.all_units();
-        let configured = self.config.limits.get(key).copied();
         let adaptive = self.config.adaptive;
         self.with_key(key, now, |state| {
-            configure(state, configured.as_ref(), now);
+            if !state.configured {
+                configure(state, self.config.limits.get(key), now);
+            }
             reserve_in(state, &units, max_wait, now, adaptive)
+        })
+    }
+
+    /// A reservation from this replica's lease on a shared key, if the call fits it.
+    fn spend_lease(&self, key: &str, cost: &Cost) -> Option<Result<Duration, Duration>> {
+        let now = self.now();
+        let units = cost.all_units();
+        let staleness = nanos(self.config.staleness);
+        let adaptive = self.config.adaptive;
+        self.with_key(key, now, |state| {
+            spend_locally(state, &units, now, staleness, adaptive)
         })
     }
 
@@ -761,8 +774,10 @@ pub(crate) fn pace_error(needed: Duration) -> crate::Error {
     .with_retry_after(needed)
 }
 
-/// Gives the key its configured buckets where nothing is known yet.
+/// Gives the key its configured buckets where nothing is known yet (once: a bucket, once
+/// there, stays).
 fn configure(state: &mut KeyState, configured: Option<&[Option<(f64, f64)>; 4]>, now: u64) {
+    state.configured = true;
     let Some(configured) = configured else {
         return;
     };
