@@ -428,14 +428,8 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// error (whose `retry_after` is the wait needed).
     pub async fn before_attempt(&mut self) -> Result<Duration, crate::Error> {
         let retrier: &Retrier = self.retrier.borrow();
-        let mut wait = Duration::ZERO;
-        if retrier.pauses.is_some() {
-            let pause = retrier.shared_pause().await;
-            wait = retrier.pause_wait_in(&mut self.tally, pause)?;
-        }
-        if let Some(pace) = retrier.own_pace() {
-            wait = wait.max(retrier.pace_wait_in(&mut self.tally, &pace).await?);
-        }
+        let pace = retrier.own_pace();
+        let wait = retrier.wait_before(&mut self.tally, pace.as_ref()).await?;
         self.tally.waited = self.tally.waited.saturating_add(wait);
         Ok(wait)
     }
@@ -986,16 +980,28 @@ impl Retrier {
         (cap, left)
     }
 
-    /// The pacer's reservation before an attempt: the wait, or the error that ends the run.
-    async fn pace_wait<R: Borrow<Retrier>>(
+    /// What to wait before the attempt about to be made: the shared pause in force and the
+    /// pacer's turn, the longer of the two; or the error that ends the run before it, when
+    /// either lasts longer than the run may wait.
+    async fn wait_before(
         &self,
-        run: &mut RetryState<R>,
-        pace: &PaceOn<'_>,
+        t: &mut Tally,
+        pace: Option<&PaceOn<'_>>,
     ) -> Result<Duration, crate::Error> {
-        self.pace_wait_in(&mut run.tally, pace).await
+        let mut wait = Duration::ZERO;
+        if self.pauses.is_some() {
+            let pause = self.shared_pause().await;
+            wait = self.pause_wait_in(t, pause)?;
+        }
+        if let Some(pace) = pace
+            && !(pace.first_reserved && t.attempt == 1)
+        {
+            wait = wait.max(self.pace_wait_in(t, pace).await?);
+        }
+        Ok(wait)
     }
 
-    /// [`pace_wait`](Self::pace_wait) on a run's tally.
+    /// The pacer's reservation before an attempt: the wait, or the error that ends the run.
     async fn pace_wait_in(
         &self,
         t: &mut Tally,
@@ -1027,15 +1033,6 @@ impl Retrier {
     /// The wait before an attempt for `pause` (with this wait's jitter), or, when the pause
     /// lasts longer than the run may wait, the error that ends the run: a store's value
     /// obeys the caps a server's `retry_after` obeys.
-    fn pause_wait<R: Borrow<Retrier>>(
-        &self,
-        run: &mut RetryState<R>,
-        pause: Option<Pause>,
-    ) -> Result<Duration, crate::Error> {
-        self.pause_wait_in(&mut run.tally, pause)
-    }
-
-    /// [`pause_wait`](Self::pause_wait) on a run's tally.
     fn pause_wait_in(&self, t: &mut Tally, pause: Option<Pause>) -> Result<Duration, crate::Error> {
         let Some(pause) = pause else {
             return Ok(Duration::ZERO);
@@ -1120,38 +1117,21 @@ impl Retrier {
         let mut run = self.start();
         let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
         let pace = pace.or_else(|| self.own_pace());
+        let before_limit = limit.unwrap_or_default().max(
+            pace.as_ref()
+                .map_or(Duration::ZERO, |p| p.pacer.store_wait_limit()),
+        );
         loop {
-            if let Some(limit) = limit {
-                let pause = block_on(self.shared_pause(), limit).flatten();
-                match self.pause_wait(&mut run, pause) {
+            if limit.is_some() || pace.is_some() {
+                let before = self.wait_before(&mut run.tally, pace.as_ref());
+                match block_on(before, before_limit).unwrap_or(Ok(Duration::ZERO)) {
                     Ok(wait) if !wait.is_zero() => {
                         sleep(wait);
                         run.tally.waited = run.tally.waited.saturating_add(wait);
                     }
                     Ok(_) => {}
-                    Err(paused) => {
-                        if let Some(outcome) = run.paused(paused) {
-                            return outcome;
-                        }
-                    }
-                }
-            }
-            if let Some(pace) = &pace
-                && !(pace.first_reserved && run.attempt() == 1)
-            {
-                let reserved = block_on(
-                    self.pace_wait(&mut run, pace),
-                    pace.pacer.store_wait_limit(),
-                )
-                .unwrap_or(Ok(Duration::ZERO));
-                match reserved {
-                    Ok(wait) if !wait.is_zero() => {
-                        sleep(wait);
-                        run.tally.waited = run.tally.waited.saturating_add(wait);
-                    }
-                    Ok(_) => {}
-                    Err(paced) => {
-                        if let Some(outcome) = run.paused(paced) {
+                    Err(held) => {
+                        if let Some(outcome) = run.paused(held) {
                             return outcome;
                         }
                     }
@@ -1230,32 +1210,16 @@ impl Retrier {
         let mut run = self.start();
         let pace = pace.or_else(|| self.own_pace());
         loop {
-            if self.pauses.is_some() {
-                let pause = self.shared_pause().await;
-                match self.pause_wait(&mut run, pause) {
+            if self.pauses.is_some() || pace.is_some() {
+                let before = self.wait_before(&mut run.tally, pace.as_ref());
+                match before.await {
                     Ok(wait) if !wait.is_zero() => {
                         sleep(wait).await;
                         run.tally.waited = run.tally.waited.saturating_add(wait);
                     }
                     Ok(_) => {}
-                    Err(paused) => {
-                        if let Some(outcome) = run.paused(paused) {
-                            return outcome;
-                        }
-                    }
-                }
-            }
-            if let Some(pace) = &pace
-                && !(pace.first_reserved && run.attempt() == 1)
-            {
-                match self.pace_wait(&mut run, pace).await {
-                    Ok(wait) if !wait.is_zero() => {
-                        sleep(wait).await;
-                        run.tally.waited = run.tally.waited.saturating_add(wait);
-                    }
-                    Ok(_) => {}
-                    Err(paced) => {
-                        if let Some(outcome) = run.paused(paced) {
+                    Err(held) => {
+                        if let Some(outcome) = run.paused(held) {
                             return outcome;
                         }
                     }
