@@ -378,6 +378,59 @@ mod headers {
         );
     }
 
+    /// The names a provider's rate-limit fields use, for the property below.
+    const NAMES: [&str; 14] = [
+        "x-ratelimit-limit-requests",
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-remaining-tokens",
+        "anthropic-ratelimit-output-tokens-remaining",
+        "anthropic-ratelimit-output-tokens-reset",
+        "ratelimit",
+        "ratelimit-policy",
+        "ratelimit-remaining",
+        "ratelimit-reset",
+        "x-ratelimit-reset",
+        "x-ratelimit-remaining",
+        "retry-after",
+        "retry-after-ms",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, failure_persistence: None, ..Default::default() })]
+
+        /// Whatever a peer sends, a pacer never panics, never asks a call to wait past 25
+        /// hours, never reserves past a reservation's cap, and keeps what is left finite.
+        #[test]
+        fn no_header_a_peer_sends_holds_a_call_past_the_caps(
+            fields in proptest::collection::vec((0..NAMES.len(), "[ -~]{0,40}"), 0..12),
+            cap_ms in 0u64..5_000,
+        ) {
+            let clock = ManualClock::new();
+            let pacer = Pacer::new().with_clock(clock.clone()).max_keys(4);
+            let mut map = HeaderMap::new();
+            for (name, value) in &fields {
+                if let Ok(value) = HeaderValue::from_str(value) {
+                    map.append(NAMES[*name], value);
+                }
+            }
+            for round in 0..3 {
+                pacer.observe_response(KEY, 200 + 229 * (round % 2), &map);
+                let cap = ms(cap_ms);
+                match block_on_ready(pacer.reserve(KEY, Cost::tokens(100), cap)) {
+                    Ok(wait) => proptest::prop_assert!(wait <= cap),
+                    Err(needed) => proptest::prop_assert!(needed <= crate::store::MAX_HOLD),
+                }
+                for d in Dimension::ALL {
+                    if let Some(left) = pacer.remaining(KEY, d) {
+                        proptest::prop_assert!(left.is_finite());
+                    }
+                }
+                clock.advance(ms(700));
+            }
+        }
+    }
+
     #[test]
     fn a_429_status_lowers_the_adaptive_rate_and_a_success_raises_it() {
         let clock = ManualClock::new();
