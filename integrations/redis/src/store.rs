@@ -57,8 +57,9 @@ pub enum Unavailable {
 ///   own copy and asks only when that copy is stale or short. The script applies the
 ///   step on the server's clock as the in-process [`LocalStore`] does — reports (the most
 ///   restrictive level wins once a refill rate is known), configured limits, units spent,
-///   then the reservation if its wait is within the step's `max_wait` — and counts the
-///   replicas seen on the key in the last 10 seconds (at most 64).
+///   then the reservation if its wait is within the step's `max_wait`, and the replica's
+///   lease when the call goes at once — and counts the replicas seen on the key in the
+///   last 10 seconds (at most 64).
 /// - **Writes**: each transition is one Lua script on one key (EVALSHA, loaded again when
 ///   the server answers NOSCRIPT), on the server's clock.
 /// - **Reads**: from a local copy at most [`staleness`](RedisStoreBuilder::staleness) old,
@@ -75,8 +76,8 @@ pub enum Unavailable {
 ///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
 ///   stops asking Redis for [`retry_interval`](RedisStoreBuilder::retry_interval) and
 ///   answers as [`Unavailable`] says (except [`pace`](Store::pace), which then answers
-///   `None` whatever it says: the pacer paces alone); one `tracing` warning when it degrades and one
-///   info event when Redis answers again. The connection reconnects by itself. Nothing
+///   `None` whatever it says: the pacer paces alone); one `tracing` warning when it
+///   degrades and one info event when Redis answers again. The connection reconnects by itself. Nothing
 ///   panics; nothing blocks longer than the timeout.
 ///
 /// ```no_run
