@@ -102,6 +102,19 @@ fn bench(c: &mut Criterion) {
     black_box(RetryPolicy::NEVER);
 }
 
+/// A call that succeeds at once, the path every call takes first: the retrier (made once and
+/// kept) against backon's blocking retry around the same closure.
+fn at_once(c: &mut Criterion) {
+    let mut group = c.benchmark_group("retry: a call that succeeds at once");
+    let ok = |attempt: u32| -> Result<u32, Flaky> { Ok(black_box(attempt)) };
+    let retrier = Retrier::new().seed(1);
+    group.bench_function("Retrier::run", |b| b.iter(|| retrier.run(ok)));
+    group.bench_function("backon blocking retry", |b| {
+        b.iter(|| with_backon(ok, 2, |e: &Flaky| e.is_retryable()))
+    });
+    group.finish();
+}
+
 /// A timed-out call, typed: the default retry policy (3 attempts).
 #[derive(Debug, AgentError)]
 #[agent(op = "llm.generate")]
@@ -193,6 +206,7 @@ fn classified(c: &mut Criterion) {
     group.finish();
 }
 
+criterion_group!(at_once_group, at_once);
 criterion_group!(benches, bench, classified);
 
 /// Runs the kernel `name` `runs` times: `typed`, `anyhow` or `foreign` of the classified
@@ -242,5 +256,6 @@ fn main() {
         return;
     }
     benches();
+    at_once_group();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -384,6 +384,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     #[inline]
     pub fn new(retrier: R) -> Self {
         let started = retrier.borrow().max_elapsed.map(|_| Instant::now());
+        Self::started_at(retrier, started)
+    }
+
+    /// A run whose `max_elapsed` clock started at `started` (none without a `max_elapsed`).
+    fn started_at(retrier: R, started: Option<Instant>) -> Self {
         let seen = retrier.borrow().seen.get();
         RetryState {
             retrier,
@@ -1114,33 +1119,48 @@ impl Retrier {
         hand_back: Option<HandBack<'_>>,
         pace: Option<PaceOn<'_>>,
     ) -> Outcome<T, E> {
-        let mut run = self.start();
         let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
         let pace = pace.or_else(|| self.own_pace());
+        // Most calls succeed at once: without a pause or a pacer to wait for first, the
+        // first attempt is made before the run's state is, and a success needs none.
+        let mut first = None;
+        let mut run = if limit.is_none() && pace.is_none() {
+            let started = self.max_elapsed.map(|_| Instant::now());
+            let (result, mark) = attempt_once(|| op(1));
+            if result.is_ok() {
+                return self.succeeded_at_once(result, true);
+            }
+            first = Some((result, mark));
+            RetryState::started_at(self, started)
+        } else {
+            self.start()
+        };
         let before_limit = limit.unwrap_or_default().max(
             pace.as_ref()
                 .map_or(Duration::ZERO, |p| p.pacer.store_wait_limit()),
         );
         loop {
-            if limit.is_some() || pace.is_some() {
-                let before = self.wait_before(&mut run.tally, pace.as_ref());
-                match block_on(before, before_limit).unwrap_or(Ok(Duration::ZERO)) {
-                    Ok(wait) if !wait.is_zero() => {
-                        sleep(wait);
-                        run.tally.waited = run.tally.waited.saturating_add(wait);
-                    }
-                    Ok(_) => {}
-                    Err(held) => {
-                        if let Some(outcome) = run.paused(held) {
-                            return outcome;
+            let (result, mark) = match first.take() {
+                Some(made) => made,
+                None => {
+                    if limit.is_some() || pace.is_some() {
+                        let before = self.wait_before(&mut run.tally, pace.as_ref());
+                        match block_on(before, before_limit).unwrap_or(Ok(Duration::ZERO)) {
+                            Ok(wait) if !wait.is_zero() => {
+                                sleep(wait);
+                                run.tally.waited = run.tally.waited.saturating_add(wait);
+                            }
+                            Ok(_) => {}
+                            Err(held) => {
+                                if let Some(outcome) = run.paused(held) {
+                                    return outcome;
+                                }
+                            }
                         }
                     }
+                    attempt_once(|| op(run.attempt()))
                 }
-            }
-            let scope = AttemptScope::enter();
-            let result = op(run.attempt());
-            let mark = scope.take_mark();
-            drop(scope);
+            };
             if let Some(pace) = &pace {
                 pace.report(&result);
             }
@@ -1158,6 +1178,21 @@ impl Retrier {
                 }
                 Err(stop) => return run.outcome(result, stop),
             }
+        }
+    }
+
+    /// The outcome of a run whose first attempt succeeded: the budget gets its success
+    /// refill (here when `refill`, else the caller awaited it), and nothing else is kept.
+    #[inline]
+    fn succeeded_at_once<T, E>(&self, result: Result<T, E>, refill: bool) -> Outcome<T, E> {
+        if refill && let Some(budget) = &self.budget {
+            budget.refill(budget.success_refill());
+        }
+        Outcome {
+            result,
+            attempts: 1,
+            stop: Stop::Succeeded,
+            waited: Duration::ZERO,
         }
     }
 
@@ -1207,36 +1242,46 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        let mut run = self.start();
         let pace = pace.or_else(|| self.own_pace());
+        // Most calls succeed at once: without a pause or a pacer to wait for first, the
+        // first attempt is made before the run's state is, and a success needs none.
+        let mut first = None;
+        let mut run = if self.pauses.is_none() && pace.is_none() {
+            let started = self.max_elapsed.map(|_| Instant::now());
+            let (result, mark) = attempt_polled(&mut op, 1).await;
+            if result.is_ok() {
+                if let Some(budget) = &self.budget {
+                    budget.refill_async(budget.success_refill()).await;
+                }
+                return self.succeeded_at_once(result, false);
+            }
+            first = Some((result, mark));
+            RetryState::started_at(self, started)
+        } else {
+            self.start()
+        };
         loop {
-            if self.pauses.is_some() || pace.is_some() {
-                let before = self.wait_before(&mut run.tally, pace.as_ref());
-                match before.await {
-                    Ok(wait) if !wait.is_zero() => {
-                        sleep(wait).await;
-                        run.tally.waited = run.tally.waited.saturating_add(wait);
-                    }
-                    Ok(_) => {}
-                    Err(held) => {
-                        if let Some(outcome) = run.paused(held) {
-                            return outcome;
+            let (result, mark) = match first.take() {
+                Some(made) => made,
+                None => {
+                    if self.pauses.is_some() || pace.is_some() {
+                        let before = self.wait_before(&mut run.tally, pace.as_ref());
+                        match before.await {
+                            Ok(wait) if !wait.is_zero() => {
+                                sleep(wait).await;
+                                run.tally.waited = run.tally.waited.saturating_add(wait);
+                            }
+                            Ok(_) => {}
+                            Err(held) => {
+                                if let Some(outcome) = run.paused(held) {
+                                    return outcome;
+                                }
+                            }
                         }
                     }
+                    attempt_polled(&mut op, run.attempt()).await
                 }
-            }
-            let mut attempt = pin!(op.attempt(run.attempt()));
-            let mut mark = None;
-            // Each poll is a scope: a nested run that ends during it marks this attempt.
-            let result = poll_fn(|cx| {
-                let scope = AttemptScope::enter();
-                let poll = attempt.as_mut().poll(cx);
-                if let Some(code) = scope.take_mark() {
-                    mark = Some(code);
-                }
-                poll
-            })
-            .await;
+            };
             if let Some(pace) = &pace {
                 pace.report(&result);
             }
@@ -1252,6 +1297,36 @@ impl Retrier {
             }
         }
     }
+}
+
+/// Makes attempt `n` of `op`, each poll a scope: a nested run that gives up during one
+/// leaves its mark.
+async fn attempt_polled<T, E, F: MakeAttempt<T, E>>(
+    op: &mut F,
+    n: u32,
+) -> (Result<T, E>, Option<Mark>) {
+    let mut attempt = pin!(op.attempt(n));
+    let mut mark = None;
+    let result = poll_fn(|cx| {
+        let scope = AttemptScope::enter();
+        let poll = attempt.as_mut().poll(cx);
+        if let Some(code) = scope.take_mark() {
+            mark = Some(code);
+        }
+        poll
+    })
+    .await;
+    (result, mark)
+}
+
+/// Makes one attempt as a scope: a nested run that gives up during it leaves its mark.
+#[inline]
+fn attempt_once<T, E>(op: impl FnOnce() -> Result<T, E>) -> (Result<T, E>, Option<Mark>) {
+    let scope = AttemptScope::enter();
+    let result = op();
+    let mark = scope.take_mark();
+    drop(scope);
+    (result, mark)
 }
 
 /// A pacer on a key, for the attempts of one run: the retrier's own, or a fallback
