@@ -470,7 +470,7 @@ fn field_arguments(
             let name = argument_name(field, pass);
             let value = match pass {
                 Pass::PathDisplay => quote!(#binding.display()),
-                Pass::HeadFree => quote!(#krate::__private::head_free!(#binding)),
+                Pass::HeadFree => quote!((&&#krate::__private::HeadFree(#binding)).head_free()),
                 _ => quote!(*#binding),
             };
             args.push(quote!(#name = #value));
@@ -481,7 +481,7 @@ fn field_arguments(
             public_args.push(match (field.attrs.redact, pass) {
                 (Some(_), _) => quote!(#name = #redacted),
                 (None, Pass::HeadFree) => {
-                    quote!(#name = #krate::__private::public_field!(#binding))
+                    quote!(#name = (&&#krate::__private::PublicField(#binding)).public_field())
                 }
                 (None, _) => quote!(#name = #value),
             });
@@ -511,7 +511,7 @@ fn field_arguments(
         public_args.push(if field.attrs.redact.is_some() {
             quote!(#binding = #redacted)
         } else if !width && may_be_error(field.ty) {
-            quote!(#binding = #krate::__private::public_field!(#binding))
+            quote!(#binding = (&&#krate::__private::PublicField(#binding)).public_field())
         } else {
             quote!(#binding = #binding)
         });
@@ -608,7 +608,7 @@ fn rewrite_spec(spec: &str, lookup: &mut dyn FnMut(&str) -> String) -> String {
 /// Whether a field of type `ty` may be an error, whose own Display must not reach a public
 /// message: every type that can be `Display`. Which of them is an error is decided by
 /// trait, never by the type's name (a user's error type may be called `Url`):
-/// `public_field!` picks its public form by autoref specialization, and a value that is no
+/// `PublicField` picks its public form by autoref specialization, and a value that is no
 /// error renders as itself. Arrays, slices and tuples are never `Display`.
 fn may_be_error(ty: &syn::Type) -> bool {
     match ty {
@@ -617,6 +617,19 @@ fn may_be_error(ty: &syn::Type) -> bool {
         syn::Type::Group(g) => may_be_error(&g.elem),
         syn::Type::Array(_) | syn::Type::Slice(_) | syn::Type::Tuple(_) => false,
         _ => true,
+    }
+}
+
+/// The helper traits the arguments of a message call their methods through (autoref
+/// specialization: `(&&HeadFree(x)).head_free()`), imported once at the top of each method
+/// that formats a message, as thiserror imports its own.
+pub fn field_traits(krate: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use #krate::__private::{
+            HeadFreeTyped as _, HeadFreeValue as _, PublicDeref as _, PublicForeign as _,
+            PublicTyped as _, PublicValue as _,
+        };
     }
 }
 

@@ -308,9 +308,11 @@ pub fn expand_display(input: &Input) -> TokenStream {
         Body::Transparent(t) => transparent::arm(input, v, t, Ask::Display),
     });
     let body = input.match_self(arms);
+    let traits = crate::format::field_traits(&input.krate);
     quote! {
         #[allow(unused_variables)]
         fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            #traits
             #body
         }
     }
@@ -340,9 +342,11 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
         });
         let body = input.match_self(arms);
+        let traits = crate::format::field_traits(krate);
         quote! {
             #[allow(unused_variables)]
             fn #name(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #traits
                 #body
             }
         }

@@ -58,7 +58,7 @@ pub fn cause_status(cause: Option<&(dyn StdError + 'static)>) -> Option<u16> {
 }
 
 /// A field written into a message with `{field}`. Generated code calls
-/// `head_free!(binding)`, which picks by autoref specialization (as `public_field!` does):
+/// `(&&HeadFree(binding)).head_free()` with the traits in scope, which picks by autoref specialization (as `PublicField` does):
 /// an [`AgentError`] field displays as [`WithoutHead`], its Display after the
 /// `op [code]: ` head, so that nested derived errors show one head; any other value
 /// (a foreign error, a number, a type parameter) is itself.
@@ -205,19 +205,6 @@ impl<W: fmt::Write> fmt::Write for SkipHead<'_, W> {
         }
     }
 }
-
-/// `binding` written into a message: an [`AgentError`] without its head (see [`HeadFree`]).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __head_free {
-    ($binding:expr) => {{
-        #[allow(unused_imports)]
-        use $crate::__private::{HeadFreeTyped as _, HeadFreeValue as _};
-        (&&$crate::__private::HeadFree($binding)).head_free()
-    }};
-}
-
-pub use crate::__head_free as head_free;
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
 pub use cause::{
     HeadFree, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint, cause_hints,
     cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery, cause_retry_after,
-    cause_status, head_free,
+    cause_status,
 };
 pub use fields::{AsDynError, DisplayFn, RetryAfterField};
 pub use forward::{
@@ -26,7 +26,7 @@ pub use forward::{
 };
 pub use public::{
     PublicDeref, PublicField, PublicForeign, PublicText, PublicTyped, PublicValue, REDACTED,
-    Redacted, public_field,
+    Redacted,
 };
 pub use register::{
     Classification, ClassifierOrigin, ClassifierRegistration, FixedClassification, Registration,

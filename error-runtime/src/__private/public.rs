@@ -36,7 +36,7 @@ redacted_as!(Debug LowerHex UpperHex Octal Binary LowerExp UpperExp Pointer);
 /// A field written into a public message: an error field shows its public form (an
 /// `AgentError`'s public message, a foreign error's classification text, else
 /// `[redacted]`), never its own Display; any other value is itself. Generated code calls
-/// `public_field!(binding)`, which picks by autoref specialization as [`Forward`](super::Forward) does.
+/// `(&&PublicField(binding)).public_field()` with the traits in scope, which picks by autoref specialization as [`Forward`](super::Forward) does.
 pub struct PublicField<'a, T: ?Sized>(pub &'a T);
 
 impl<T: ?Sized> Clone for PublicField<'_, T> {
@@ -119,18 +119,3 @@ impl fmt::Debug for PublicText<'_> {
         fmt::Display::fmt(self, f)
     }
 }
-
-/// `binding`'s public form in a public message (see [`PublicField`]).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __public_field {
-    ($binding:expr) => {{
-        #[allow(unused_imports)]
-        use $crate::__private::{
-            PublicDeref as _, PublicForeign as _, PublicTyped as _, PublicValue as _,
-        };
-        (&&$crate::__private::PublicField($binding)).public_field()
-    }};
-}
-
-pub use crate::__public_field as public_field;
