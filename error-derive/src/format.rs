@@ -610,14 +610,45 @@ fn rewrite_spec(spec: &str, lookup: &mut dyn FnMut(&str) -> String) -> String {
 /// trait, never by the type's name (a user's error type may be called `Url`):
 /// `PublicField` picks its public form by autoref specialization, and a value that is no
 /// error renders as itself. Arrays, slices and tuples are never `Display`.
+///
+/// The language's scalars and `str`, and std's `String` written as such, are never errors
+/// and are written as themselves: they need no specialization, which keeps the expansion
+/// of the commonest messages as short as a hand-written `Display`.
 fn may_be_error(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => may_be_error(&r.elem),
         syn::Type::Paren(p) => may_be_error(&p.elem),
         syn::Type::Group(g) => may_be_error(&g.elem),
         syn::Type::Array(_) | syn::Type::Slice(_) | syn::Type::Tuple(_) => false,
+        syn::Type::Path(p) => !is_plain_value(p),
         _ => true,
     }
+}
+
+/// A scalar, `str` or `String` named by its plain name (or `String` by its std path).
+fn is_plain_value(ty: &syn::TypePath) -> bool {
+    const PLAIN: &[&str] = &[
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "bool", "char", "str", "String",
+    ];
+    if ty.qself.is_some() {
+        return false;
+    }
+    let segments: Vec<String> = ty
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let plain_args = ty.path.segments.iter().all(|s| s.arguments.is_none());
+    let name = match segments.as_slice() {
+        [one] if ty.path.leading_colon.is_none() => one.as_str(),
+        [krate, module, last] if (krate == "std" || krate == "alloc") && module == "string" => {
+            last.as_str()
+        }
+        _ => return false,
+    };
+    plain_args && PLAIN.contains(&name) && (segments.len() == 1 || name == "String")
 }
 
 /// The helper traits the arguments of a message call their methods through (autoref
@@ -780,6 +811,33 @@ mod tests {
     use proptest::prelude::*;
     use quote::{format_ident, quote};
     use syn::{LitStr, Member, Type};
+
+    #[test]
+    fn scalars_str_and_string_are_never_errors_and_anything_else_may_be() {
+        for plain in [
+            "u32",
+            "&'static str",
+            "String",
+            "std::string::String",
+            "bool",
+            "f64",
+        ] {
+            let ty: Type = syn::parse_str(plain).unwrap();
+            assert!(!super::may_be_error(&ty), "{plain}");
+        }
+        for other in [
+            "T",
+            "Url",
+            "io::Error",
+            "my::String",
+            "String<T>",
+            "::String",
+            "Box<str>",
+        ] {
+            let ty: Type = syn::parse_str(other).unwrap();
+            assert!(super::may_be_error(&ty), "{other}");
+        }
+    }
 
     fn fields(ty: &Type) -> Vec<Field<'_>> {
         ["tokens", "width", "name"]
