@@ -2,7 +2,7 @@
 //! failure asks: waits out a 429's Retry-After, backs off on a 503, compacts the prompt
 //! on a context overflow, and falls back to a second model when rate-limited.
 //!
-//! `cargo run --example llm_provider` (time is simulated: nothing really sleeps)
+//! `cargo run --example llm_provider --features http` (time is simulated: nothing really sleeps)
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -5,7 +5,7 @@
 //! Without a pacer, the replicas meet the 429s. With one `Pacer` per replica reading those
 //! headers, fewer; with one pacer shared by the fleet (through Redis when `redis-server` is
 //! on `PATH`, else through one in-process `LocalStore`), nearly none, at nearly the whole
-//! limit. Run with `cargo run --example pace --features redis`.
+//! limit. Run with `cargo run --example pace --features redis,http`.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -63,7 +63,7 @@
 //! | feature | default | what |
 //! |---|---|---|
 //! | `registry` | yes | derived types register themselves at link time, for [`find`], [`classify`], [`is_retryable`] and [`has_code`] (the runtime's own types and classifiers always are) |
-//! | `http` | yes | [`http::StatusError`] (from the `http` crate's parts, with server hints and provider bodies), `classify_status`, `parse_retry_after` (adds `http`, `http-body`, `httpdate`; provider bodies are read by a small JSON reader of the runtime's own, so no `serde_json`) |
+//! | `http` | no | [`http::StatusError`] (from the `http` crate's parts, with server hints and provider bodies), `classify_status`, `parse_retry_after` (adds `http`, `http-body`, `httpdate`; provider bodies are read by a small JSON reader of the runtime's own, so no `serde_json`) |
 //! | `serde` | no | the wire form ([`Report`], problem+json); `Serialize` for tool results and catalog entries (adds `serde`) |
 //! | `tracing` | no | [`trace::record`], `record_on_span`, `on_retry` (adds `tracing`) |
 //! | `tokio` | no | `retry::tokio_sleep` for `Retrier::run_async`; `tokio::time::error::Elapsed` classified as `timeout` (adds `tokio` with its `time` feature) |
@@ -110,6 +110,6 @@ pub use agent_error_tonic as tonic;
 pub use agent_error_tower as tower;
 
 /// The README's examples, tested with the rest (not part of the API).
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "http"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

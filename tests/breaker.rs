@@ -9,8 +9,7 @@ use std::time::Duration;
 use agent_error::recover::{
     CircuitBreaker, CircuitOpen, CircuitState, Decision, ManualClock, decide,
 };
-use agent_error::tool::ToolError;
-use agent_error::{AgentError, Error, Recovery, classify, codes, display, tool};
+use agent_error::{AgentError, Error, Recovery, codes, tool};
 use proptest::prelude::*;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -195,8 +194,11 @@ fn half_open_lets_exactly_one_trial_through_from_eight_threads() {
     }
 }
 
+#[cfg(feature = "anyhow")]
 #[test]
 fn circuit_open_is_classified_behind_any_wrapper_and_matches_tool_disabled() {
+    use agent_error::tool::ToolError;
+    use agent_error::{classify, display};
     let clock = ManualClock::new();
     let b = breaker(&clock).threshold(1);
     b.call("search", failing).unwrap_err();

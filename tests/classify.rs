@@ -6,7 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::io::{self, ErrorKind};
 
-use agent_error::{AgentError, Error, Recovery, classify, codes, display, has_code, is_retryable};
+use agent_error::{Error, Recovery, classify, codes, display, has_code, is_retryable};
 
 /// Every classified kind: its code, whether it is retried, and its fixed public message.
 const IO_KINDS: [(ErrorKind, &str, bool, &str); 12] = [
@@ -345,6 +345,7 @@ fn tool_text_of_a_foreign_error_is_its_classification() {
 #[cfg(feature = "serde")]
 #[test]
 fn report_capture_keeps_classified_foreign_links_with_their_fixed_text() {
+    use agent_error::AgentError;
     let e = Error::new(
         "llm.generate",
         codes::PROVIDER_UNAVAILABLE,

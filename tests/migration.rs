@@ -300,6 +300,8 @@ fn renamed_types_print_the_same_messages_and_classify_at_least_as_well() {
     assert_eq!(class_ok, values);
 }
 
+/// reqwest's errors are classified by the `reqwest` feature's classifier.
+#[cfg(feature = "reqwest")]
 #[test]
 fn a_reqwest_timeout_under_a_renamed_variant_is_a_retryable_error_of_its_own_code() {
     let e = ours::ClientError::Reqwest(reqwest_timeout());

@@ -298,6 +298,7 @@ fn a_derived_debug_redacts_and_anyhow_shows_no_secret() {
 /// Every rendering that leaves the process, for the assertions below: Display, the tool
 /// text, the text for people, the public message, every chain, and (with `serde`) the wire.
 fn renderings(e: &(dyn AgentError + 'static)) -> Vec<String> {
+    #[cfg_attr(not(feature = "serde"), allow(unused_mut))]
     let mut out = vec![
         e.to_string(),
         agent_error::tool::render(e),

@@ -521,6 +521,7 @@ fn what_a_retrier_remembers_never_changes_how_the_next_failure_is_classified() {
 
 /// Boxed errors and `anyhow::Error` do not implement `Error`: the retrier takes them as they
 /// are and gives the very same error back.
+#[cfg(feature = "anyhow")]
 #[test]
 fn boxed_and_anyhow_errors_are_retried_and_given_back_unchanged() {
     type Boxed = Box<dyn std::error::Error + Send + Sync>;

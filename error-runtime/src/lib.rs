@@ -14,7 +14,8 @@
 //!   a chain. Without it they recognise the runtime's own types, the built-in classifiers,
 //!   and what is registered explicitly ([`register!`], [`classifier!`],
 //!   [`register_classifier`]).
-//! - `http` (default): [`http::StatusError`], status classification and `Retry-After` parsing.
+//! - `http`: [`http::StatusError`], status classification and `Retry-After` parsing, and
+//!   what a response's rate-limit headers say ([`http::RateLimits`]).
 //! - `serde`: the wire form, [`Report`] and RFC 9457 problem details, and serialization of
 //!   [`tool::StructuredToolError`] and catalog entries.
 //! - `tracing`: [`trace`], recording errors as `tracing` events or on spans.
