@@ -148,8 +148,10 @@ enum StepError {
     },
 }
 
+/// One head a line: the cause, itself an `AgentError`, follows the message without its own
+/// `op [code]: ` head (its own Display, and the chain printers, still show it).
 #[test]
-fn a_nested_agent_error_displays_in_full_after_the_message() {
+fn a_nested_agent_error_displays_without_its_head_after_the_message() {
     let e = StepError::Tool {
         step: 3,
         source: LlmError::Timeout {
@@ -159,9 +161,13 @@ fn a_nested_agent_error_displays_in_full_after_the_message() {
     };
     assert_eq!(
         e.to_string(),
-        "agent.step [tool_failed]: step 3 failed: llm.generate [timeout]: deadline exceeded after 7 tokens: connection reset"
+        "agent.step [tool_failed]: step 3 failed: deadline exceeded after 7 tokens: connection reset"
     );
     assert_eq!(e.message(), "step 3 failed");
+    assert_eq!(
+        agent_error::display::chain(&e).to_string(),
+        "agent.step [tool_failed]: step 3 failed: llm.generate [timeout]: deadline exceeded after 7 tokens: connection reset"
+    );
     let inner = e.source().unwrap();
     assert_eq!(
         inner.to_string(),

@@ -40,7 +40,8 @@ fn for_user_shows_the_summary_then_the_hints() {
 #[test]
 fn chain_prints_each_link_once() {
     let e = failure();
-    let expected = "agent.answer [provider_unavailable]: the model provider is unavailable.\nAll retries failed.: http.post [timeout]: no answer in 30s: connection reset by peer";
+    // Display: one head a line, the cause (an `AgentError` too) without its own.
+    let expected = "agent.answer [provider_unavailable]: the model provider is unavailable.\nAll retries failed.: no answer in 30s: connection reset by peer";
     assert_eq!(e.to_string(), expected);
     // The chain is for logs: each link on one line, so that no message forges a log line.
     let folded = "agent.answer [provider_unavailable]: the model provider is unavailable. All retries failed.: http.post [timeout]: no answer in 30s: connection reset by peer";

@@ -12,10 +12,10 @@ use syn::{Attribute, LitStr, Token};
 use crate::errors::Errors;
 use crate::format;
 use crate::model::{
-    Body, Classified, ErrorAttr, Field, Format, Input, Message, Op, Place, Template, Variant, View,
-    formatter,
+    AgentAttrs, Body, Classified, DisplayMode, ErrorAttr, Field, Format, Input, Message, Op, Place,
+    Template, Variant, View, formatter,
 };
-use crate::parse::Sp;
+use crate::parse::{Arg, Sp, one_of};
 use crate::source;
 use crate::transparent::{self, Ask};
 
@@ -207,8 +207,39 @@ fn argument_name(base: &str, v: &Variant) -> String {
     name
 }
 
+/// `display = "message"` (the `#[error]` message alone, as thiserror writes it) or
+/// `display = "card"` (`op [code]: message: cause`, the default), on the type or a variant.
+pub fn parse_display(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
+    let names = [
+        ("card", DisplayMode::Card),
+        ("message", DisplayMode::Message),
+    ];
+    let mode = one_of(arg, &names, |other| {
+        format!(
+            "unknown display `{other}`; expected \"message\" (the #[error] message alone, as thiserror writes it) or \"card\" (op [code]: message: cause, the default)"
+        )
+    })?;
+    if let Some(mode) = mode {
+        arg.set(&mut out.display, mode);
+    }
+    Ok(())
+}
+
+/// What Display writes for `v`: its own `display`, else the type's, else the card.
+fn display_mode(input: &Input, v: &Variant) -> DisplayMode {
+    v.attrs
+        .display
+        .as_ref()
+        .or(input.attrs.display.as_ref())
+        .map_or(DisplayMode::Card, |mode| mode.value)
+}
+
 fn display_arm(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
-    let body = display_joined(input, v, c).unwrap_or_else(|| display_in_parts(input, v, c));
+    let body = if display_mode(input, v) == DisplayMode::Message {
+        c.message().write(&formatter(), View::Display)
+    } else {
+        display_joined(input, v, c).unwrap_or_else(|| display_in_parts(input, v, c))
+    };
     let (pattern, redacted) = v.bind_redacted(&input.krate);
     quote!(#pattern => { #redacted #body })
 }
@@ -233,10 +264,10 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
     let Some(i) = shown_cause(c) else {
         return c.message().write_framed(&f, &head, "", &extra);
     };
-    let (_, cause, optional) = source::cause(v, i, &input.krate);
-    if optional {
+    let (cause, optional) = shown(input, v, i);
+    if let Some(binding) = optional {
         let message = c.message().write_framed(&f, &head, "", &extra)?;
-        let cause = optional_cause(input, cause);
+        let cause = optional_cause(binding, cause);
         return Some(quote!(#message?; #cause));
     }
     let name = argument_name("__agent_cause", v);
@@ -249,7 +280,6 @@ fn display_joined(input: &Input, v: &Variant, c: &Classified) -> Option<TokenStr
 /// The prefix, the message and the cause each written on its own, for a message that is
 /// not surely well formed: its literal then stays as written, for rustc's errors.
 fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
-    let krate = &input.krate;
     let f = formatter();
     let code = &c.code.value;
     let prefix = match c.op() {
@@ -269,11 +299,10 @@ fn display_in_parts(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
     let message = c.message().write(&f, View::Display);
     let body = match shown_cause(c) {
         Some(i) => {
-            let (_, cause, optional) = source::cause(v, i, krate);
-            let cause = if optional {
-                optional_cause(input, cause)
-            } else {
-                quote!(#krate::__private::write_cause(#f, #cause))
+            let (cause, optional) = shown(input, v, i);
+            let cause = match optional {
+                Some(binding) => optional_cause(binding, cause),
+                None => quote!(::core::write!(#f, ": {}", #cause)),
             };
             quote!(#message?; #cause)
         }
@@ -288,13 +317,31 @@ fn shown_cause(c: &Classified) -> Option<usize> {
     c.source.filter(|&i| !c.message().shows(i))
 }
 
-/// `: {cause}` after the message when an `Option` cause holds one.
-fn optional_cause(input: &Input, cause: TokenStream) -> TokenStream {
+/// The cause field `index` of `v` as Display writes it after the message: a cause that is
+/// itself an `AgentError` without its `op [code]: ` head (one head a line), anything else
+/// as itself. For an `Option` field, the field's binding too: the cause is then what it
+/// holds, bound to `__agent_cause`.
+fn shown<'v>(input: &Input, v: &'v Variant, index: usize) -> (TokenStream, Option<&'v Ident>) {
     let krate = &input.krate;
+    let field = &v.fields[index];
+    if source::is_option(field.ty) {
+        let shown = quote!((&&#krate::__private::HeadFree(__agent_cause)).head_free());
+        return (shown, Some(&field.binding));
+    }
+    let binding = &field.binding;
+    (
+        quote!((&&#krate::__private::HeadFree(#binding)).head_free()),
+        None,
+    )
+}
+
+/// `: {cause}` after the message when the `Option` cause `binding` holds one (`shown` is
+/// how it is written, from [`shown`]).
+fn optional_cause(binding: &Ident, shown: TokenStream) -> TokenStream {
     let f = formatter();
     quote! {
-        match #cause {
-            ::core::option::Option::Some(__agent_cause) => #krate::__private::write_cause(#f, __agent_cause),
+        match #binding {
+            ::core::option::Option::Some(__agent_cause) => ::core::write!(#f, ": {}", #shown),
             ::core::option::Option::None => ::core::result::Result::Ok(()),
         }
     }

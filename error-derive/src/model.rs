@@ -164,7 +164,18 @@ pub struct AgentAttrs {
     pub no_eq: Option<Span>,
     /// `debug`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
     pub debug: Option<Span>,
+    /// `display = "message"` or `"card"`: what Display writes.
+    pub display: Option<Sp<DisplayMode>>,
     pub krate: Option<Sp<syn::Path>>,
+}
+
+/// What Display writes for a classified variant.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DisplayMode {
+    /// `op [code]: message: cause`, the default.
+    Card,
+    /// The `#[error]` message alone, as thiserror writes it: no head, no cause.
+    Message,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -281,6 +281,12 @@ fn transparent_takes_no_keys(_: &Input, v: &Variant, _: &Transparent, errors: &m
         ("since", own.since.as_ref().map(|s| s.span)),
         ("deprecated", own.deprecated.as_ref().map(|s| s.span)),
     ];
+    if let Some(display) = &own.display {
+        errors.at(
+            display.span,
+            "`display` cannot be set on #[error(transparent)]: a transparent variant displays exactly as the error inside; remove `display`, or replace `transparent` with a message",
+        );
+    }
     let mut keys: Vec<(&str, Span)> = spans
         .iter()
         .filter_map(|(k, s)| s.map(|s| (*k, s)))

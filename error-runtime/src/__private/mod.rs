@@ -38,7 +38,6 @@ pub use crate::tokio::{BoxSleep, Sleeper};
 #[cfg(feature = "serde")]
 pub use remote::{Remote, bounded_hints, remote_report};
 
-pub use crate::core::agent::write_cause;
 pub use crate::core::classify::UNCLASSIFIED_MESSAGE;
 pub use crate::core::dynamic::format_message;
 pub use inventory;

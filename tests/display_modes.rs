@@ -1,0 +1,212 @@
+//! What Display writes in each mode, and what the reporters Rust users already have print
+//! from it: `display = "message"` keeps thiserror's Display byte for byte (the migration
+//! setting), and each cause is printed once by every reporter; the default card writes
+//! `op [code]: message: cause`, which this crate's chain printer prints once.
+
+use std::error::Error as StdError;
+use std::io;
+
+use agent_error::{AgentError, display, tool};
+use anyhow::Context as _;
+
+/// A library's enum as thiserror wrote it: unit variants, a tuple variant with a
+/// `#[source]`, a `#[from]`, a transparent one.
+mod theirs {
+    use std::io;
+
+    #[derive(Debug, thiserror::Error)]
+    pub enum ServiceError {
+        #[error("Auth required")]
+        AuthRequired(#[source] AuthError),
+        #[error("transport closed")]
+        Closed,
+        #[error("io failed: {0}")]
+        Io(#[from] io::Error),
+        #[error("bad request {code}: {message}")]
+        BadRequest { code: u16, message: String },
+        #[error(transparent)]
+        Other(#[from] Box<dyn std::error::Error + Send + Sync>),
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("authorization required")]
+    pub struct AuthError {
+        #[source]
+        pub source: io::Error,
+    }
+}
+
+/// The same enum renamed, with one line: `display = "message"`.
+mod ours {
+    use std::io;
+
+    use agent_error::AgentError;
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "rmcp", display = "message")]
+    pub enum ServiceError {
+        #[error("Auth required")]
+        AuthRequired(#[source] AuthError),
+        #[error("transport closed")]
+        Closed,
+        #[error("io failed: {0}")]
+        Io(#[from] io::Error),
+        #[error("bad request {code}: {message}")]
+        BadRequest { code: u16, message: String },
+        #[error(transparent)]
+        Other(#[from] Box<dyn std::error::Error + Send + Sync>),
+    }
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "rmcp", code = "auth_required_error", display = "message")]
+    #[error("authorization required")]
+    pub struct AuthError {
+        #[source]
+        pub source: io::Error,
+    }
+}
+
+fn reset() -> io::Error {
+    io::Error::other("Bearer token expired")
+}
+
+type Boxed = Box<dyn StdError + Send + Sync>;
+
+fn pairs() -> Vec<(Boxed, Boxed)> {
+    vec![
+        (
+            Box::new(theirs::ServiceError::AuthRequired(theirs::AuthError {
+                source: reset(),
+            })),
+            Box::new(ours::ServiceError::AuthRequired(ours::AuthError {
+                source: reset(),
+            })),
+        ),
+        (
+            Box::new(theirs::ServiceError::Closed),
+            Box::new(ours::ServiceError::Closed),
+        ),
+        (
+            Box::new(theirs::ServiceError::from(reset())),
+            Box::new(ours::ServiceError::from(reset())),
+        ),
+        (
+            Box::new(theirs::ServiceError::BadRequest {
+                code: 400,
+                message: "missing field".into(),
+            }),
+            Box::new(ours::ServiceError::BadRequest {
+                code: 400,
+                message: "missing field".into(),
+            }),
+        ),
+        (
+            Box::new(theirs::ServiceError::Other("pipe broke".into())),
+            Box::new(ours::ServiceError::Other("pipe broke".into())),
+        ),
+    ]
+}
+
+#[test]
+fn the_message_mode_keeps_thiserrors_display_byte_for_byte() {
+    for (theirs, ours) in pairs() {
+        assert_eq!(ours.to_string(), theirs.to_string());
+        assert_eq!(format!("{ours:>40}"), format!("{theirs:>40}"));
+        // anyhow prints each link once, as it does for thiserror's types.
+        let theirs = anyhow::Error::from_boxed(theirs).context("calling the tool");
+        let ours = anyhow::Error::from_boxed(ours).context("calling the tool");
+        assert_eq!(format!("{ours:#}"), format!("{theirs:#}"));
+        assert_eq!(causes(&format!("{ours:?}")), causes(&format!("{theirs:?}")));
+    }
+}
+
+#[test]
+fn the_message_mode_still_carries_the_op_and_code_in_this_crates_renderings() {
+    let e = ours::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    assert_eq!(e.to_string(), "Auth required");
+    assert_eq!(e.code(), "auth_required");
+    assert_eq!(
+        display::chain(&e).to_string(),
+        "rmcp [auth_required]: Auth required: rmcp [auth_required_error]: authorization required: Bearer token expired"
+    );
+    assert_eq!(
+        display::public_chain(&e).to_string(),
+        "rmcp [auth_required]: Auth required: rmcp [auth_required_error]: authorization required"
+    );
+    assert!(tool::render(&e).contains("auth_required"));
+}
+
+/// The card mode (the default) writes the cause after the message, one head a line.
+mod card {
+    use agent_error::AgentError;
+
+    #[derive(Debug, AgentError)]
+    #[agent(op = "rmcp")]
+    pub enum ServiceError {
+        #[error("Auth required")]
+        AuthRequired(#[source] super::ours::AuthError),
+        /// A variant may keep the message mode in a card enum.
+        #[agent(display = "message")]
+        #[error("transport closed")]
+        Closed(#[source] std::io::Error),
+    }
+}
+
+#[test]
+fn the_card_writes_its_cause_once_without_the_causes_head() {
+    let e = card::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    // One head a line: the cause, an `AgentError`, follows without `rmcp [auth_required_error]: `.
+    assert_eq!(
+        e.to_string(),
+        "rmcp [auth_required]: Auth required: authorization required"
+    );
+    assert_eq!(
+        card::ServiceError::Closed(reset()).to_string(),
+        "transport closed"
+    );
+}
+
+/// anyhow's `{:?}` without the backtrace it may end with (where it was captured differs).
+fn causes(debug: &str) -> &str {
+    debug.split("\n\nStack backtrace").next().unwrap_or(debug)
+}
+
+/// How many times `needle` is in `text`.
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn each_reporter_prints_each_cause_once_in_the_message_mode() {
+    let e = ours::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    let err = Err::<(), _>(e).context("calling the tool").unwrap_err();
+    let alternate = format!("{err:#}");
+    assert_eq!(
+        alternate,
+        "calling the tool: Auth required: authorization required: Bearer token expired"
+    );
+    let debug = format!("{err:?}");
+    for reported in [&alternate, &debug] {
+        assert_eq!(count(reported, "Bearer token expired"), 1, "{reported}");
+        assert_eq!(count(reported, "authorization required"), 1, "{reported}");
+    }
+    assert_eq!(
+        display::chain(err.as_ref()).to_string(),
+        "calling the tool: rmcp [auth_required]: Auth required: rmcp [auth_required_error]: authorization required: Bearer token expired"
+    );
+}
+
+#[test]
+fn in_the_card_mode_this_crates_chain_prints_each_cause_once_and_anyhow_repeats_it() {
+    let e = card::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    let err = Err::<(), _>(e).context("calling the tool").unwrap_err();
+    let chain = display::chain(err.as_ref()).to_string();
+    assert_eq!(
+        chain,
+        "calling the tool: rmcp [auth_required]: Auth required: rmcp [auth_required_error]: authorization required: Bearer token expired"
+    );
+    assert_eq!(count(&chain, "Bearer token expired"), 1);
+    // anyhow's `{:#}` joins every link's Display, and the card's Display already holds its
+    // cause: the documented remedy is `display::chain`, or the message mode.
+    assert_eq!(count(&format!("{err:#}"), "authorization required"), 2);
+}
