@@ -210,3 +210,37 @@ fn in_the_card_mode_this_crates_chain_prints_each_cause_once_and_anyhow_repeats_
     // cause: the documented remedy is `display::chain`, or the message mode.
     assert_eq!(count(&format!("{err:#}"), "authorization required"), 2);
 }
+
+#[test]
+fn eyre_prints_each_cause_once_in_the_message_mode() {
+    use eyre::WrapErr as _;
+
+    let e = ours::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    let report = Err::<(), _>(e).wrap_err("calling the tool").unwrap_err();
+    let debug = format!("{report:?}");
+    assert_eq!(count(&debug, "Bearer token expired"), 1, "{debug}");
+    assert_eq!(count(&debug, "authorization required"), 1, "{debug}");
+    assert_eq!(count(&debug, "Auth required"), 1, "{debug}");
+    let chained: Vec<String> = report.chain().map(ToString::to_string).collect();
+    assert_eq!(
+        chained,
+        [
+            "calling the tool",
+            "Auth required",
+            "authorization required",
+            "Bearer token expired"
+        ]
+    );
+}
+
+/// `trace::record` writes this chain as the event's message (and no foreign text).
+#[test]
+fn the_public_chain_that_trace_records_carries_each_cause_once() {
+    let e = card::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    let chain = display::public_chain(&e).to_string();
+    assert_eq!(
+        chain.matches("authorization required").count(),
+        1,
+        "{chain}"
+    );
+}
