@@ -52,8 +52,13 @@ fn with_source_takes_a_string() {
 fn with_source_takes_an_agent_error() {
     let inner = Error::new("db.query", codes::NOT_FOUND, "no row");
     let e = Error::new("api.get", codes::TOOL_FAILED, "lookup failed").with_source(inner);
+    // One head a line; the chain printer shows each link's.
     assert_eq!(
         e.to_string(),
+        "api.get [tool_failed]: lookup failed: no row"
+    );
+    assert_eq!(
+        agent_error::display::chain(&e).to_string(),
         "api.get [tool_failed]: lookup failed: db.query [not_found]: no row"
     );
     assert!(agent_error::has_code(&e, codes::NOT_FOUND));

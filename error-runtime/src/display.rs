@@ -75,11 +75,12 @@ pub fn for_user(e: &dyn AgentError) -> String {
 /// let inner = Error::new("http.get", "timeout", "no answer in 10s")
 ///     .with_source(std::io::Error::other("connection reset"));
 /// let outer = Error::new("llm.generate", "provider_unavailable", "all retries failed").with_source(inner);
-/// assert_eq!(outer.to_string(), "llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset");
-/// assert_eq!(display::chain(&outer).to_string(), outer.to_string());
+/// // Display: one head a line. The chain: each link with its own head, once.
+/// assert_eq!(outer.to_string(), "llm.generate [provider_unavailable]: all retries failed: no answer in 10s: connection reset");
+/// assert_eq!(display::chain(&outer).to_string(), "llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset");
 ///
 /// let err = anyhow::Error::new(outer).context("answering the user");
-/// assert_eq!(format!("{:#}", err), "answering the user: llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset: http.get [timeout]: no answer in 10s: connection reset: connection reset");
+/// assert_eq!(format!("{:#}", err), "answering the user: llm.generate [provider_unavailable]: all retries failed: no answer in 10s: connection reset: http.get [timeout]: no answer in 10s: connection reset: connection reset");
 /// assert_eq!(
 ///     display::chain(err.as_ref()).to_string(),
 ///     "answering the user: llm.generate [provider_unavailable]: all retries failed: http.get [timeout]: no answer in 10s: connection reset",

@@ -170,12 +170,20 @@ pub(crate) fn head_pieces<'a>(op: &'a str, code: &'a str) -> [&'a str; 4] {
     }
 }
 
-/// Writes a cause after a message: `": {cause}"`, the tail of every classified error's
-/// Display (derived code calls it through `__private`). The caller's width and precision
-/// are not passed on: they were meant for the whole error, not for its cause.
-#[inline]
-pub fn write_cause(f: &mut fmt::Formatter<'_>, cause: &dyn std::error::Error) -> fmt::Result {
-    write!(f, ": {cause}")
+/// Writes a cause after a message: `": {cause}"`, the tail of the runtime's own classified
+/// errors' Display. A cause that is itself an [`AgentError`] shows without its
+/// `op [code]: ` head, so that a line has one head. The caller's width and precision are
+/// not passed on: they were meant for the whole error, not for its cause.
+pub(crate) fn write_cause(
+    f: &mut fmt::Formatter<'_>,
+    cause: &(dyn std::error::Error + 'static),
+) -> fmt::Result {
+    match crate::find(cause) {
+        Some(typed) if std::ptr::addr_eq(typed, cause) => {
+            write!(f, ": {}", crate::core::head::WithoutHead::of(typed))
+        }
+        _ => write!(f, ": {cause}"),
+    }
 }
 
 /// Displays an [`AgentError`]'s message alone, through [`AgentError::fmt_message`].

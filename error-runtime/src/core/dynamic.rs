@@ -186,13 +186,14 @@ impl fmt::Debug for Error {
 }
 
 impl fmt::Display for Error {
-    /// `op [code]: message`, then `: cause`. A chain of `Error`s is written link by link in a
-    /// loop, so a deep one cannot overflow the stack.
+    /// `op [code]: message`, then `: cause`, one head a line: a cause that is itself an
+    /// `AgentError` (another `Error` too) follows without its head. A chain of `Error`s is
+    /// written link by link in a loop, so a deep one cannot overflow the stack.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut current = self;
+        crate::core::agent::write_head(f, &self.inner.op, &self.inner.code)?;
         loop {
             let i = &current.inner;
-            crate::core::agent::write_head(f, &i.op, &i.code)?;
             f.write_str(&i.message)?;
             let Some(source) = &i.source else {
                 return Ok(());

@@ -8,6 +8,7 @@ pub(crate) mod classify;
 pub(crate) mod code_doc;
 pub mod codes;
 pub(crate) mod dynamic;
+pub(crate) mod head;
 mod io;
 pub(crate) mod policy;
 pub(crate) mod recovery;

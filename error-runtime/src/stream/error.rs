@@ -401,12 +401,7 @@ impl fmt::Display for StreamError {
             return Ok(());
         };
         // A classified cause (a `StatusError` head, say) shows without its own head.
-        match crate::find(&**source) {
-            Some(typed) if std::ptr::addr_eq(typed, &**source) => {
-                write!(f, ": {}", crate::__private::WithoutHead::of(typed))
-            }
-            _ => crate::core::agent::write_cause(f, &**source),
-        }
+        crate::core::agent::write_cause(f, &**source)
     }
 }
 
