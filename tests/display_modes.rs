@@ -244,3 +244,16 @@ fn the_public_chain_that_trace_records_carries_each_cause_once() {
         "{chain}"
     );
 }
+
+/// The wire form: each link of the chain once, in both modes.
+#[cfg(feature = "serde")]
+#[test]
+fn the_wire_form_carries_each_cause_once_in_both_modes() {
+    let message = ours::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    let card = card::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    for e in [&message as &dyn StdError, &card] {
+        let wire = serde_json::to_string(&agent_error::Report::capture(e)).unwrap();
+        assert_eq!(count(&wire, "authorization required"), 1, "{wire}");
+        assert_eq!(count(&wire, "Auth required"), 1, "{wire}");
+    }
+}
