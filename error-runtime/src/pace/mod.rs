@@ -116,7 +116,8 @@ impl Limit {
 ///   each step a replica also leases half its share of what is left, and spends that
 ///   lease locally, without a round trip, for at most [`staleness`](Self::staleness);
 ///   past that, or when the lease runs short, it asks the store again (and gives back
-///   what it did not spend). When the store cannot answer, each replica paces
+///   what it did not spend). Budget leased to another replica is not reservable until that
+///   replica's next step; with a staleness of zero no lease is taken. When the store cannot answer, each replica paces
 ///   alone with its share of the limit it last knew (one warning with the `tracing`
 ///   feature).
 ///
@@ -595,7 +596,13 @@ impl Pacer {
                 replica: self.config.replica,
                 ..PaceStep::default()
             };
-            let lease = lease_of(state, now);
+            // Without a staleness a lease could never be spent: it would only hold
+            // budget back from the other calls.
+            let lease = if staleness == 0 {
+                [0.0; 4]
+            } else {
+                lease_of(state, now)
+            };
             for (d, (out, take)) in step.dimensions.iter_mut().zip(units).enumerate() {
                 // What the last lease left unspent goes back.
                 let unspent = std::mem::take(&mut state.allowance[d]);

@@ -262,9 +262,8 @@ async fn the_key_lives_until_its_buckets_are_full_again_plus_the_ttl() {
 /// came back while the calls ran (the bucket refills at 1 every 3 s; the run lasts
 /// milliseconds, so in practice exactly 20).
 ///
-/// The pacers' staleness is zero, so that every reservation is one step on Redis: this
-/// checks the store's atomicity. With a staleness, each replica also spends a local
-/// allowance without a round trip, which the other replicas learn of only at its next step.
+/// The pacers' staleness is zero, so that every reservation is one step on Redis and no
+/// replica leases budget it could not spend: this checks the store's atomicity.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pacers_sharing_redis_never_grant_more_than_the_limit() {
     let server = Server::start();
