@@ -327,6 +327,7 @@ impl Frames {
     /// The event assembled since the last blank line, if it has data (an event without data
     /// is not dispatched, as in `EventSource`); the assembly starts again. Its bytes are
     /// split off the buffer, and its data is a slice of them.
+    #[inline(always)]
     fn dispatch(&mut self) -> Option<Event> {
         let name = self.name.take();
         let data = std::mem::take(&mut self.data);
