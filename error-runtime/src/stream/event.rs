@@ -64,6 +64,11 @@ impl Event {
         self.name.is_some()
     }
 
+    /// The event's type when it named one: what the provider's readers go by.
+    pub(super) fn given_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
     /// The data: the event's `data:` lines joined with `\n`.
     pub fn data(&self) -> &str {
         &self.data

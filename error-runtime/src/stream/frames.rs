@@ -327,26 +327,41 @@ impl Frames {
     /// The event assembled since the last blank line, if it has data (an event without data
     /// is not dispatched, as in `EventSource`); the assembly starts again. Its bytes are
     /// split off the buffer, and its data is a slice of them.
+    // Inlined so that the event is built where the frame is returned, not copied there.
+    #[inline(always)]
     fn dispatch(&mut self) -> Option<Event> {
         let name = self.name.take();
         let data = std::mem::take(&mut self.data);
         if matches!(data, Data::None) {
             return None;
         }
-        let mut block = self.buffer.split_to(self.at).freeze();
+        let mut block = self.buffer.split_to(self.at);
         self.searched -= self.at;
         self.at = 0;
-        // The type is sliced out first; the data takes the block itself, cut to its place
-        // (no second count of the block's references).
-        let name = name.map(|range| text(block.slice(range)));
-        let data = match data {
-            Data::None => return None,
-            Data::One(range) => {
+        let (name, data) = match (name, data) {
+            // The commonest event, one line of data and no type: the block is cut to the
+            // data before it is frozen.
+            (None, Data::One(range)) => {
                 block.truncate(range.end);
                 block.advance(range.start);
-                text(block)
+                (None, text(block.freeze()))
             }
-            Data::Many(joined) => text(joined.freeze()),
+            (name, data) => {
+                let mut block = block.freeze();
+                // The type is sliced out first; the data takes the block itself, cut to its
+                // place (no second count of the block's references).
+                let name = name.map(|range| text(block.slice(range)));
+                let data = match data {
+                    Data::None => return None,
+                    Data::One(range) => {
+                        block.truncate(range.end);
+                        block.advance(range.start);
+                        text(block)
+                    }
+                    Data::Many(joined) => text(joined.freeze()),
+                };
+                (name, data)
+            }
         };
         // A retry set in a block without data waits for the next event.
         let retry = self.retry.take();

@@ -4,6 +4,7 @@
 //! provider are recognised first by their fixed shape, without reading the whole document.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use memchr::memmem;
 
@@ -59,15 +60,16 @@ pub(super) fn read<'a>(
     }
 }
 
-/// The text of a text delta in its provider's fixed shape (a Chat chunk with one choice and
-/// no stop, an Anthropic `text_delta`), read without a reading: what [`read`] would give as
-/// the event's only news. `None` for any other event.
+/// Where the text of a text delta in its provider's fixed shape (a Chat chunk with one
+/// choice and no stop, an Anthropic `text_delta`) lies in `data`, read without a reading:
+/// the event's only news is that text, which [`read`] would give. `None` for any other
+/// event, and for an empty text.
 #[inline]
-pub(super) fn text_delta<'a>(
+pub(super) fn text_delta(
     provider: Option<Provider>,
     name: Option<&str>,
-    data: &'a str,
-) -> Option<&'a str> {
+    data: &str,
+) -> Option<Range<usize>> {
     match provider? {
         Provider::OpenAiChat => chat_text(data),
         Provider::Anthropic if name == Some("content_block_delta") => anthropic_text_fast(data),
@@ -172,14 +174,15 @@ fn chat_in_full(data: &str) -> Reading<'_> {
 /// `"choices":[{"index":0,"delta":{"content":"TEXT"` then one of [`CHAT_TAILS`], with no
 /// escape in the text. `None` for any other shape, which is read in full.
 fn chat_fast(data: &str) -> Option<Reading<'_>> {
-    let text = chat_text(data)?;
+    let text = data.get(chat_text(data)?)?;
     let mut reading = Reading::default();
     reading.text(Cow::Borrowed(text));
     Some(reading)
 }
 
-/// The text of a Chat chunk in the fixed shape that [`chat_fast`] reads.
-fn chat_text(data: &str) -> Option<&str> {
+/// Where the text of a Chat chunk in the fixed shape that [`chat_fast`] reads lies.
+#[inline]
+fn chat_text(data: &str) -> Option<Range<usize>> {
     let bytes = data.as_bytes();
     let tail = CHAT_TAILS
         .iter()
@@ -268,7 +271,7 @@ fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
         "message_stop" => reading.terminal = true,
         "error" => reading.error = Some(data),
         "content_block_delta" => {
-            if let Some(fast) = anthropic_text_fast(data) {
+            if let Some(fast) = anthropic_text_fast(data).and_then(|text| data.get(text)) {
                 reading.text(Cow::Borrowed(fast));
             } else {
                 let _ = member(data, "delta", |reader| {
@@ -294,8 +297,9 @@ fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
 }
 
 /// The commonest Anthropic delta, `{"type":"content_block_delta","index":N,"delta":
-/// {"type":"text_delta","text":"TEXT"}}`, read from its fixed shape.
-fn anthropic_text_fast(data: &str) -> Option<&str> {
+/// {"type":"text_delta","text":"TEXT"}}`, read from its fixed shape: where its text lies.
+#[inline]
+fn anthropic_text_fast(data: &str) -> Option<Range<usize>> {
     const OPEN: &str = "\"delta\":{\"type\":\"text_delta\",\"text\":\"";
     let end = data
         .len()
@@ -304,26 +308,86 @@ fn anthropic_text_fast(data: &str) -> Option<&str> {
     quoted_after(data, end, OPEN)
 }
 
-/// The text of a JSON string that ends (its closing quote) at `end` and opens right after
-/// `open`, when it holds no escape, no quote and no control character: found from its end,
-/// a byte at a time (a delta's text is short), by the first quote before it.
-fn quoted_after<'a>(data: &'a str, end: usize, open: &str) -> Option<&'a str> {
+/// Where the text of a JSON string lies that ends (its closing quote) at `end` and opens
+/// right after `open`, when it holds no escape, no quote and no control character. Its
+/// bounds are next to quotes, so they are character boundaries.
+#[inline]
+fn quoted_after(data: &str, end: usize, open: &str) -> Option<Range<usize>> {
     let bytes = data.as_bytes().get(..end)?;
-    // Back from the end to the opening quote, noting an escape or a control on the way
-    // rather than branching on each.
-    let (mut start, mut plain) = (end, true);
-    while let Some(&byte) = bytes.get(start.wrapping_sub(1)) {
-        if byte == b'"' {
-            break;
+    let start = plain_string_start(bytes)?;
+    ends_with(bytes.get(..start)?, open.as_bytes()).then_some(start..end)
+}
+
+/// Where the JSON string that closes at the end of `bytes` begins (just after its opening
+/// quote), found from its end eight bytes at a time; `None` when an escape or a control
+/// character comes first, or when the quote is among the first eight bytes (every key that
+/// [`quoted_after`] checks before the quote is longer than that).
+#[inline]
+fn plain_string_start(bytes: &[u8]) -> Option<usize> {
+    // A delta's text is most often shorter than a word: the first word is read here, and
+    // a longer text's other words apart, out of the common path.
+    let end = bytes.len();
+    let (quotes, unplain) = word_masks(word_before(bytes, end)?);
+    if quotes == 0 {
+        return if unplain == 0 {
+            longer_string_start(bytes, end - 8)
+        } else {
+            None
+        };
+    }
+    start_in_word(quotes, unplain, end)
+}
+
+/// [`plain_string_start`] past the first word: `bytes` up to `end` are plain.
+#[inline(never)]
+fn longer_string_start(bytes: &[u8], mut end: usize) -> Option<usize> {
+    loop {
+        let (quotes, unplain) = word_masks(word_before(bytes, end)?);
+        if quotes != 0 {
+            return start_in_word(quotes, unplain, end);
         }
-        plain &= (byte != b'\\') & (byte >= 0x20);
-        start -= 1;
+        if unplain != 0 {
+            return None;
+        }
+        end -= 8;
     }
-    // No quote at all, or an escape or a control inside: not the fixed shape.
-    if start == 0 || !plain {
-        return None;
-    }
-    ends_with(&bytes[..start], open.as_bytes()).then(|| &data[start..end])
+}
+
+/// The eight bytes of `bytes` before `end`, as a little-endian word.
+#[inline]
+fn word_before(bytes: &[u8], end: usize) -> Option<u64> {
+    let word = bytes.get(end.checked_sub(8)?..end)?;
+    Some(u64::from_le_bytes(word.try_into().ok()?))
+}
+
+/// Where a string begins whose opening quote is the last one in the word before `end`,
+/// unless a byte after that quote is not plain.
+#[inline]
+fn start_in_word(quotes: u64, unplain: u64, end: usize) -> Option<usize> {
+    // The bytes after the last quote, at the word's high end.
+    let after = quotes.leading_zeros() as usize / 8;
+    let up_to_quote = u64::MAX >> (8 * after);
+    (unplain & !up_to_quote == 0).then(|| end - after)
+}
+
+/// Each byte's high bit.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// Each byte's low seven bits.
+const LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+/// One in each byte.
+const EACH_BYTE: u64 = 0x0101_0101_0101_0101;
+
+/// The high bit of each byte of `word` that is a quote, and of each byte that is a
+/// backslash or a control character (the bytes that make a string's text not plain):
+/// eight bytes compared at once, exactly (no carry crosses from byte to byte).
+#[inline]
+fn word_masks(word: u64) -> (u64, u64) {
+    let zero_bytes = |word: u64| !(((word & LOW_BITS) + LOW_BITS) | word) & HIGH_BITS;
+    let quotes = zero_bytes(word ^ (EACH_BYTE * u64::from(b'"')));
+    let backslashes = zero_bytes(word ^ (EACH_BYTE * u64::from(b'\\')));
+    // Below 0x20: the high bit clear, and the low seven bits plus 0x60 still below 0x80.
+    let controls = !(((word & LOW_BITS) + EACH_BYTE * 0x60) | word) & HIGH_BITS;
+    (quotes, backslashes | controls)
 }
 
 /// Whether `bytes` end with `tail`, compared sixteen bytes at a time (the fixed shapes'
