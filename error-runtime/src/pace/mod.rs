@@ -202,6 +202,14 @@ struct KeyState {
     used: u64,
 }
 
+impl KeyState {
+    /// The share of a header-paced key's refill this replica takes: all of it until a 429
+    /// it did not foresee cut it.
+    fn taken_share(&self) -> f64 {
+        if self.share > 0.0 { self.share } else { 1.0 }
+    }
+}
+
 impl fmt::Debug for Pacer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pacer")
@@ -457,7 +465,7 @@ impl Pacer {
         let (estimated, actual) = (estimated.all_units(), actual.all_units());
         let shared = self.config.store.is_some();
         self.with_key(key, now, |state| {
-            let share = if state.share > 0.0 { state.share } else { 1.0 };
+            let share = state.taken_share();
             for d in 0..4 {
                 let delta = actual[d] - estimated[d];
                 if delta == 0.0 {
@@ -748,8 +756,7 @@ fn cut_share(state: &mut KeyState, now: u64) {
     if state.share > 0.0 && now.saturating_sub(state.cut_at) < CUT_EVERY {
         return;
     }
-    let share = if state.share > 0.0 { state.share } else { 1.0 };
-    state.share = (share * SHARE_CUT).max(MIN_SHARE);
+    state.share = (state.taken_share() * SHARE_CUT).max(MIN_SHARE);
     state.cut_at = now;
 }
 
@@ -805,33 +812,18 @@ fn reserve_in(
     now: u64,
     adaptive: bool,
 ) -> Result<Duration, Duration> {
-    let mut need = Duration::from_nanos(state.pause_until.saturating_sub(now));
-    let share = if state.share > 0.0 { state.share } else { 1.0 };
-    for (slot, &take) in state.buckets.iter_mut().zip(units) {
-        if let Some(bucket) = slot
-            && take > 0.0
-        {
-            bucket.refill_share(now, share);
-            need = need.max(bucket.need_share(take, now, share));
-        }
+    let mut before = Duration::from_nanos(state.pause_until.saturating_sub(now));
+    let adaptive = adaptive && !state.reported && units[Dimension::Requests.index()] > 0.0;
+    if adaptive {
+        before = before.max(state.adaptive.need(now));
     }
-    let adaptive = adaptive && !state.reported;
-    if adaptive && units[Dimension::Requests.index()] > 0.0 {
-        need = need.max(state.adaptive.need(now));
-    }
-    if need > max_wait {
-        return Err(need);
-    }
-    for (slot, &take) in state.buckets.iter_mut().zip(units) {
-        if let Some(bucket) = slot {
-            bucket.spend(take);
-        }
-    }
-    if adaptive && units[Dimension::Requests.index()] > 0.0 {
+    let share = state.taken_share();
+    let wait = crate::store::reserve(&mut state.buckets, units, before, max_wait, now, share)?;
+    if adaptive {
         state.adaptive.take();
         state.adaptive.sent(now);
     }
-    Ok(need)
+    Ok(wait)
 }
 
 /// Pauses the key for `wait` from `now` (the later end wins); a shared key tells the

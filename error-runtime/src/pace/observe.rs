@@ -70,7 +70,7 @@ impl Pacer {
                 let d = dimension.index();
                 let report = to_report(&reading, state.buckets[d].as_ref());
                 state.reported = true;
-                let share = if state.share > 0.0 { state.share } else { 1.0 };
+                let share = state.taken_share();
                 let bucket = state.buckets[d].get_or_insert_with(Bucket::default);
                 bucket.refill_share(now, share);
                 bucket.report(&report, now);

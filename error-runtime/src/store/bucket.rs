@@ -209,13 +209,9 @@ impl Bucket {
         self.reported = true;
     }
 
-    /// How long until `take` units are there; zero when they are (or when the bucket
-    /// cannot say: no refill known). A take above the capacity waits for a full bucket.
-    pub(crate) fn need(&self, take: f64, now: u64) -> Duration {
-        self.need_share(take, now, 1.0)
-    }
-
-    /// [`need`](Self::need) at `share` (0 to 1) of the rate.
+    /// How long until `take` units are there at `share` (0 to 1) of the rate; zero when
+    /// they are (or when the bucket cannot say: no refill known). A take above the
+    /// capacity waits for a full bucket.
     pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
         let take = take.min(self.capacity);
         let rate = self.rate * share;
@@ -257,9 +253,40 @@ impl Bucket {
     }
 }
 
+/// Reserves `takes` (units per dimension) on `buckets` at `share` (0 to 1) of their
+/// refill, if the longest wait they need, or `before` (a pause, another limit) when longer,
+/// is at most `max_wait`: `Ok(wait)` with the units spent, `Err(needed)` with nothing spent.
+/// The one reservation of a store's step and of a pacer's own buckets.
+pub(crate) fn reserve(
+    buckets: &mut [Option<Bucket>; 4],
+    takes: &[f64; 4],
+    before: Duration,
+    max_wait: Duration,
+    now: u64,
+    share: f64,
+) -> Result<Duration, Duration> {
+    let mut need = before;
+    for (slot, &take) in buckets.iter_mut().zip(takes) {
+        if let Some(bucket) = slot
+            && take > 0.0
+        {
+            bucket.refill_share(now, share);
+            need = need.max(bucket.need_share(take, now, share));
+        }
+    }
+    if need > max_wait {
+        return Err(need);
+    }
+    for (slot, &take) in buckets.iter_mut().zip(takes) {
+        if let Some(bucket) = slot {
+            bucket.spend(take);
+        }
+    }
+    Ok(need)
+}
+
 /// Applies `step` to a key's buckets at `now`: what a store does atomically.
 pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64) -> PaceAnswer {
-    let mut need = Duration::ZERO;
     for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
         if slot.is_none()
             && let Some((capacity, rate)) = d.configured
@@ -277,24 +304,22 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
         if let Some(bucket) = slot {
             bucket.refill(now);
             bucket.spend(d.spent);
-            need = need.max(bucket.need(d.take, now));
         }
     }
+    let takes = step.dimensions.map(|d| d.take);
+    let wait = reserve(buckets, &takes, Duration::ZERO, step.max_wait, now, 1.0);
     let mut leased = [0.0; 4];
-    let wait = if need <= step.max_wait {
+    if wait == Ok(Duration::ZERO) {
         for ((slot, d), leased) in buckets.iter_mut().zip(&step.dimensions).zip(&mut leased) {
-            if let Some(bucket) = slot {
-                bucket.spend(d.take);
-                if need.is_zero() && d.lease.is_finite() && d.lease > 0.0 {
-                    *leased = d.lease.min(bucket.level.max(0.0));
-                    bucket.spend(*leased);
-                }
+            if let Some(bucket) = slot
+                && d.lease.is_finite()
+                && d.lease > 0.0
+            {
+                *leased = d.lease.min(bucket.level.max(0.0));
+                bucket.spend(*leased);
             }
         }
-        Ok(need)
-    } else {
-        Err(need)
-    };
+    }
     PaceAnswer {
         wait,
         buckets: buckets.map(|b| b.map(|b| b.view(now))),
@@ -323,9 +348,9 @@ mod tests {
         let mut b = Bucket::default();
         // 60 a minute, none left: one comes back every second.
         b.report(&report(60.0, 0.0, 1.0), 0);
-        assert_eq!(b.need(1.0, 0), Duration::from_secs(1));
+        assert_eq!(b.need_share(1.0, 0, 1.0), Duration::from_secs(1));
         b.spend(1.0);
-        assert_eq!(b.need(1.0, 0), Duration::from_secs(2));
+        assert_eq!(b.need_share(1.0, 0, 1.0), Duration::from_secs(2));
         b.refill(2 * S);
         assert!((b.level - 1.0).abs() < 1e-9);
     }
@@ -340,10 +365,10 @@ mod tests {
             hold: Duration::from_secs(30),
         };
         b.report(&window, 0);
-        let first = b.need(1.0, 0);
+        let first = b.need_share(1.0, 0, 1.0);
         assert_eq!(first, Duration::from_millis(30_600));
         b.spend(1.0);
-        assert_eq!(b.need(1.0, 0), Duration::from_millis(31_200));
+        assert_eq!(b.need_share(1.0, 0, 1.0), Duration::from_millis(31_200));
         b.refill(29 * S);
         assert!((b.level + 1.0).abs() < 1e-9, "no refill before the reset");
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 mod bucket;
 mod clock;
 
-pub(crate) use bucket::Bucket;
+pub(crate) use bucket::{Bucket, reserve};
 pub use bucket::{
     BucketReport, BucketView, Dimension, DimensionStep, MAX_HOLD, PaceAnswer, PaceStep,
 };
