@@ -9,7 +9,6 @@ use std::time::{Duration, SystemTime};
 use ::http::HeaderMap;
 
 use super::duration;
-use super::headers::parse_retry_after;
 use super::providers::LIMIT_FIELDS;
 use super::timestamp;
 
@@ -476,9 +475,8 @@ fn retry_after(text: &str, now: SystemTime) -> Value<Duration> {
     if let Some(seconds) = duration::decimal(text, duration::SECOND) {
         return ahead(Some(seconds));
     }
-    match parse_retry_after(text, now) {
-        Some(delay) => ahead(Some(delay)),
-        None if httpdate::parse_http_date(text).is_ok() => Value::Known(Duration::ZERO),
-        None => Value::Refused,
+    match httpdate::parse_http_date(text) {
+        Ok(at) => ahead(until(Some(at), now)),
+        Err(_) => Value::Refused,
     }
 }
