@@ -4,7 +4,6 @@
 //! others before they call. Run with `cargo run --example fleet --features redis,http`
 //! (it starts its own `redis-server` on loopback unless `REDIS_URL` is set).
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -15,6 +14,9 @@ use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, tokio_sleep};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+#[path = "support/own_redis.rs"]
+mod own_redis;
 
 /// The provider's counts: every request, and the 429s among them.
 #[derive(Default)]
@@ -95,45 +97,6 @@ async fn fleet(make: impl Fn() -> Arc<dyn Store>) -> std::io::Result<(u32, u32)>
     ))
 }
 
-/// A `redis-server` of the example's own on a free loopback port, killed on drop.
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn own_redis() -> Result<(OwnRedis, String), Box<dyn std::error::Error>> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("redis-server: {e} (install it: apt-get install -y redis-server)"))?;
-    let server = OwnRedis(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if started.elapsed() > Duration::from_secs(10) {
-            return Err("redis-server did not start within 10 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Ok((server, format!("redis://127.0.0.1:{port}")))
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (all, throttled) = fleet(|| Arc::new(LocalStore::new())).await?;
@@ -142,7 +105,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (_server, url) = match std::env::var("REDIS_URL") {
         Ok(url) => (None, url),
         Err(_) => {
-            let (server, url) = own_redis()?;
+            let (server, url) = own_redis::start()?;
             (Some(server), url)
         }
     };

@@ -2,12 +2,12 @@
 //! requests a second (a bucket of 40 that refills continuously) and says so on every
 //! answer with OpenAI's `x-ratelimit-*` headers; over its limit it answers 429.
 //!
-//! Without a pacer, the replicas meet the 429s. With one `Pacer` per replica reading those
-//! headers, fewer; with one pacer shared by the fleet (through Redis when `redis-server` is
-//! on `PATH`, else through one in-process `LocalStore`), nearly none, at nearly the whole
-//! limit. Run with `cargo run --example pace --features redis,http`.
+//! Without a pacer, nearly every call meets a 429. With one `Pacer` per replica reading
+//! those headers, fewer; with one pacer shared by the fleet (through Redis when
+//! `redis-server` is on `PATH`, else through one in-process `LocalStore`), only the calls
+//! sent before the first answers told the limit (a few percent of so short a run; none
+//! after). Run with `cargo run --example pace --features redis,http`.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,6 +16,9 @@ use agent_error::recover::{Cost, LocalStore, Pacer, Store};
 use agent_error::redis::RedisStore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+
+#[path = "support/own_redis.rs"]
+mod own_redis;
 
 /// The provider's limit: requests per second, and the bucket's size.
 const RATE: f64 = 40.0;
@@ -130,22 +133,14 @@ fn print(name: &str, (ok, throttled, elapsed): (u32, u32, Duration)) {
     );
 }
 
-/// A `redis-server` of the example's own on a free loopback port, killed on drop.
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A shared store: Redis (`REDIS_URL`, or an own `redis-server` when one is on `PATH`),
 /// else one `LocalStore`, as if the replicas were tasks of one process.
-async fn shared_store() -> (Arc<dyn Store>, &'static str, Option<OwnRedis>) {
+async fn shared_store() -> (Arc<dyn Store>, &'static str, Option<own_redis::OwnRedis>) {
     let own = match std::env::var("REDIS_URL") {
         Ok(url) => Some((None, url)),
-        Err(_) => own_redis().map(|(server, url)| (Some(server), url)),
+        Err(_) => own_redis::start()
+            .ok()
+            .map(|(server, url)| (Some(server), url)),
     };
     if let Some((server, url)) = own
         && let Ok(store) = RedisStore::builder(url.as_str())
@@ -160,29 +155,6 @@ async fn shared_store() -> (Arc<dyn Store>, &'static str, Option<OwnRedis>) {
         "a shared pacer (LocalStore)",
         None,
     )
-}
-
-fn own_redis() -> Option<(OwnRedis, String)> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .spawn()
-        .ok()?;
-    let server = OwnRedis(child);
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if started.elapsed() > Duration::from_secs(10) {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Some((server, format!("redis://127.0.0.1:{port}")))
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
