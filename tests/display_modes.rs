@@ -257,3 +257,91 @@ fn the_wire_form_carries_each_cause_once_in_both_modes() {
         assert_eq!(count(&wire, "Auth required"), 1, "{wire}");
     }
 }
+
+/// What `tracing`'s own formatter (`tracing_subscriber::fmt`) prints for an error recorded
+/// as a field, `tracing::error!(error = err)`: the error's Display, then
+/// `error.sources=[…]`, the Display of each link below it.
+fn traced(err: &(dyn StdError + 'static)) -> String {
+    formatted(|| tracing::error!(error = err))
+}
+
+/// The line `tracing_subscriber::fmt` writes for the events `emit` sends.
+fn formatted(emit: impl FnOnce()) -> String {
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl io::Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .without_time()
+        .with_level(false)
+        .with_target(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, emit);
+    let line = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    line.trim_end().to_string()
+}
+
+#[test]
+fn tracing_prints_each_cause_once_in_the_message_mode() {
+    let alone = ours::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    assert_eq!(
+        traced(&alone),
+        "error=Auth required error.sources=[authorization required, Bearer token expired]"
+    );
+    let behind_anyhow = Err::<(), _>(ours::ServiceError::AuthRequired(ours::AuthError {
+        source: reset(),
+    }))
+    .context("calling the tool")
+    .unwrap_err();
+    assert_eq!(
+        traced(behind_anyhow.as_ref()),
+        "error=calling the tool error.sources=[Auth required, authorization required, Bearer token expired]"
+    );
+    let nested = ours::ServiceError::Other(Box::new(ours::ServiceError::AuthRequired(
+        ours::AuthError { source: reset() },
+    )));
+    // A transparent variant is its field: the field's Display, then the field's sources.
+    assert_eq!(
+        traced(&nested),
+        "error=Auth required error.sources=[authorization required, Bearer token expired]"
+    );
+    for line in [
+        traced(&alone),
+        traced(behind_anyhow.as_ref()),
+        traced(&nested),
+    ] {
+        assert_eq!(count(&line, "Bearer token expired"), 1, "{line}");
+        assert_eq!(count(&line, "authorization required"), 1, "{line}");
+        assert_eq!(count(&line, "Auth required"), 1, "{line}");
+    }
+}
+
+#[test]
+fn in_the_card_mode_tracing_repeats_the_cause_and_the_chain_field_prints_it_once() {
+    let e = card::ServiceError::AuthRequired(ours::AuthError { source: reset() });
+    // The card's Display holds its cause, and `source()` returns it too.
+    assert_eq!(
+        traced(&e),
+        "error=rmcp [auth_required]: Auth required: authorization required error.sources=[authorization required, Bearer token expired]"
+    );
+    // The documented remedy: record this crate's chain as the field (or `trace::record`).
+    let line = formatted(|| tracing::error!(error = %display::chain(&e)));
+    assert_eq!(
+        line,
+        "error=rmcp [auth_required]: Auth required: rmcp [auth_required_error]: authorization required: Bearer token expired"
+    );
+    assert_eq!(count(&line, "authorization required"), 1, "{line}");
+}
