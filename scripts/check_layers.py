@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Checks that the runtime's core layer imports nothing above it.
+"""Checks two layers of the house.
 
-Every `crate::NAME` path in `error-runtime/src/core/` (code, not comments; `$crate` paths in
-macros name the crate a user's code sees, not an import) must name the core itself
-(`crate::core::…`) or an item the crate root re-exports from the core (`pub use
-crate::core::…`). The integrations need no such check: they are crates of their own, and the
-compiler holds them to the runtime's public API.
+1. The runtime's core imports nothing above it. Every `crate::NAME` path in
+   `error-runtime/src/core/` (code, not comments; `$crate` paths in macros name the crate a
+   user's code sees, not an import) must name the core itself (`crate::core::…`) or an item
+   the crate root re-exports from the core (`pub use crate::core::…`).
+2. Only generated code reaches into `__private`. The integrations, the facade, the tests,
+   examples and benches are held to the runtime's public API (`extend` is the part made for
+   integrations): a `__private` path in their code (not comments) is an error. The runtime's
+   own macros (`$crate::__private`) and the derive's output are what the module is for.
 
     python3 scripts/check_layers.py    # exit 1 and one line per offending path
 """
@@ -46,7 +49,26 @@ def main() -> int:
     for line in bad:
         print(line)
     print(f"core imports above it: {len(bad)}")
-    return 1 if bad else 0
+    private = private_uses()
+    for line in private:
+        print(line)
+    print(f"uses of __private outside generated code: {len(private)}")
+    return 1 if bad or private else 0
+
+
+def private_uses() -> list:
+    """Every `__private` path in code outside the runtime and the derive."""
+    root = SRC.parent.parent
+    found = []
+    for top in ["integrations", "src", "tests", "examples", "benches"]:
+        for path in sorted((root / top).rglob("*.rs")):
+            if "target" in path.parts:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                code = line.split("//")[0]
+                if "__private" in code:
+                    found.append(f"{path.relative_to(root)}:{n}: {code.strip()}")
+    return found
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ mod core;
 // Capabilities, built on the core.
 pub mod catalog;
 pub mod display;
+pub mod extend;
 #[cfg(feature = "http")]
 pub mod http;
 mod pace;

@@ -10,8 +10,6 @@ mod forward;
 mod macros;
 mod public;
 mod register;
-#[cfg(feature = "serde")]
-mod remote;
 
 pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
 pub use cause::{
@@ -33,11 +31,5 @@ pub use register::{
     register_classifier, register_type,
 };
 
-#[cfg(feature = "tokio")]
-pub use crate::tokio::{BoxSleep, Sleeper};
-#[cfg(feature = "serde")]
-pub use remote::{Remote, bounded_hints, remote_report};
-
-pub use crate::core::classify::UNCLASSIFIED_MESSAGE;
 pub use crate::core::dynamic::format_message;
 pub use inventory;

@@ -36,8 +36,8 @@ enum How<'a> {
 }
 
 /// What a classifier of a foreign type answers: a classification built for the link (what
-/// `classifier!` returns), or a built-in classifier's fixed answer, a `static`.
-#[doc(hidden)]
+/// `classifier!` returns), or a fixed answer kept in a `static`
+/// ([`extend::builtin_classifier!`](crate::extend::builtin_classifier)).
 #[derive(Debug)]
 pub enum Classification {
     /// Built for the link.
@@ -62,7 +62,6 @@ impl From<&'static FixedClassification> for Classification {
 /// op, code and public message known at compile time, and the policy and recovery that a
 /// dynamic [`Error`](crate::Error) made with that code would have. Kept in a `static`, so
 /// classifying a link with it allocates nothing.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct FixedClassification {
     op: &'static str,

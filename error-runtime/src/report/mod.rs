@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use lenient::{Lenient, Strings};
 
+use crate::core::summary::{ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES, one_line};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 mod lenient;
@@ -97,6 +98,10 @@ impl fmt::Debug for Report {
 
 /// The code of a [`Report`] captured from an error with no classification.
 pub const UNCLASSIFIED: &str = crate::core::codes::UNCLASSIFIED;
+
+/// The public message of an error that nothing classifies (code [`UNCLASSIFIED`]): its
+/// own text may carry a path, a host or SQL, so renderings that leave the process say this.
+pub use crate::core::classify::UNCLASSIFIED_MESSAGE;
 
 impl Report {
     /// The most links a captured report keeps: JSON readers bound nesting (serde_json at
@@ -317,26 +322,83 @@ fn valid_op(op: Option<String>) -> String {
         .unwrap_or_default()
 }
 
-#[doc(hidden)]
-/// A classification read back from another protocol's error (an MCP tool result, a gRPC
-/// status), before it becomes a [`Report`].
+/// A classification that another protocol carried (a gRPC status and its details, an MCP
+/// tool result), read by an integration, before it becomes a [`Report`] through
+/// [`Report::from_remote`]. Every field is the peer's word: untrusted until
+/// `from_remote` has checked it.
+///
+/// ```
+/// use agent_error::report::Remote;
+/// use agent_error::{AgentError, Report};
+///
+/// let mut remote = Remote {
+///     op: "tools.search".into(),
+///     code: "rate_limit".into(),
+///     message: "slow down\nplease".into(),
+///     rate_limited: true,
+///     ..Remote::default()
+/// };
+/// remote.set_hints("wait a minute\n\ntry a smaller query".lines());
+/// let report = Report::from_remote(remote);
+/// assert!(report.is_rate_limited());
+/// assert_eq!(report.message(), "slow down please");
+/// assert_eq!(report.hints().len(), 2);
+/// ```
+#[derive(Clone, Debug, Default)]
 pub struct Remote {
+    /// The operation, kept when it follows the grammar of ops, else `""`.
     pub op: String,
+    /// The code, kept when it follows the grammar of codes, else [`UNCLASSIFIED`].
     pub code: String,
+    /// The peer's message, folded onto one line and capped.
     pub message: String,
+    /// Whether the peer says trying again can help.
     pub retryable: bool,
+    /// Whether the peer says the call was rate-limited (which makes it retryable too).
     pub rate_limited: bool,
+    /// The wait the peer asks for. The retrier's own caps still bound it.
     pub retry_after: Option<Duration>,
     /// `None`: the code's default in the shared vocabulary, else `retry` or `abort`.
     pub recovery: Option<Recovery>,
+    /// The peer's hints, each folded onto one line and capped; at most as many as a report
+    /// keeps, then `…`.
     pub hints: Vec<String>,
 }
 
+impl Remote {
+    /// Sets [`hints`](Remote::hints) from `hints`, folded, capped, empty ones dropped, at
+    /// most as many as a report keeps then `…`. Reads no more of `hints` than it keeps, so
+    /// a peer's text of any size costs what is kept.
+    pub fn set_hints<'a>(&mut self, hints: impl IntoIterator<Item = &'a str>) {
+        self.hints = bounded_hints(hints);
+    }
+}
+
+/// Hints read from another service, folded, capped, at most [`MAX_HINTS`] then `…`; empty
+/// ones dropped. Reads no more of `hints` than it keeps.
+fn bounded_hints<'a>(hints: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    for hint in hints {
+        if out.len() == MAX_HINTS {
+            out.push(ELLIPSIS.to_owned());
+            break;
+        }
+        let hint = one_line(hint, MAX_HINT_BYTES);
+        let hint = hint.trim();
+        if !hint.is_empty() {
+            out.push(hint.to_owned());
+        }
+    }
+    out
+}
+
 impl Report {
-    /// A report read from an integration's own form (an MCP tool result, a gRPC status).
-    /// Checked like a report read from the wire: a code outside the grammar becomes
-    /// [`UNCLASSIFIED`], an op outside it `""`.
-    pub(crate) fn from_remote(r: Remote) -> Report {
+    /// The report of a classification another protocol carried, checked like a report
+    /// read from the wire: a code outside the grammar becomes [`UNCLASSIFIED`], an op
+    /// outside it `""`; the message and each hint are folded onto one line and capped as
+    /// every public rendering caps them, and at most as many hints are kept as a report
+    /// keeps, then `…`.
+    pub fn from_remote(r: Remote) -> Report {
         let retryable = r.retryable || r.rate_limited;
         let code = valid_code(r.code);
         let recovery = r
@@ -346,12 +408,12 @@ impl Report {
         Report::from_inner(Inner {
             op: valid_op(Some(r.op)),
             code,
-            message: r.message,
+            message: one_line(&r.message, MAX_SUMMARY_BYTES),
             retryable,
             rate_limited: r.rate_limited,
             retry_after: r.retry_after,
             recovery,
-            hints: r.hints,
+            hints: bounded_hints(r.hints.iter().map(String::as_str)),
             status: None,
             docs_url: None,
             cause: None,

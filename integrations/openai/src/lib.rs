@@ -97,8 +97,5 @@ fn classify(e: &OpenAIError) -> Option<agent_error_runtime::Error> {
     }
 }
 
-agent_error_runtime::__private::register_classifier!(
-    OpenAIError,
-    classify,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(OpenAIError, |e: &OpenAIError| classify(e)
+    .map(Into::into));

@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use ::reqwest::{Error as ReqwestError, Response};
 
-use agent_error_runtime::__private::{Classification, FixedClassification};
 use agent_error_runtime::codes::{INVALID_INPUT, PROVIDER_UNAVAILABLE, TIMEOUT};
+use agent_error_runtime::extend::{Classification, FixedClassification};
 use agent_error_runtime::http::StatusError;
 
 #[cfg(feature = "middleware")]
@@ -55,11 +55,7 @@ static NOT_CONNECTED: FixedClassification =
 static NOT_BUILT: FixedClassification =
     FixedClassification::new(OP, INVALID_INPUT, "the request could not be built");
 
-agent_error_runtime::__private::register_classifier!(
-    fixed ReqwestError,
-    classify,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(ReqwestError, classify);
 
 /// Lets a successful response through, and turns an error response (4xx, 5xx) into a
 /// classified [`StatusError`] with [`StatusError::from_reqwest`]: one `?` after `send()`.

@@ -16,7 +16,7 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use http_body_util::BodyExt;
 
-use agent_error_runtime::__private::Sleeper;
+use agent_error_runtime::extend::Sleeper;
 use agent_error_runtime::http::StatusError;
 use agent_error_runtime::retry::Retrier;
 #[cfg(doc)]
@@ -267,8 +267,7 @@ fn classify(e: &MiddlewareError) -> Option<agent_error_runtime::Error> {
     agent_error_runtime::classify(inner).map(|c| agent_error_runtime::Error::classification_of(&*c))
 }
 
-agent_error_runtime::__private::register_classifier!(
-    MiddlewareError,
-    classify,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(MiddlewareError, |e: &MiddlewareError| classify(
+    e
+)
+.map(Into::into));

@@ -40,7 +40,7 @@ use ::rmcp::ServiceError;
 use ::rmcp::handler::server::tool::IntoCallToolResult;
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData};
 
-use agent_error_runtime::__private::Remote;
+use agent_error_runtime::report::{Remote, UNCLASSIFIED_MESSAGE};
 use agent_error_runtime::tool::StructuredToolError;
 use agent_error_runtime::{AgentError, Recovery, Report, codes};
 
@@ -215,7 +215,7 @@ pub fn read_error(error: &ErrorData) -> Report {
         ErrorCode::RESOURCE_NOT_FOUND => (codes::NOT_FOUND, Recovery::Abort),
         _ => (codes::UNCLASSIFIED, Recovery::Abort),
     };
-    agent_error_runtime::__private::remote_report(Remote {
+    Report::from_remote(Remote {
         op: OP.to_owned(),
         code: code.to_owned(),
         message: error.message.to_string(),
@@ -229,7 +229,7 @@ pub fn read_error(error: &ErrorData) -> Report {
 
 fn from_structured(value: &serde_json::Value) -> Option<Report> {
     let s: StructuredToolError = serde_json::from_value(value.clone()).ok()?;
-    Some(agent_error_runtime::__private::remote_report(Remote {
+    Some(Report::from_remote(Remote {
         op: OP.to_owned(),
         code: s.code,
         message: s.summary,
@@ -265,15 +265,11 @@ fn from_text(text: &str) -> Report {
             hints: Vec::new(),
         },
     };
-    agent_error_runtime::__private::remote_report(remote)
+    Report::from_remote(remote)
 }
 
 fn unclassified() -> Report {
-    Report::new(
-        "",
-        codes::UNCLASSIFIED,
-        agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
-    )
+    Report::new("", codes::UNCLASSIFIED, UNCLASSIFIED_MESSAGE)
 }
 
 /// An `ErrorData` as a foreign link: classified as [`read_error`] reads it, but its public
@@ -299,7 +295,7 @@ fn fixed_message(code: ErrorCode) -> &'static str {
         ErrorCode::RESOURCE_NOT_FOUND => "resource not found",
         ErrorCode::INVALID_REQUEST => "invalid request",
         ErrorCode::PARSE_ERROR => "parse error",
-        _ => agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
+        _ => UNCLASSIFIED_MESSAGE,
     }
 }
 
@@ -310,14 +306,9 @@ fn classify_service_error(e: &ServiceError) -> Option<agent_error_runtime::Error
     }
 }
 
-agent_error_runtime::__private::register_classifier!(
-    ErrorData,
-    classify_error_data,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(ErrorData, |e: &ErrorData| classify_error_data(e)
+    .map(Into::into));
 
-agent_error_runtime::__private::register_classifier!(
-    ServiceError,
-    classify_service_error,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(ServiceError, |e: &ServiceError| {
+    classify_service_error(e).map(Into::into)
+});

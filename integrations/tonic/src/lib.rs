@@ -57,7 +57,7 @@ use ::tonic::{Code, Status};
 use prost::Message as _;
 use tonic_types::{ErrorDetails, StatusExt, pb};
 
-use agent_error_runtime::__private::Remote;
+use agent_error_runtime::report::{Remote, UNCLASSIFIED_MESSAGE};
 use agent_error_runtime::{AgentError, Report, codes};
 
 /// The op of a [`Report`] read from a status whose `ErrorInfo` names none.
@@ -91,10 +91,7 @@ pub fn to_status(err: &(dyn StdError + 'static)) -> Status {
 pub fn to_status_in(err: &(dyn StdError + 'static), domain: &str) -> Status {
     match agent_error_runtime::classify(err) {
         Some(e) => status_of(&*e, domain),
-        None => Status::new(
-            Code::Unknown,
-            agent_error_runtime::__private::UNCLASSIFIED_MESSAGE,
-        ),
+        None => Status::new(Code::Unknown, UNCLASSIFIED_MESSAGE),
     }
 }
 
@@ -175,7 +172,7 @@ pub fn read_status(status: &Status) -> Report {
     let mut remote = classify_code(status.code());
     remote.message = status.message().to_owned();
     read_details(status, &mut remote);
-    agent_error_runtime::__private::remote_report(remote)
+    Report::from_remote(remote)
 }
 
 /// The classification of a bare gRPC code, with its fixed description as the message.
@@ -271,7 +268,7 @@ fn read_details(status: &Status, remote: &mut Remote) {
     }
     remote.recovery = meta.get("recovery").and_then(|r| r.parse().ok());
     if let Some(hints) = meta.get("hints") {
-        remote.hints = agent_error_runtime::__private::bounded_hints(hints.lines());
+        remote.set_hints(hints.lines());
     }
 }
 
@@ -286,15 +283,12 @@ fn classify_status(status: &Status) -> Option<agent_error_runtime::Error> {
     read_details(status, &mut remote);
     remote.hints.clear();
     Some(agent_error_runtime::Error::classification_of(
-        &agent_error_runtime::__private::remote_report(remote),
+        &Report::from_remote(remote),
     ))
 }
 
-agent_error_runtime::__private::register_classifier!(
-    Status,
-    classify_status,
-    agent_error_runtime::__private::ClassifierOrigin::Builtin
-);
+agent_error_runtime::extend::builtin_classifier!(Status, |e: &Status| classify_status(e)
+    .map(Into::into));
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -22,7 +22,7 @@ mod pace;
 
 pub use pace::{PaceLayer, Paced};
 
-use agent_error_runtime::__private::{BoxSleep, Sleeper};
+use agent_error_runtime::extend::{BoxSleep, Sleeper};
 use agent_error_runtime::http::StatusError;
 use agent_error_runtime::markers;
 use agent_error_runtime::retry::{Retrier, RetryState};

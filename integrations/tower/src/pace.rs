@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use ::tower::{Layer, Service};
 
-use agent_error_runtime::__private::Sleeper;
+use agent_error_runtime::extend::Sleeper;
 use agent_error_runtime::recover::{Cost, Pacer};
 
 /// A tower [`Layer`] that paces an HTTP service's calls with a [`Pacer`] on one key: each

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Counts the public items of the runtime crate's root and of chosen modules, from rustdoc's
+JSON output (nightly), so that a change to the public surface is a number, not an impression.
+
+    cargo +nightly rustdoc -p agent-error-runtime --all-features -- \
+        -Z unstable-options --output-format json --document-hidden-items
+    python3 scripts/public_items.py target/doc/agent_error_runtime.json [module ...]
+
+For each module it prints the items a user can name there (re-exports included; items
+hidden from the docs counted apart), and the associated items (methods, constants) of the
+types defined or re-exported there.
+"""
+
+import json
+import sys
+
+
+def main() -> int:
+    path = sys.argv[1]
+    wanted = sys.argv[2:] or ["retry", "recover", "classify"]
+    doc = json.load(open(path))
+    index = doc["index"]
+    root = index[str(doc["root"])]
+
+    def target(item):
+        """The item a `use` names, when it is in this crate."""
+        inner = item["inner"]
+        if "use" in inner and inner["use"].get("id") is not None:
+            return index.get(str(inner["use"]["id"]))
+        return item
+
+    def hidden(item):
+        return any("hidden" in str(a) for a in item.get("attrs", []))
+
+    def members(module):
+        out = []
+        for child in module["inner"]["module"]["items"]:
+            item = index.get(str(child))
+            if item is None or item.get("visibility") != "public":
+                continue
+            if "use" in item["inner"] and item["inner"]["use"].get("is_glob"):
+                inner = target(item)
+                if inner is not None and "module" in inner["inner"]:
+                    out.extend(members(inner))
+                continue
+            out.append(item)
+        return out
+
+    def assoc(item):
+        inner = target(item) or item
+        kinds = inner["inner"]
+        count = 0
+        for kind in ("struct", "enum", "trait"):
+            if kind in kinds:
+                impls = kinds[kind].get("impls", [])
+                if kind == "trait":
+                    count += len(kinds[kind].get("items", []))
+                for i in impls:
+                    imp = index.get(str(i))
+                    if imp is None or imp["inner"]["impl"].get("trait") is not None:
+                        continue
+                    for m in imp["inner"]["impl"]["items"]:
+                        mi = index.get(str(m))
+                        if mi and mi.get("visibility") == "public" and not hidden(mi):
+                            count += 1
+                        elif mi and mi.get("visibility") == "public":
+                            count += 1000  # a hidden method on a public type
+        return count
+
+    def module_named(name):
+        for item in members(root):
+            inner = target(item)
+            if item.get("name") == name and inner is not None and "module" in inner["inner"]:
+                return inner
+        return None
+
+    rows = [("(crate root)", root)] + [(n, module_named(n)) for n in wanted]
+    for name, module in rows:
+        if module is None:
+            print(f"{name}: not found")
+            continue
+        items = members(module)
+        shown = [i for i in items if not hidden(i) and not hidden(target(i) or i)]
+        methods = sum(assoc(i) for i in shown)
+        hidden_methods, methods = divmod(methods, 1000)
+        print(
+            f"{name}: {len(shown)} items, {len(items) - len(shown)} hidden; "
+            f"{methods} public associated items, {hidden_methods} hidden"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
