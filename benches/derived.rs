@@ -26,7 +26,7 @@ const fn tuned(rate_limited: bool, attempts: u32, base_ms: u64, max_ms: u64) -> 
         Duration::from_millis(base_ms),
         Duration::from_millis(max_ms),
         2.0,
-        agent_error::Jitter::Full,
+        agent_error::retry::Jitter::Full,
         Duration::from_secs(60),
     )
 }

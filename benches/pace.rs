@@ -200,8 +200,8 @@ async fn redis_store(url: &str) -> Option<Arc<dyn Store>> {
         .connect()
         .await
         .ok()?;
-    let probe = agent_error::recover::PaceStep::default();
-    store.pace("pace-bench/probe", probe).await?;
+    let probe = agent_error::store::PaceStep::default();
+    agent_error::store::PaceStore::pace(&store, "pace-bench/probe", probe).await?;
     Some(Arc::new(store))
 }
 

@@ -146,7 +146,7 @@ impl<E> Pair<E> {
     /// One run of the retrier: two failures, then a success.
     fn retrier<M>(&self, retrier: &Retrier) -> Result<u32, E>
     where
-        E: agent_error::ErrorChain<M>,
+        E: agent_error::chain::ErrorChain<M>,
     {
         retrier
             .run_detailed_with_sleep(twice(self.fail), |d: Duration| {
@@ -185,7 +185,7 @@ fn against_backon<E, M>(
     name: &str,
     pair: &Pair<E>,
 ) where
-    E: agent_error::ErrorChain<M>,
+    E: agent_error::chain::ErrorChain<M>,
 {
     let retrier = Retrier::new().seed(1);
     group.bench_function(format!("{name}: Retrier"), |b| {

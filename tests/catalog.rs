@@ -85,7 +85,7 @@ fn the_derive_records_every_field_of_each_code() {
     assert_eq!(timeout.code, "llm.timeout");
     assert_eq!(timeout.message, "deadline exceeded after {tokens} tokens");
     assert_eq!(timeout.policy.max_attempts(), 4);
-    assert_eq!(timeout.policy.jitter(), agent_error::Jitter::Equal);
+    assert_eq!(timeout.policy.jitter(), agent_error::retry::Jitter::Equal);
     assert_eq!(timeout.since, Some("1.2"));
 
     let old = &codes[2];

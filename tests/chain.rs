@@ -9,7 +9,8 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::io;
 
-use agent_error::{AgentError, Recovery, RetryPolicy, find, has_code, is_retryable, links};
+use agent_error::chain::links;
+use agent_error::{AgentError, Recovery, RetryPolicy, find, has_code, is_retryable};
 use anyhow::Context as _;
 
 #[derive(Debug, AgentError)]

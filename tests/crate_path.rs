@@ -11,7 +11,8 @@ mod reexport {
 
 mod through_the_runtime {
     use super::*;
-    use agent_error_runtime::{AgentError, Jitter, Recovery};
+    use agent_error_runtime::retry::Jitter;
+    use agent_error_runtime::{AgentError, Recovery};
 
     #[derive(Debug, agent_error_derive::AgentError)]
     #[agent(crate = "agent_error_runtime", op = "rt.call", retry(jitter = "equal"))]

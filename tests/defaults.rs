@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use agent_error::{AgentError, Jitter, Recovery, RetryPolicy};
+use agent_error::retry::Jitter;
+use agent_error::{AgentError, Recovery, RetryPolicy};
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
 const SECS: fn(u64) -> Duration = Duration::from_secs;

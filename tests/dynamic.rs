@@ -6,7 +6,8 @@ use std::io;
 use std::time::Duration;
 
 use agent_error::codes::{self, is_valid_code, is_valid_op};
-use agent_error::{AgentError, Error, Jitter, Recovery, RetryPolicy, error};
+use agent_error::retry::Jitter;
+use agent_error::{AgentError, Error, Recovery, RetryPolicy, error};
 
 #[test]
 fn new_sets_op_code_and_message() {

@@ -6,8 +6,10 @@ use std::fmt;
 use std::sync::{Arc, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
+use agent_error::chain::MAX_LINKS;
+use agent_error::chain::links;
 use agent_error::retry::{Retrier, Stop};
-use agent_error::{AgentError, Error, MAX_LINKS, classify, display, find, has_code, links};
+use agent_error::{AgentError, Error, classify, display, find, has_code};
 
 /// Runs `f` on a thread with a 2 MiB stack (tokio's default), and fails the test if it
 /// does not finish within 30 s.

@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use agent_error::RetryPolicy;
+use agent_error::retry::Jitter;
 use agent_error::retry::RetryPolicyBuilder;
-use agent_error::{Jitter, RetryPolicy};
 use proptest::prelude::*;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
@@ -24,7 +25,7 @@ fn never_is_one_attempt_without_delay() {
 #[test]
 fn the_policy_lives_in_retry_and_at_the_root() {
     let p: agent_error::retry::RetryPolicy = agent_error::RetryPolicy::DEFAULT;
-    let j: agent_error::retry::Jitter = agent_error::Jitter::Full;
+    let j: agent_error::retry::Jitter = agent_error::retry::Jitter::Full;
     assert_eq!(p.jitter(), j);
 }
 

@@ -341,7 +341,7 @@ proptest! {
         retry in any::<u32>(),
         previous_ms in proptest::option::of(0u64..1_000_000),
     ) {
-        let jitter = [agent_error::Jitter::None, agent_error::Jitter::Full, agent_error::Jitter::Equal, agent_error::Jitter::Decorrelated][jitter];
+        let jitter = [agent_error::retry::Jitter::None, agent_error::retry::Jitter::Full, agent_error::retry::Jitter::Equal, agent_error::retry::Jitter::Decorrelated][jitter];
         let policy = RetryPolicy::builder()
             .base_delay(Duration::from_millis(base_ms))
             .max_delay(Duration::from_millis(base_ms + extra_ms))
@@ -352,7 +352,7 @@ proptest! {
         let rng = agent_error::retry::JitterSource::seeded(seed);
         let delay = agent_error::retry::jittered_delay(&policy, retry, previous_ms.map(Duration::from_millis), &rng);
         prop_assert!(delay <= policy.max_delay());
-        if jitter != agent_error::Jitter::Decorrelated {
+        if jitter != agent_error::retry::Jitter::Decorrelated {
             prop_assert!(delay <= policy.backoff(retry));
         }
     }

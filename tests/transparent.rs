@@ -5,7 +5,8 @@ use std::error::Error as _;
 use std::io;
 use std::time::Duration;
 
-use agent_error::{AgentError, Jitter, Recovery};
+use agent_error::retry::Jitter;
+use agent_error::{AgentError, Recovery};
 
 #[derive(Debug, AgentError)]
 #[agent(op = "http.send")]

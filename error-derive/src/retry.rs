@@ -322,7 +322,7 @@ impl Jitter {
             .find(|(_, j, _)| *j == self)
             .expect("every jitter is listed");
         let name = syn::Ident::new(name, Span::call_site());
-        quote!(#krate::Jitter::#name)
+        quote!(#krate::retry::Jitter::#name)
     }
 }
 
@@ -502,7 +502,8 @@ fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::{JITTERS, RECOVERIES};
-    use agent_error_runtime::{Jitter, Recovery};
+    use agent_error_runtime::Recovery;
+    use agent_error_runtime::retry::Jitter;
 
     /// The derive mirrors the runtime's vocabularies: the same names, and variants of the
     /// same name (the generated code names them).

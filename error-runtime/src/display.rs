@@ -216,7 +216,7 @@ impl fmt::Display for Chain<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let separator = if f.alternate() { "\ncaused by: " } else { ": " };
         let mut first = true;
-        let mut links = crate::links(self.err);
+        let mut links = crate::chain::links(self.err);
         while let Some(link) = links.next() {
             let classified = crate::core::classify::classify_link(link);
             // An io::Error that wraps another error displays as it, and that error is the

@@ -45,6 +45,7 @@ mod core;
 
 // Capabilities, built on the core.
 pub mod catalog;
+pub mod chain;
 pub mod display;
 pub mod extend;
 #[cfg(feature = "http")]
@@ -55,7 +56,7 @@ pub mod recover;
 pub mod report;
 pub mod retry;
 // The state that retry and recover keep, and where it lives: below both.
-mod store;
+pub mod store;
 #[cfg(feature = "stream")]
 pub mod stream;
 #[cfg(feature = "tokio")]
@@ -68,11 +69,11 @@ pub mod trace;
 pub mod __private;
 
 pub use crate::core::agent::AgentError;
-pub use crate::core::chain::{ErrorChain, Links, MAX_LINKS, find, links, markers};
+pub use crate::core::chain::find;
 pub use crate::core::classify::{Classified, classify, has_code, is_retryable};
 pub use crate::core::codes;
 pub use crate::core::dynamic::Error;
-pub use crate::core::policy::{Jitter, RetryPolicy};
+pub use crate::core::policy::RetryPolicy;
 pub use crate::core::recovery::{Recovery, UnknownRecovery};
 pub use crate::core::registry::register_classifier;
 #[cfg(feature = "serde")]

@@ -29,7 +29,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::{Jitter, RetryPolicy};
+use crate::RetryPolicy;
+use crate::retry::Jitter;
 
 mod golden;
 mod render;

@@ -17,7 +17,7 @@ use crate::AgentError;
 ///
 /// ```
 /// use std::error::Error;
-/// use agent_error::links;
+/// use agent_error::chain::links;
 ///
 /// let inner = agent_error::Error::new("db.query", "timeout", "took too long");
 /// let outer = std::io::Error::other(inner);

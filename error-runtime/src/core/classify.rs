@@ -192,7 +192,7 @@ impl fmt::Debug for Classified<'_> {
     }
 }
 
-/// Classifies `err`'s chain (see [`links`](crate::links)):
+/// Classifies `err`'s chain (see [`links`](crate::chain::links)):
 ///
 /// 1. a typed [`AgentError`] anywhere in the chain wins: the first one, as [`find`](crate::find)
 ///    gives it (derived types, the runtime's own, [`register!`](crate::register)ed ones);

@@ -122,7 +122,8 @@ impl RetryPolicy {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use agent_error::{Jitter, RetryPolicy};
+    /// use agent_error::RetryPolicy;
+    /// use agent_error::retry::Jitter;
     ///
     /// let p = RetryPolicy::builder()
     ///     .max_attempts(5)

@@ -134,7 +134,7 @@ pub const fn classify_status(status: u16) -> StatusClass {
 /// assert!(is_context_overflow(&e));
 /// ```
 pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
-    crate::links(err).any(|link| match crate::core::classify::classify_link(link) {
+    crate::chain::links(err).any(|link| match crate::core::classify::classify_link(link) {
         Some(classified) if classified.code() == codes::CONTEXT_OVERFLOW => true,
         // A response's code already says what its status and body say.
         Some(_) if link.is::<StatusError>() => false,

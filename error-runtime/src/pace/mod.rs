@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::store::{
-    Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceAnswer, PaceStep, Store,
+    Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceAnswer, PaceStep, PaceStore,
     SystemClock, nanos,
 };
 
@@ -152,7 +152,7 @@ pub struct Pacer {
 #[derive(Clone)]
 struct Config {
     clock: Arc<dyn Clock>,
-    store: Option<Arc<dyn Store>>,
+    store: Option<Arc<dyn PaceStore>>,
     max_wait: Duration,
     max_keys: usize,
     staleness: Duration,
@@ -262,9 +262,10 @@ impl Pacer {
     }
 
     /// Shares the budgets through `store`: every pacer on the same store paces the same
-    /// keys together (see the type's documentation).
+    /// keys together (see the type's documentation): its buckets, and the pauses a server
+    /// announced.
     #[must_use]
-    pub fn shared_in(mut self, store: Arc<dyn Store>) -> Self {
+    pub fn shared_in(mut self, store: Arc<dyn PaceStore>) -> Self {
         self.config().store = Some(store);
         self
     }
@@ -585,7 +586,7 @@ impl Pacer {
     /// call fits this replica's allowance, else by one step on the store.
     async fn reserve_shared(
         &self,
-        store: &dyn Store,
+        store: &dyn PaceStore,
         key: &str,
         cost: Cost,
         max_wait: Duration,

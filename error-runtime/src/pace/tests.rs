@@ -3,7 +3,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::AgentError;
-use crate::store::{LocalStore, ManualClock};
+use crate::store::LocalStore;
+use crate::store::clock::ManualClock;
 
 const KEY: &str = "openai/acct-1/gpt-4o";
 
@@ -157,7 +158,7 @@ fn at_most_max_keys_are_kept() {
 #[test]
 fn pacers_sharing_a_store_share_the_budget() {
     let clock = ManualClock::new();
-    let store: Arc<dyn Store> = Arc::new(LocalStore::with_clock(clock.clone()));
+    let store: Arc<dyn crate::store::Store> = Arc::new(LocalStore::with_clock(clock.clone()));
     let limit = Limit::requests(20, Duration::from_secs(60));
     let replicas: Vec<Pacer> = (0..3)
         .map(|_| {
@@ -187,7 +188,8 @@ fn pacers_sharing_a_store_share_the_budget() {
 fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
     #[derive(Debug)]
     struct Down;
-    impl Store for Down {
+    impl crate::store::WaitLimit for Down {}
+    impl crate::store::PauseStore for Down {
         fn pause<'a>(
             &'a self,
             _: &'a str,
@@ -202,46 +204,9 @@ fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
         ) -> crate::store::StoreFuture<'a, crate::store::Pause> {
             unreachable!("no pause is set in this test")
         }
-        fn circuit<'a>(
-            &'a self,
-            _: &'a str,
-        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
-            unreachable!()
-        }
-        fn record_failure<'a>(
-            &'a self,
-            _: &'a str,
-            _: crate::store::BreakerRule,
-        ) -> crate::store::StoreFuture<'a, crate::store::CircuitState> {
-            unreachable!()
-        }
-        fn record_success<'a>(&'a self, _: &'a str) -> crate::store::StoreFuture<'a, ()> {
-            unreachable!()
-        }
-        fn claim_trial<'a>(
-            &'a self,
-            _: &'a str,
-            _: Duration,
-        ) -> crate::store::StoreFuture<'a, Option<crate::store::TrialToken>> {
-            unreachable!()
-        }
-        fn finish_trial<'a>(
-            &'a self,
-            _: &'a str,
-            _: crate::store::TrialToken,
-            _: bool,
-            _: crate::store::BreakerRule,
-        ) -> crate::store::StoreFuture<'a, ()> {
-            unreachable!()
-        }
-        fn abandon_trial(&self, _: &str, _: crate::store::TrialToken) {}
-        fn spend<'a>(&'a self, _: &'a str, _: u32, _: u32) -> crate::store::StoreFuture<'a, bool> {
-            unreachable!()
-        }
-        fn refill<'a>(&'a self, _: &'a str, _: u32, _: u32) -> crate::store::StoreFuture<'a, ()> {
-            unreachable!()
-        }
     }
+    // Keeps no buckets: `pace` answers `None`, as a store that is down does.
+    impl crate::store::PaceStore for Down {}
     let clock = ManualClock::new();
     let pacer = Pacer::new()
         .with_clock(clock.clone())

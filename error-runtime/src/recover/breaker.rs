@@ -12,10 +12,12 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::catalog::{Catalog, CodeDoc};
+use crate::chain::ErrorChain;
 use crate::store::{
-    BreakerRule, CircuitState, Clock, Store, SystemClock, TrialToken, block_on, nanos, seconds_text,
+    BreakerRule, CircuitState, CircuitStore, Clock, SystemClock, TrialToken, block_on, nanos,
+    seconds_text,
 };
-use crate::{AgentError, ErrorChain, Recovery, RetryPolicy};
+use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The code of [`CircuitOpen`], as `tool::ToolError::ToolDisabled` has it.
 pub const TOOL_DISABLED: &str = "TOOL_DISABLED";
@@ -79,7 +81,7 @@ pub struct CircuitBreaker {
     /// How many keys the map holds, read without the lock: 0 lets every call through.
     tracked: AtomicUsize,
     /// A shared store, when the circuits live there instead of in `circuits`.
-    store: Option<Arc<dyn Store>>,
+    store: Option<Arc<dyn CircuitStore>>,
     trial_lease: Duration,
     /// Which errors count as the tool's failures; `None`: [`tool_is_failing`].
     counts: Option<Arc<Counts>>,
@@ -255,7 +257,7 @@ impl CircuitBreaker {
     /// use std::sync::Arc;
     /// use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, Store};
     ///
-    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn CircuitStore> = Arc::new(LocalStore::new());
     /// let a = CircuitBreaker::new().threshold(1).store(store.clone());
     /// let b = CircuitBreaker::new().threshold(1).store(store);
     /// let failed = a.call("search", || Err::<(), Box<dyn std::error::Error + Send + Sync>>("HTTP 500".into()));
@@ -265,7 +267,7 @@ impl CircuitBreaker {
     /// assert!(b.call("search", || Ok::<_, Box<dyn std::error::Error + Send + Sync>>(1)).is_err());
     /// ```
     #[must_use]
-    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+    pub fn store(mut self, store: Arc<dyn CircuitStore>) -> Self {
         self.store = Some(store);
         self
     }
@@ -327,7 +329,7 @@ impl CircuitBreaker {
     /// known), `Ok(Some(token))` as the fleet's one trial.
     async fn admit_shared(
         &self,
-        store: &dyn Store,
+        store: &dyn CircuitStore,
         key: &str,
     ) -> Result<(u32, Option<TrialToken>), CircuitOpen> {
         let open = |closes_in| CircuitOpen {
@@ -349,7 +351,7 @@ impl CircuitBreaker {
     /// Records a call's result in the shared store.
     async fn record_shared(
         &self,
-        store: &dyn Store,
+        store: &dyn CircuitStore,
         key: &str,
         failures: u32,
         trial: Option<TrialToken>,
@@ -695,7 +697,7 @@ impl CircuitBreaker {
 
 /// Gives a shared trial up when an async call is dropped before it reports.
 struct TrialGuard<'s> {
-    store: &'s dyn Store,
+    store: &'s dyn CircuitStore,
     key: &'s str,
     trial: Option<TrialToken>,
 }

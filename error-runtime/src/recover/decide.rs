@@ -5,8 +5,9 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::time::Duration;
 
+use crate::Recovery;
+use crate::chain::ErrorChain;
 use crate::retry::{Outcome, Stop};
-use crate::{ErrorChain, Recovery};
 
 /// What an agent loop should do after a failure, as [`decide`] answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

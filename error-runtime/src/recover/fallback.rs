@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::chain::ErrorChain;
 use crate::pace::{Cost, Pacer};
 use crate::retry::{HandBack, MakeAttempt, PaceOn, Retrier, Stop};
-use crate::store::{Clock, Store, SystemClock, block_on, nanos, seconds_text};
-use crate::{AgentError, ErrorChain, Recovery, RetryPolicy, codes};
+use crate::store::{Clock, PauseStore, SystemClock, block_on, nanos, seconds_text};
+use crate::{AgentError, Recovery, RetryPolicy, codes};
 
 /// A boxed error: the default error type of [`FallbackError`] and [`Failure`].
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
@@ -71,7 +72,7 @@ pub struct Fallback<C> {
     retrier: Retrier,
     clock: Arc<dyn Clock>,
     /// A shared store of cooldowns, keyed by the candidates' names.
-    store: Option<Arc<dyn Store>>,
+    store: Option<Arc<dyn PauseStore>>,
     /// This value's own place (0 to 1) in the jitter after a shared cooldown's deadline.
     jitter: f64,
     /// The pacer each candidate's calls acquire from, keyed by the candidate's name.
@@ -178,7 +179,7 @@ impl<C> Fallback<C> {
     /// use agent_error::recover::{Fallback, LocalStore, Store};
     /// use agent_error::{codes, Error};
     ///
-    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn PauseStore> = Arc::new(LocalStore::new());
     /// let replica_a = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store.clone());
     /// let replica_b = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store);
     /// let call = |model: &&'static str, _| match *model {
@@ -191,7 +192,7 @@ impl<C> Fallback<C> {
     /// assert_eq!((answer.value, answer.failures.len(), answer.skipped.as_slice()), ("claude-sonnet", 0, &[0][..]));
     /// ```
     #[must_use]
-    pub fn store(mut self, store: Arc<dyn Store>) -> Self {
+    pub fn store(mut self, store: Arc<dyn PauseStore>) -> Self {
         self.store = Some(store);
         self
     }
@@ -248,7 +249,7 @@ impl<C> Fallback<C> {
     }
 
     /// What the shared store says of each candidate: how long to keep skipping it.
-    async fn shared_cooldowns(&self, store: &dyn Store) -> Vec<Option<Duration>> {
+    async fn shared_cooldowns(&self, store: &dyn PauseStore) -> Vec<Option<Duration>> {
         let mut waits = Vec::with_capacity(self.candidates.len());
         for c in &self.candidates {
             let wait = store
@@ -262,7 +263,11 @@ impl<C> Fallback<C> {
     }
 
     /// Writes the cooldown a call just set into the shared store.
-    async fn share_cooldown(&self, store: &dyn Store, shared: Option<(usize, Duration, String)>) {
+    async fn share_cooldown(
+        &self,
+        store: &dyn PauseStore,
+        shared: Option<(usize, Duration, String)>,
+    ) {
         if let Some((index, cooldown, code)) = shared {
             store
                 .set_pause(&self.candidates[index].name, cooldown, &code)

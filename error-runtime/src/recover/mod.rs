@@ -28,11 +28,8 @@ mod decide;
 mod fallback;
 
 pub use crate::pace::{Cost, Limit, Pacer};
-pub use crate::store::{
-    BreakerRule, BucketReport, BucketView, CircuitState, Clock, Dimension, DimensionStep,
-    LocalStore, MAX_HOLD, ManualClock, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
-    SystemClock, TrialToken, block_on,
-};
+pub use crate::store::clock::{Clock, ManualClock, SystemClock};
+pub use crate::store::{CircuitState, Dimension, LocalStore, Store};
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};

@@ -108,7 +108,7 @@ impl Report {
     /// 128 levels), and a report must read back what it writes.
     pub const MAX_DEPTH: usize = 64;
 
-    /// Walks `err`'s chain (see [`links`](crate::links)) into a tree of its classified
+    /// Walks `err`'s chain (see [`links`](crate::chain::links)) into a tree of its classified
     /// links, each with its public message (`#[redact]` fields as `[redacted]`).
     ///
     /// The top of the tree is the chain's classification (see [`classify`](crate::classify));
@@ -128,7 +128,7 @@ impl Report {
                 crate::core::classify::UNCLASSIFIED_MESSAGE,
             );
         };
-        let mut below: Vec<crate::Classified<'_>> = crate::links(err)
+        let mut below: Vec<crate::Classified<'_>> = crate::chain::links(err)
             .skip_while(|link| !std::ptr::addr_eq(*link, top.link()))
             .skip(1)
             .filter_map(crate::core::classify::classify_link)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::store::{Store, block_on};
+use crate::store::{BudgetStore, block_on};
 
 /// A token bucket shared across retriers (clone the handle; every clone is the same bucket).
 ///
@@ -43,7 +43,7 @@ struct Bucket {
     timeout_cost: u32,
     success_refill: u32,
     /// A bucket kept in a shared store instead, under this key.
-    shared: Option<(Arc<dyn Store>, Box<str>)>,
+    shared: Option<(Arc<dyn BudgetStore>, Box<str>)>,
 }
 
 impl RetryBudget {
@@ -109,14 +109,14 @@ impl RetryBudget {
     /// use agent_error::recover::{LocalStore, Store};
     /// use agent_error::retry::RetryBudget;
     ///
-    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn BudgetStore> = Arc::new(LocalStore::new());
     /// let a = RetryBudget::with_capacity(10).shared_in(store.clone(), "fleet");
     /// let b = RetryBudget::with_capacity(10).shared_in(store, "fleet");
     /// assert!(a.try_spend(5) && b.try_spend(5));
     /// assert!(!a.try_spend(5)); // B spent the other half
     /// ```
     #[must_use]
-    pub fn shared_in(self, store: Arc<dyn Store>, key: &str) -> Self {
+    pub fn shared_in(self, store: Arc<dyn BudgetStore>, key: &str) -> Self {
         let b = &self.inner;
         RetryBudget {
             inner: Arc::new(Bucket {

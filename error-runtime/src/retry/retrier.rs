@@ -14,11 +14,12 @@ use super::budget::RetryBudget;
 use super::code::CodeSlot;
 use super::jitter::{self, JitterSource};
 use super::scope::{self, AttemptScope, Mark};
+use crate::AgentError;
+use crate::chain::ErrorChain;
 use crate::core::classify::{Answer, Classified, answer_as_before, classify_seeing};
 use crate::core::registry::Seen;
 use crate::pace::{Cost, Pacer};
-use crate::store::{Pause, Store, block_on, seconds_text};
-use crate::{AgentError, ErrorChain};
+use crate::store::{Pause, PauseStore, block_on, seconds_text};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
 /// the first retry) and the delay about to be waited.
@@ -146,7 +147,7 @@ pub struct Retrier {
     budget: Option<RetryBudget>,
     jitter: Arc<JitterSource>,
     /// Server-announced pauses shared through a store, under the caller's key.
-    pauses: Option<(std::sync::Arc<dyn Store>, std::sync::Arc<str>)>,
+    pauses: Option<(std::sync::Arc<dyn PauseStore>, std::sync::Arc<str>)>,
     /// The pacer every attempt acquires from first, its key and each attempt's cost.
     pacer: Option<(Pacer, Arc<str>, Cost)>,
     /// What recognised the outermost link of the last failure of the last run: a retrier
@@ -808,7 +809,7 @@ fn paused_error(wait: Duration, code: &str) -> crate::Error {
 
 /// Whether a link of `err`'s chain is classified with the code `code`.
 fn chain_has_code(err: &(dyn StdError + 'static), code: &str) -> bool {
-    crate::links(err)
+    crate::chain::links(err)
         .any(|link| crate::core::classify::classify_link(link).is_some_and(|c| c.code() == code))
 }
 
@@ -896,7 +897,7 @@ impl Retrier {
     /// use agent_error::recover::{LocalStore, Store};
     /// use agent_error::{http::StatusError, retry::Retrier};
     ///
-    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn PauseStore> = Arc::new(LocalStore::new());
     /// let a = Retrier::new().pauses(store.clone(), "openai/acct-1/gpt-4o");
     /// let b = Retrier::new().pauses(store, "openai/acct-1/gpt-4o");
     /// let mut slept = Vec::new();
@@ -912,7 +913,7 @@ impl Retrier {
     #[must_use]
     pub fn pauses(
         mut self,
-        store: std::sync::Arc<dyn Store>,
+        store: std::sync::Arc<dyn PauseStore>,
         key: impl Into<std::sync::Arc<str>>,
     ) -> Self {
         self.pauses = Some((store, key.into()));

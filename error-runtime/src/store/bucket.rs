@@ -1,7 +1,23 @@
 //! Pacing buckets: what a provider's limit looks like to a pacer (a capacity, a refill
-//! rate, what is left), and the one step a [`Store`](super::Store) applies to a key's buckets.
+//! rate, what is left), and the one step a [`PaceStore`] applies to a key's buckets.
 
 use std::time::Duration;
+
+use super::{PauseStore, StoreFuture};
+
+/// Where a [`Pacer`](crate::recover::Pacer) that shares its budgets keeps its buckets, and
+/// the pauses a server announced (so a pacing store is a [`PauseStore`] too).
+pub trait PaceStore: PauseStore {
+    /// Applies one pacing step to `key`'s buckets atomically (see [`PaceStep`]): what a
+    /// pacer that shares its budgets through this store sends when its local copy is stale
+    /// or short. `None` when the store does not keep budgets for pacers (the default), or
+    /// cannot reach its server: the pacer then paces alone, with its share of the limit it
+    /// last knew.
+    fn pace<'a>(&'a self, key: &'a str, step: PaceStep) -> StoreFuture<'a, Option<PaceAnswer>> {
+        let _ = (key, step);
+        Box::pin(std::future::ready(None))
+    }
+}
 
 /// One kind of limit a provider counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{CircuitBreaker, LocalStore, Store};
+use agent_error::recover::{CircuitBreaker, LocalStore};
 use agent_error::redis::RedisStore;
+use agent_error::store::PauseStore;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agent_error_runtime::recover::{BucketView, MAX_HOLD, PaceAnswer, PaceStep};
+use agent_error_runtime::store::{BucketView, MAX_HOLD, PaceAnswer, PaceStep};
 use redis::Value;
 
 use crate::scripts::PACE_ARGS_PER_DIMENSION;
@@ -135,7 +135,7 @@ fn integer(value: &Value) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent_error_runtime::recover::{BucketReport, DimensionStep};
+    use agent_error_runtime::store::{BucketReport, DimensionStep};
 
     fn text(s: &str) -> Value {
         Value::BulkString(s.as_bytes().to_vec())

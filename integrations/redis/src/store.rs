@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use agent_error_runtime::recover::{
-    BreakerRule, CircuitState, LocalStore, PaceAnswer, PaceStep, Pause, Store, StoreFuture,
-    TrialToken,
+use agent_error_runtime::recover::{CircuitState, LocalStore};
+use agent_error_runtime::store::{
+    BreakerRule, BudgetStore, CircuitStore, PaceAnswer, PaceStep, PaceStore, Pause, PauseStore,
+    StoreFuture, TrialToken, WaitLimit,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
@@ -658,7 +659,7 @@ impl Drop for ClaimInFlight {
     }
 }
 
-impl Store for RedisStore {
+impl PauseStore for RedisStore {
     fn pause<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Pause>> {
         let key = self.key("pause", name);
         if let Some(Copy::Pause {
@@ -714,7 +715,9 @@ impl Store for RedisStore {
             }
         })
     }
+}
 
+impl CircuitStore for RedisStore {
     fn circuit<'a>(&'a self, name: &'a str) -> StoreFuture<'a, CircuitState> {
         let key = self.key("circuit", name);
         if let Some(copy) = self.copy(&key) {
@@ -879,7 +882,9 @@ impl Store for RedisStore {
         // if this does not reach Redis.
         drop(remote);
     }
+}
 
+impl BudgetStore for RedisStore {
     fn spend<'a>(&'a self, name: &'a str, cost: u32, capacity: u32) -> StoreFuture<'a, bool> {
         let remote = self.remote::<(i64, i64)>(
             &scripts::SPEND,
@@ -914,12 +919,9 @@ impl Store for RedisStore {
             remote.await;
         })
     }
+}
 
-    /// One round trip (the pacing script) on the key of kind `pace`; see the type's
-    /// documentation. `None` when Redis is down, slower than the timeout, or the store's
-    /// breaker is open, whatever [`Unavailable`] says: the pacer keeps its own copy of the
-    /// budgets and paces alone with its share of them. `None` too (with a warning) when
-    /// the script fails on this key or answers what it never writes.
+impl PaceStore for RedisStore {
     fn pace<'a>(&'a self, name: &'a str, step: PaceStep) -> StoreFuture<'a, Option<PaceAnswer>> {
         let key = self.key("pace", name);
         let remote = self.remote::<redis::Value>(
@@ -941,7 +943,9 @@ impl Store for RedisStore {
             }
         })
     }
+}
 
+impl WaitLimit for RedisStore {
     fn wait_limit(&self) -> Duration {
         // The timeout, and a margin for the runtime to schedule the operation.
         self.inner.timeout + Duration::from_millis(20)

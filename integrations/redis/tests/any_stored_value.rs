@@ -8,12 +8,13 @@ mod support;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{
-    BreakerRule, BucketReport, CircuitBreaker, CircuitState, DimensionStep, LocalStore, MAX_HOLD,
-    ManualClock, PaceStep, Store, TrialToken,
-};
+use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, ManualClock};
 use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, RetryBudget};
+use agent_error::store::{
+    BreakerRule, BucketReport, BudgetStore, CircuitStore, DimensionStep, MAX_HOLD, PaceStep,
+    PaceStore, PauseStore, TrialToken,
+};
 use agent_error::{Error, codes};
 use proptest::prelude::*;
 use support::Server;

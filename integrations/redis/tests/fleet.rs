@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{BreakerRule, CircuitBreaker, CircuitState, Fallback, Store};
+use agent_error::recover::{CircuitBreaker, CircuitState, Fallback, Store};
 use agent_error::redis::{RedisStore, Unavailable};
 use agent_error::retry::Retrier;
+use agent_error::store::{BreakerRule, BudgetStore, CircuitStore, PauseStore};
 use agent_error::{Error, codes};
 use support::Server;
 

@@ -7,11 +7,9 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{
-    BucketReport, BucketView, Cost, Dimension, Limit, LocalStore, PaceAnswer, PaceStep, Pacer,
-    Store,
-};
+use agent_error::recover::{Cost, Dimension, Limit, LocalStore, Pacer};
 use agent_error::redis::RedisStore;
+use agent_error::store::{BucketReport, BucketView, PaceAnswer, PaceStep, PaceStore};
 use support::Server;
 
 const KEY: &str = "openai/acct-1/gpt-4o";

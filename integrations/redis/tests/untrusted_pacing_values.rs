@@ -7,8 +7,8 @@ mod support;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use agent_error::recover::{PaceAnswer, PaceStep, Store};
 use agent_error::redis::RedisStore;
+use agent_error::store::{PaceAnswer, PaceStep, PaceStore};
 use support::Server;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};

@@ -22,11 +22,12 @@ mod pace;
 
 pub use pace::{PaceLayer, Paced};
 
+use agent_error_runtime::AgentError;
+use agent_error_runtime::chain::ErrorChain;
+use agent_error_runtime::chain::markers;
 use agent_error_runtime::extend::{BoxSleep, Sleeper};
 use agent_error_runtime::http::StatusError;
-use agent_error_runtime::markers;
 use agent_error_runtime::retry::{Retrier, RetryState};
-use agent_error_runtime::{AgentError, ErrorChain};
 
 /// A tower [`Layer`] that retries a service's calls as each failure's classification says,
 /// with a [`Retrier`]'s caps, budget, jitter and `on_retry` hook.
@@ -126,7 +127,7 @@ impl<M, R> RetryLayer<M, R> {
     ///
     /// // A service that answers 0 when it is overloaded.
     /// // The error marker is inferred once the layer wraps a service; named here, it has none.
-    /// let layer = RetryLayer::<agent_error::markers::Typed>::new(Retrier::new())
+    /// let layer = RetryLayer::<agent_error::chain::markers::Typed>::new(Retrier::new())
     ///     .classify_responses(|n: &u32| {
     ///     (*n == 0).then(|| {
     ///         Box::new(Error::new("count", codes::PROVIDER_UNAVAILABLE, "overloaded"))
