@@ -257,7 +257,7 @@ impl CircuitBreaker {
     /// use std::sync::Arc;
     /// use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, Store};
     ///
-    /// let store: Arc<dyn CircuitStore> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     /// let a = CircuitBreaker::new().threshold(1).store(store.clone());
     /// let b = CircuitBreaker::new().threshold(1).store(store);
     /// let failed = a.call("search", || Err::<(), Box<dyn std::error::Error + Send + Sync>>("HTTP 500".into()));

@@ -179,7 +179,7 @@ impl<C> Fallback<C> {
     /// use agent_error::recover::{Fallback, LocalStore, Store};
     /// use agent_error::{codes, Error};
     ///
-    /// let store: Arc<dyn PauseStore> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     /// let replica_a = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store.clone());
     /// let replica_b = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store);
     /// let call = |model: &&'static str, _| match *model {

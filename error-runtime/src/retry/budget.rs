@@ -109,7 +109,7 @@ impl RetryBudget {
     /// use agent_error::recover::{LocalStore, Store};
     /// use agent_error::retry::RetryBudget;
     ///
-    /// let store: Arc<dyn BudgetStore> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     /// let a = RetryBudget::with_capacity(10).shared_in(store.clone(), "fleet");
     /// let b = RetryBudget::with_capacity(10).shared_in(store, "fleet");
     /// assert!(a.try_spend(5) && b.try_spend(5));

@@ -897,7 +897,7 @@ impl Retrier {
     /// use agent_error::recover::{LocalStore, Store};
     /// use agent_error::{http::StatusError, retry::Retrier};
     ///
-    /// let store: Arc<dyn PauseStore> = Arc::new(LocalStore::new());
+    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     /// let a = Retrier::new().pauses(store.clone(), "openai/acct-1/gpt-4o");
     /// let b = Retrier::new().pauses(store, "openai/acct-1/gpt-4o");
     /// let mut slept = Vec::new();
