@@ -97,7 +97,7 @@ fn a_rate_limited_candidate_moves_on_at_once_and_cools_down() {
     assert_eq!(answer.failures.len(), 1);
     let failure = &answer.failures[0];
     assert_eq!((failure.candidate, &*failure.name), (0, "primary"));
-    assert_eq!((failure.attempts, failure.stop), (1, Stop::FellBack));
+    assert_eq!((failure.attempts, failure.stop), (1, Stop::HandedBack));
     assert_eq!(failure.error.code(), codes::RATE_LIMIT);
     assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
     assert_eq!(models.fallback.cooling_for(1), None);
@@ -172,7 +172,7 @@ fn a_recovery_of_fallback_moves_on_even_when_not_retryable() {
         })
         .unwrap();
     assert_eq!(answer.candidate, 1);
-    assert_eq!(answer.failures[0].stop, Stop::FellBack);
+    assert_eq!(answer.failures[0].stop, Stop::HandedBack);
     assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
 }
 
@@ -373,7 +373,7 @@ async fn the_async_run_falls_back_and_cools_down_too() {
         .await
         .unwrap();
     assert_eq!(answer.value, "secondary");
-    assert_eq!(answer.failures[0].stop, Stop::FellBack);
+    assert_eq!(answer.failures[0].stop, Stop::HandedBack);
     assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
 }
 

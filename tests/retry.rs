@@ -350,7 +350,7 @@ proptest! {
             .build()
             .unwrap();
         let rng = agent_error::retry::JitterSource::seeded(seed);
-        let delay = agent_error::retry::jittered_delay(&policy, retry, previous_ms.map(Duration::from_millis), &rng);
+        let delay = policy.delay(retry, previous_ms.map(Duration::from_millis), &rng);
         prop_assert!(delay <= policy.max_delay());
         if jitter != agent_error::retry::Jitter::Decorrelated {
             prop_assert!(delay <= policy.backoff(retry));
@@ -410,7 +410,7 @@ fn the_retriers_default_cap_bounds_alternating_codes() {
         (outcome.stop, outcome.attempts),
         (Stop::AttemptsExhausted, 6)
     );
-    const { assert!(6 < Retrier::DEFAULT_MAX_ATTEMPTS) };
+    const { assert!(6 < Retrier::DEFAULT_ATTEMPT_CAP) };
     assert_eq!(slept.len(), 5);
 }
 

@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 
 use crate::core::chain::links;
-use crate::core::registry::{self, Seen};
+use crate::core::registry;
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The public message that renderings give an error nothing classifies (with the code
@@ -230,91 +230,12 @@ impl fmt::Debug for Classified<'_> {
 /// assert_eq!(classify(&typed).unwrap().code(), "budget_exhausted");
 /// ```
 pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>> {
-    classify_seeing(err, None)
-}
-
-/// For a caller that classifies chains of one shape again and again (the retrier: each
-/// attempt fails with the operation's error type), what [`classify`] answers for `err` when
-/// `seen`, what recognised the outermost link of the previous chain, recognises it too; the
-/// answer without a [`Classified`] around it: the error to decide with (a typed link, a
-/// built-in classifier's `static` answer, or a classifier's built answer), or that nothing
-/// classifies it. `None` when `seen` does not recognise `err`: the caller classifies it
-/// with [`classify_seeing`].
-/// - A typed outermost link costs one checked downcast: the registration that recognised a
-///   type recognises only that type (see [`registry::typed_seen`]).
-/// - A chain of one foreign link costs its group's classifiers: with no other link, no
-///   typed link can come before them, and the group is chosen by the link's type.
-#[inline]
-pub(crate) fn answer_as_before<'a>(
-    err: &'a (dyn StdError + 'static),
-    seen: Seen,
-) -> Option<Answer<'a>> {
-    match seen {
-        Seen::Typed(i) => registry::typed_again(i, err).map(Answer::Agent),
-        Seen::Foreign(g) => foreign_as_before(err, g),
-        Seen::Nothing => None,
-    }
-}
-
-/// [`answer_as_before`] for a lone foreign link whose classifiers were the group `g`.
-fn foreign_as_before<'a>(err: &'a (dyn StdError + 'static), g: usize) -> Option<Answer<'a>> {
-    // Alone first: a classifier's built answer for a longer chain would be thrown away.
-    if !is_alone(err) {
-        return None;
-    }
-    Some(match registry::foreign_again(g, err)? {
-        Some(Classification::Fixed(fixed)) => Answer::Agent(fixed),
-        Some(Classification::Built(e)) => Answer::Built(e.without_source()),
-        None => Answer::Unclassified,
-    })
-}
-
-/// [`answer_as_before`]'s answer.
-pub(crate) enum Answer<'a> {
-    /// The typed link, or a built-in classifier's fixed answer.
-    Agent(&'a (dyn AgentError + 'static)),
-    /// A classifier's answer, built for the link.
-    Built(crate::Error),
-    /// Nothing classifies the chain.
-    Unclassified,
-}
-
-/// [`classify`], noting in `seen`, when given, what recognised the outermost link, for
-/// [`answer_as_before`] (it is left as it was when nothing can be tried first). Inlined, so
-/// that [`classify`], which notes nothing, pays nothing for it.
-#[inline]
-pub(crate) fn classify_seeing<'a>(
-    err: &'a (dyn StdError + 'static),
-    seen: Option<&mut Seen>,
-) -> Option<Classified<'a>> {
-    for (i, link) in links(err).enumerate() {
-        if let Some((e, index)) = registry::typed_seen(link) {
-            if i == 0
-                && let Some(seen) = seen
-            {
-                *seen = Seen::Typed(index);
-            }
+    for link in links(err) {
+        if let Some(e) = registry::typed(link) {
             return Some(typed(link, e));
         }
     }
-    let mut rest = links(err);
-    let outermost = rest.next()?;
-    if let Some((answer, group)) = registry::foreign_seen(outermost) {
-        if let (Some(seen), Some(g)) = (seen, group)
-            && is_alone(err)
-        {
-            *seen = Seen::Foreign(g);
-        }
-        return Some(foreign(outermost, answer));
-    }
-    rest.find_map(classify_foreign)
-}
-
-/// Whether `err` is the only link of its chain.
-#[inline]
-fn is_alone(err: &(dyn StdError + 'static)) -> bool {
-    // What `links` would visit after `err`.
-    crate::core::chain::wrapped(err).is_none() && err.source().is_none()
+    links(err).find_map(classify_foreign)
 }
 
 /// A typed link's classification.

@@ -10,6 +10,7 @@ pub mod codes;
 pub(crate) mod dynamic;
 pub(crate) mod head;
 mod io;
+pub(crate) mod jitter;
 pub(crate) mod policy;
 pub(crate) mod recovery;
 pub(crate) mod registry;

@@ -3,6 +3,8 @@
 use core::fmt;
 use core::time::Duration;
 
+use crate::core::jitter::JitterSource;
+
 /// How a backoff delay is randomised, so that many clients do not retry in step.
 ///
 /// The retry loop applies it to [`RetryPolicy::backoff`]; the policy itself only
@@ -199,51 +201,14 @@ impl RetryPolicy {
     ///
     /// Defined for every `retry`: it saturates at [`max_delay`](Self::max_delay)
     /// and never overflows or panics. It is zero for [`RetryPolicy::NEVER`].
-    #[inline]
     pub fn backoff(&self, retry: u32) -> Duration {
-        if let Some(nanos) = self.backoff_nanos(retry) {
-            return Duration::from_nanos(nanos);
-        }
-        if retry == 0 || self.factor == 1.0 {
+        if retry == 0 || self.factor == 1.0 || self.base_delay >= self.max_delay {
             return self.base_delay.min(self.max_delay);
         }
-        // Whatever the factor (NaN included), the result is then clamped to the cap.
-        if self.base_delay >= self.max_delay {
-            return self.max_delay;
-        }
-        self.grown_by_powf(retry)
-    }
-
-    /// [`backoff`](Self::backoff) in whole nanoseconds, for the policies whose delays fit a
-    /// `u64` and that do not grow, or double (the default) below 2^53 ns (104 days), where
-    /// doubling in f64 is exact so that shifting gives what `powf` would; `None` otherwise.
-    /// The retrier's common case, without leaving `u64`.
-    #[inline]
-    pub(crate) fn backoff_nanos(&self, retry: u32) -> Option<u64> {
-        const EXACT: u64 = 1 << 53;
-        let (base, cap) = (nanos_u64(self.base_delay)?, nanos_u64(self.max_delay)?);
-        if base >= cap {
-            return Some(cap);
-        }
-        if retry == 0 || self.factor == 1.0 {
-            return Some(base);
-        }
-        if self.factor != 2.0 || cap >= EXACT {
-            return None;
-        }
-        // A product past the top of a `u64` is past the cap; 2^64 and beyond goes by `powf`.
-        Some(base.saturating_mul(1u64.checked_shl(retry)?).min(cap))
-    }
-
-    /// [`backoff`](Self::backoff) past its shortcuts, for any factor, in f64: `base_delay`
-    /// below `max_delay`, grown at least once. Out of line, so that doubling (the retrier's
-    /// common case) is a few instructions inline.
-    #[inline(never)]
-    fn grown_by_powf(&self, retry: u32) -> Duration {
         let base = nanos_f64(self.base_delay);
         let cap = nanos_f64(self.max_delay);
         let delay = base * self.factor.powf(f64::from(retry));
-        // Not below the cap covers NaN and infinity too.
+        // Not below the cap covers NaN and infinity too, whatever the factor.
         if delay.partial_cmp(&cap) != Some(core::cmp::Ordering::Less) {
             return self.max_delay;
         }
@@ -255,7 +220,39 @@ impl RetryPolicy {
             Duration::try_from_secs_f64(delay / 1e9).unwrap_or(self.max_delay)
         };
         // f64 keeps 53 bits: keep rounding from leaving [base, max].
-        exact.clamp(self.base_delay.min(self.max_delay), self.max_delay)
+        exact.clamp(self.base_delay, self.max_delay)
+    }
+
+    /// The jittered delay before retry number `retry` (0-based), as the retrier waits it:
+    /// [`backoff`](Self::backoff) spread by the policy's [`Jitter`] with random numbers from
+    /// `rng`; `previous` is the delay before the last retry, which decorrelated jitter grows
+    /// from. Never above [`max_delay`](Self::max_delay).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::RetryPolicy;
+    /// use agent_error::retry::JitterSource;
+    ///
+    /// let policy = agent_error::codes::default_policy("timeout"); // full jitter, base 200 ms
+    /// let delay = policy.delay(1, None, &JitterSource::seeded(7));
+    /// assert!(delay <= Duration::from_millis(400));
+    /// ```
+    pub fn delay(&self, retry: u32, previous: Option<Duration>, rng: &JitterSource) -> Duration {
+        let backoff = self.backoff(retry);
+        let delay = match self.jitter {
+            Jitter::None => backoff,
+            Jitter::Full => rng.between(Duration::ZERO, backoff),
+            Jitter::Equal => {
+                let half = backoff / 2;
+                rng.between(half, backoff)
+            }
+            Jitter::Decorrelated => {
+                let base = self.base_delay;
+                let high = previous.unwrap_or(base).saturating_mul(3);
+                rng.between(base, high.max(base))
+            }
+        };
+        delay.min(self.max_delay)
     }
 
     #[doc(hidden)]
@@ -284,22 +281,9 @@ impl RetryPolicy {
     }
 }
 
-/// `d` in nanoseconds if that fits a u64 (584 years), computed without 128-bit arithmetic.
-#[inline]
-pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
-    d.as_secs()
-        .checked_mul(1_000_000_000)?
-        .checked_add(u64::from(d.subsec_nanos()))
-}
-
-/// A duration in nanoseconds as the nearest `f64`: the same value as `as_nanos() as f64`,
-/// without the slow conversion from `u128` when the nanoseconds fit in a `u64` (584 years).
+/// A duration in nanoseconds as the nearest `f64`.
 fn nanos_f64(d: Duration) -> f64 {
-    let nanos = d.as_nanos();
-    match u64::try_from(nanos) {
-        Ok(n) => n as f64,
-        Err(_) => nanos as f64,
-    }
+    d.as_nanos() as f64
 }
 
 impl Default for RetryPolicy {
@@ -405,39 +389,6 @@ mod tests {
     use super::RetryPolicy;
     use std::time::Duration;
 
-    /// Doubling by shifts gives exactly what `powf` gives, at and around the cap.
-    #[test]
-    fn doubling_by_shifts_is_the_float_path_exactly() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for _ in 0..20_000 {
-            let base = Duration::from_nanos(1 + next() % (1 << (next() % 50)));
-            let max = base + Duration::from_nanos(next() % (1 << (next() % 52)));
-            if base >= max {
-                continue;
-            }
-            let p = RetryPolicy::builder()
-                .base_delay(base)
-                .max_delay(max)
-                .build()
-                .unwrap();
-            for retry in [1, 2, 3, 5, 10, 20, 40, 63, 64, 100] {
-                let shifted = p.backoff_nanos(retry).map(Duration::from_nanos);
-                if retry < 64 && max < Duration::from_nanos(1 << 53) {
-                    assert!(shifted.is_some(), "{p:?} {retry}");
-                }
-                if let Some(shifted) = shifted {
-                    assert_eq!(shifted, p.grown_by_powf(retry), "{p:?} {retry}");
-                }
-            }
-        }
-    }
-
     /// What `backoff` is defined to be: the base capped, then `base * factor^retry` capped.
     fn backoff_by_definition(p: &RetryPolicy, retry: u32) -> Duration {
         if retry == 0 || p.factor() == 1.0 {
@@ -445,7 +396,10 @@ mod tests {
         } else if p.base_delay() >= p.max_delay() {
             p.max_delay()
         } else {
-            p.grown_by_powf(retry)
+            let grown = p.base_delay().as_secs_f64() * p.factor().powf(f64::from(retry));
+            Duration::try_from_secs_f64(grown)
+                .map_or(p.max_delay(), |d| d.min(p.max_delay()))
+                .max(p.base_delay())
         }
     }
 
@@ -479,8 +433,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `backoff`, in nanoseconds where it can be, is what it is defined to be; and the
-        /// nanosecond path answers for the default policy's shape.
+        /// `backoff` is what it is defined to be, within f64's rounding, and within
+        /// `[base, max]`.
         #[test]
         fn the_backoff_in_nanoseconds_is_the_backoff(
             base_ns in 0u64..(1 << 56),
@@ -496,14 +450,12 @@ mod tests {
             else {
                 return Ok(());
             };
-            proptest::prop_assert_eq!(p.backoff(retry), backoff_by_definition(&p, retry));
-            match p.backoff_nanos(retry) {
-                Some(nanos) => proptest::prop_assert_eq!(Duration::from_nanos(nanos), backoff_by_definition(&p, retry)),
-                None => proptest::prop_assert!(factor != 1.0 && retry > 0 && base_ns < max_ns),
-            }
-            if max_ns < (1 << 53) && (factor == 1.0 || factor == 2.0 && retry < 64) {
-                proptest::prop_assert!(p.backoff_nanos(retry).is_some());
-            }
+            let (got, defined) = (p.backoff(retry), backoff_by_definition(&p, retry));
+            // Seconds and nanoseconds in f64 round differently: a nanosecond apart at most
+            // per 2^53.
+            let slack = Duration::from_nanos(1 + (defined.as_nanos() >> 52) as u64);
+            proptest::prop_assert!(got.abs_diff(defined) <= slack, "{got:?} {defined:?}");
+            proptest::prop_assert!(got <= p.max_delay() && got >= p.base_delay().min(p.max_delay()));
         }
     }
 }

@@ -128,7 +128,7 @@ pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
 /// - the retrier gave up on a retryable error (attempts exhausted, budget empty, deadline,
 ///   a wait too long, an inner retrier's give-up): retrying again would only add load, so
 ///   recovery `retry` becomes [`Decision::Fallback`]; other recoveries map as in [`decide`];
-/// - the error asked for another candidate ([`Stop::FellBack`]): [`Decision::Fallback`];
+/// - the error asked for another candidate ([`Stop::HandedBack`]): [`Decision::Fallback`];
 /// - otherwise (a permanent or unclassified error): [`decide`] with the run's attempts.
 ///
 /// ```
@@ -149,7 +149,7 @@ pub fn decide(err: &(dyn StdError + 'static), attempt: u32) -> Decision {
 pub fn decide_after<T, E: ErrorChain<M>, M>(outcome: &Outcome<T, E>) -> Option<Decision> {
     let err = outcome.result.as_ref().err()?.error_chain();
     Some(match outcome.stop {
-        Stop::FellBack => Decision::Fallback,
+        Stop::HandedBack => Decision::Fallback,
         stop if stop.gave_up() => decide(err, u32::MAX),
         _ => decide(err, outcome.attempts),
     })

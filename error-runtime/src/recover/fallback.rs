@@ -27,7 +27,7 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 ///   cooldown (60 s by default, or the server's `retry_after` when longer, up to
 ///   [`MAX_SERVER_COOLDOWN`](Fallback::MAX_SERVER_COOLDOWN), an hour) and moves on to
 ///   the next candidate. While another healthy candidate follows, such an error is not
-///   retried on this one ([`Stop::FellBack`]); the last healthy candidate is retried as its
+///   retried on this one ([`Stop::HandedBack`]); the last healthy candidate is retried as its
 ///   policy says;
 /// - a permanent error (unclassified, or not retryable) stops: the next candidate would be
 ///   given the same bad request;

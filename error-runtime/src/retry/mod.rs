@@ -36,17 +36,18 @@
 //! ```
 
 mod budget;
-mod code;
-mod jitter;
 mod retrier;
 mod scope;
+mod state;
 #[cfg(feature = "stream")]
 pub(crate) mod stream;
 
+pub use crate::core::jitter::JitterSource;
 pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBuilder};
 #[cfg(feature = "tokio")]
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
-pub use jitter::{JitterSource, delay as jittered_delay};
-pub(crate) use retrier::{HandBack, MakeAttempt, PaceOn};
-pub use retrier::{Outcome, Retrier, RetryState, Stop};
+pub use retrier::Retrier;
+pub(crate) use retrier::{MakeAttempt, PaceOn};
+pub(crate) use state::HandBack;
+pub use state::{Outcome, RetryState, Stop};

@@ -1,25 +1,21 @@
 //! `Retrier`: runs an operation again while its error's own policy says to, within the caps
-//! the caller sets. One decision function serves the blocking and the async loop.
+//! the caller sets: its settings, the waits before an attempt, and its two loops, blocking
+//! and async, of one shape around a [`RetryState`](super::RetryState).
 
-use std::borrow::Borrow;
-use std::error::Error as StdError;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
-use super::code::CodeSlot;
-use super::jitter::{self, JitterSource};
-use super::scope::{self, AttemptScope, Mark};
+use super::scope::{AttemptScope, Mark, code_mark};
+use super::state::{HandBack, Outcome, RetryState, Stop, Tally, paused_error};
 use crate::AgentError;
 use crate::chain::ErrorChain;
-use crate::core::classify::{Answer, Classified, answer_as_before, classify_seeing};
-use crate::core::registry::Seen;
+use crate::core::jitter::JitterSource;
 use crate::pace::{Cost, Pacer};
-use crate::store::{Pause, PauseStore, block_on, seconds_text};
+use crate::store::{Pause, PauseStore, block_on};
 
 /// The hook called before each retry: the classified error, the retry number (1 for
 /// the first retry) and the delay about to be waited.
@@ -40,7 +36,7 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 ///   row (the first 503 after a 429 waits `backoff(0)`), never above its `max_delay`;
 /// - a policy's `max_attempts` counts the attempts that failed with that same code in a
 ///   row (a 429 then two 503s is one `rate_limit` and two `provider_unavailable`), and the
-///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_MAX_ATTEMPTS`] unless set);
+///   retrier's own cap counts every attempt ([`Retrier::DEFAULT_ATTEMPT_CAP`] unless set);
 ///   and since a server chooses the codes of its answers, a run's failures in all stay
 ///   below twice the largest `max_attempts` of their policies (6 attempts with the default
 ///   policies, however the codes alternate);
@@ -48,11 +44,6 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// - with a shared [`RetryBudget`], a retry the budget cannot pay for is not made;
 /// - an error that a retrier nested in the same call path already gave up on is not retried
 ///   again ([`Stop::AlreadyRetried`], see below).
-///
-/// An operation fails with one error type, attempt after attempt and run after run: the
-/// retrier remembers what recognised its last failure (that type's registration, or the
-/// classifiers of a lone foreign link's type) and tries it first, with the answer `classify`
-/// would give. Keep a retrier rather than make one per call.
 ///
 /// # Nested retriers do not multiply
 ///
@@ -140,40 +131,16 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// ```
 #[derive(Clone)]
 pub struct Retrier {
-    max_attempts: u32,
-    max_elapsed: Option<Duration>,
-    max_wait: Duration,
-    on_retry: Option<Arc<OnRetry>>,
-    budget: Option<RetryBudget>,
-    jitter: Arc<JitterSource>,
+    pub(super) max_attempts: u32,
+    pub(super) max_elapsed: Option<Duration>,
+    pub(super) max_wait: Duration,
+    pub(super) on_retry: Option<Arc<OnRetry>>,
+    pub(super) budget: Option<RetryBudget>,
+    pub(super) jitter: Arc<JitterSource>,
     /// Server-announced pauses shared through a store, under the caller's key.
-    pauses: Option<(std::sync::Arc<dyn PauseStore>, std::sync::Arc<str>)>,
+    pub(super) pauses: Option<(std::sync::Arc<dyn PauseStore>, std::sync::Arc<str>)>,
     /// The pacer every attempt acquires from first, its key and each attempt's cost.
     pacer: Option<(Pacer, Arc<str>, Cost)>,
-    /// What recognised the outermost link of the last failure of the last run: a retrier
-    /// kept for one operation meets its error type run after run.
-    seen: LastSeen,
-}
-
-/// A [`Seen`] shared by the runs of one retrier (and copied by a clone), read at a run's
-/// start and written when it changes. Any value read is safe: a stale one only costs a
-/// missed first try.
-struct LastSeen(AtomicUsize);
-
-impl LastSeen {
-    fn get(&self) -> Seen {
-        Seen::from_bits(self.0.load(Ordering::Relaxed))
-    }
-
-    fn set(&self, seen: Seen) {
-        self.0.store(seen.to_bits(), Ordering::Relaxed);
-    }
-}
-
-impl Clone for LastSeen {
-    fn clone(&self) -> Self {
-        LastSeen(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
-    }
 }
 
 impl fmt::Debug for Retrier {
@@ -194,635 +161,16 @@ impl Default for Retrier {
     }
 }
 
-/// How a [`Retrier`] run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Stop {
-    /// The operation succeeded.
-    Succeeded,
-    /// The error is not retryable, or not classified at all.
-    Permanent,
-    /// The attempts allowed by the policy or the retrier were used up.
-    AttemptsExhausted,
-    /// The shared [`RetryBudget`] could not pay for another retry.
-    BudgetEmpty,
-    /// Another retry would end after the retrier's `max_elapsed`.
-    Deadline,
-    /// The server asked to wait longer than `max_wait`.
-    WaitTooLong,
-    /// A retrier nested in this attempt's call path already retried this error and gave
-    /// up on it: retrying it here too would multiply the attempts (see [`Retrier`]).
-    AlreadyRetried,
-    /// The error asks for another candidate (rate-limited, or recovery `fallback`) and the
-    /// caller has one to move to: `recover::Fallback` moves on
-    /// instead of retrying.
-    FellBack,
-    /// A pause shared through the store ([`Retrier::pauses`]) lasts longer than this run
-    /// may wait (its `max_wait`, or past its `max_elapsed`): no further attempt was made,
-    /// and the error is a `rate_limit` one whose `retry_after` is the wait left (see
-    /// [`Retrier::pauses`]).
-    Paused,
-}
-
-impl Stop {
-    /// A short lowercase name (`"succeeded"`, `"budget_empty"`, …), for logs and metrics.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Stop::Succeeded => "succeeded",
-            Stop::Permanent => "permanent",
-            Stop::AttemptsExhausted => "attempts_exhausted",
-            Stop::BudgetEmpty => "budget_empty",
-            Stop::Deadline => "deadline",
-            Stop::WaitTooLong => "wait_too_long",
-            Stop::AlreadyRetried => "already_retried",
-            Stop::FellBack => "fell_back",
-            Stop::Paused => "paused",
-        }
-    }
-
-    /// Whether the run gave up on an error that its policy called retryable: attempts
-    /// exhausted, budget empty, deadline, a wait too long, a shared pause too long, or an
-    /// inner retrier's give-up.
-    pub const fn gave_up(self) -> bool {
-        match self {
-            Stop::AttemptsExhausted
-            | Stop::BudgetEmpty
-            | Stop::Deadline
-            | Stop::WaitTooLong
-            | Stop::AlreadyRetried
-            | Stop::Paused => true,
-            Stop::Succeeded | Stop::Permanent | Stop::FellBack => false,
-        }
-    }
-}
-
-impl fmt::Display for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-/// The result of a run, with how it ended.
-#[derive(Debug)]
-#[must_use]
-pub struct Outcome<T, E> {
-    /// What the last attempt returned.
-    pub result: Result<T, E>,
-    /// Attempts made in all, the first one included.
-    pub attempts: u32,
-    /// How the run ended.
-    pub stop: Stop,
-    /// The delays waited in all.
-    pub waited: Duration,
-}
-
-impl<T, E> Outcome<T, E> {
-    /// The result alone.
-    pub fn into_result(self) -> Result<T, E> {
-        self.result
-    }
-}
-
-/// Whether a classified failure goes back to the caller at once, unretried ([`Stop::FellBack`]).
-pub(crate) type HandBack<'h> = &'h (dyn Fn(&dyn AgentError) -> bool + Sync);
-
-/// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
-/// as an HTTP middleware, and for the retrier's own loops. The decision after a failure is
-/// the one [`Retrier`]'s documentation describes (the same function makes it), with the
-/// same caps, budget, jitter and `on_retry` hook.
-///
-/// `R` is how the state holds its retrier: `&Retrier` ([`Retrier::start`]) or an
-/// `Arc<Retrier>` for a state that must own it (a future handed to a runtime).
-///
-/// ```
-/// use std::time::Duration;
-/// use agent_error::{http::StatusError, retry::{Retrier, Stop}};
-///
-/// let retrier = Retrier::new().seed(1);
-/// let mut run = retrier.start();
-/// assert_eq!(run.attempt(), 1);
-/// // The first response was a 429 asking for 2 seconds: wait them, then make attempt 2.
-/// let throttled = StatusError::new(429).with_retry_after(Duration::from_secs(2));
-/// assert_eq!(run.next_delay(&throttled), Ok(Duration::from_secs(2)));
-/// assert_eq!(run.attempt(), 2);
-/// // A 400 is not retried.
-/// assert_eq!(run.next_delay(&StatusError::new(400)), Err(Stop::Permanent));
-/// ```
-pub struct RetryState<R: Borrow<Retrier>> {
-    retrier: R,
-    tally: Tally,
-    /// What recognised the last failure's outermost link, tried first on the next (an
-    /// operation fails with one error type, attempt after attempt).
-    seen: Seen,
-}
-
-/// What a run has counted so far: read and updated by each decision.
-#[derive(Debug)]
-struct Tally {
-    /// The attempt being made, 1 for the first.
-    attempt: u32,
-    /// When the run started; read only when there is a `max_elapsed` to enforce.
-    started: Option<Instant>,
-    waited: Duration,
-    previous: Option<Duration>,
-    spent: u32,
-    /// The last retryable failure's code (what a give-up marks), and how many failures in
-    /// a row had it.
-    code: CodeSlot,
-    streak: u32,
-    /// With shared pauses: the delay the server asked for after the last failure, and its code.
-    announced: Option<(Duration, String)>,
-    /// Retryable failures in all, whatever their codes.
-    failures: u32,
-    /// The largest `max_attempts` of the policies of the run's failures.
-    most_attempts: u32,
-    /// The delays the server asked for (`retry_after`) and that were waited, in all.
-    asked: Duration,
-    /// The `max_wait` that the last server delay of this run was held to: a shared pause
-    /// is held to it too (to the `rate_limit` policy's and the retrier's before any).
-    pause_cap: Option<Duration>,
-}
-
-impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RetryState")
-            .field("attempt", &self.tally.attempt)
-            .field("waited", &self.tally.waited)
-            .field("spent", &self.tally.spent)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Binds `$failure` to the classification of `$err` in the run `$run`, or returns
-/// `Err(Stop::Permanent)` when nothing classifies it. What recognised the last failure is
-/// tried first (the operation fails with one error type): a failure so recognised is a
-/// reference, or a classifier's answer kept in the caller's frame, with no `Classified` to
-/// build and move. A macro, so that the answer can live in that frame.
-macro_rules! let_failure {
-    ($run:ident, $err:expr => $failure:ident) => {
-        let (built, classified);
-        let $failure: &dyn AgentError = match answer_as_before($err, $run.seen) {
-            Some(Answer::Agent(failure)) => failure,
-            Some(Answer::Built(failure)) => {
-                built = failure;
-                &built
-            }
-            Some(Answer::Unclassified) => return Err(Stop::Permanent),
-            None => match $run.classify_afresh($err) {
-                Some(failure) => {
-                    classified = failure;
-                    &*classified
-                }
-                None => return Err(Stop::Permanent),
-            },
-        };
-    };
-}
-
-impl<R: Borrow<Retrier>> RetryState<R> {
-    /// A run of `retrier` that has not made its first attempt yet; the clock of
-    /// `max_elapsed` starts now.
-    #[inline]
-    pub fn new(retrier: R) -> Self {
-        let started = retrier.borrow().max_elapsed.map(|_| Instant::now());
-        Self::started_at(retrier, started)
-    }
-
-    /// A run whose `max_elapsed` clock started at `started` (none without a `max_elapsed`).
-    fn started_at(retrier: R, started: Option<Instant>) -> Self {
-        let seen = retrier.borrow().seen.get();
-        RetryState {
-            retrier,
-            tally: Tally {
-                attempt: 1,
-                started,
-                waited: Duration::ZERO,
-                previous: None,
-                spent: 0,
-                code: CodeSlot::new(),
-                streak: 0,
-                failures: 0,
-                most_attempts: 0,
-                asked: Duration::ZERO,
-                announced: None,
-                pause_cap: None,
-            },
-            seen,
-        }
-    }
-
-    /// The retrier deciding.
-    pub fn retrier(&self) -> &R {
-        &self.retrier
-    }
-
-    /// The attempt being made (or just made): 1 for the first.
-    pub fn attempt(&self) -> u32 {
-        self.tally.attempt
-    }
-
-    /// The delays decided so far, in all.
-    pub fn waited(&self) -> Duration {
-        self.tally.waited
-    }
-
-    /// Waits to be done before the attempt about to be made, for a loop of the caller's
-    /// own: the shared pause in force ([`Retrier::pauses`]) and the pacer's turn
-    /// ([`Retrier::pacer`]), as the retrier's own loops wait them. `Ok(wait)`: sleep
-    /// `wait`, then make the attempt (the wait counts in [`waited`](Self::waited));
-    /// `Err(error)`: it would wait longer than the run may, end it with this `rate_limit`
-    /// error (whose `retry_after` is the wait needed).
-    pub async fn before_attempt(&mut self) -> Result<Duration, crate::Error> {
-        let retrier: &Retrier = self.retrier.borrow();
-        let pace = retrier.own_pace();
-        let wait = retrier.wait_before(&mut self.tally, pace.as_ref()).await?;
-        self.tally.waited = self.tally.waited.saturating_add(wait);
-        Ok(wait)
-    }
-
-    /// Tells the run that the current attempt succeeded: a shared [`RetryBudget`] gets back
-    /// what this run spent, or its success refill when no retry was needed.
-    pub fn succeeded(&mut self) {
-        if let Some(budget) = &self.retrier.borrow().budget {
-            budget.refill(self.refund(budget));
-        }
-    }
-
-    /// [`succeeded`](Self::succeeded) that awaits a shared budget's store instead of
-    /// blocking the thread.
-    pub async fn succeeded_async(&mut self) {
-        if let Some(budget) = &self.retrier.borrow().budget {
-            budget.refill_async(self.refund(budget)).await;
-        }
-    }
-
-    /// What a success gives back to `budget`.
-    fn refund(&self, budget: &RetryBudget) -> u32 {
-        if self.tally.attempt == 1 {
-            budget.success_refill()
-        } else {
-            self.tally.spent
-        }
-    }
-
-    /// Decides after the current attempt failed with `failure` (a classified error, or a
-    /// classified response such as an `http::StatusError`):
-    /// `Ok(delay)` to wait that long and make the next attempt (the attempt number moves on,
-    /// the budget has paid, the `on_retry` hook has been called), or `Err(stop)` to give up.
-    pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
-        let delay = self.decide(failure)?;
-        self.tally.attempt += 1;
-        Ok(delay)
-    }
-
-    /// [`next_delay`](Self::next_delay) for an error chain, classified with
-    /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
-    pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        let_failure!(self, err => failure);
-        self.next_delay(failure)
-    }
-
-    /// [`next_delay`](Self::next_delay) that awaits a shared [`RetryBudget`]'s store
-    /// instead of blocking the thread: what an async loop of the caller's own calls.
-    pub async fn next_delay_async(
-        &mut self,
-        failure: &(dyn AgentError + Sync),
-    ) -> Result<Duration, Stop> {
-        let planned = self.plan(failure)?;
-        self.pay(planned).await?;
-        let delay = commit(
-            Some(failure),
-            planned,
-            &mut self.tally,
-            self.retrier.borrow(),
-        );
-        self.tally.attempt += 1;
-        Ok(delay)
-    }
-
-    /// [`next_delay_for`](Self::next_delay_for) that awaits a shared [`RetryBudget`]'s
-    /// store instead of blocking the thread.
-    pub async fn next_delay_for_async(
-        &mut self,
-        err: &(dyn StdError + Sync + 'static),
-    ) -> Result<Duration, Stop> {
-        let planned = self.plan_for(err)?;
-        self.pay(planned).await?;
-        self.commit_for(err, planned)
-    }
-
-    /// The decision after `failure` but for the budget's payment.
-    fn plan(&mut self, failure: &dyn AgentError) -> Result<Planned, Stop> {
-        plan(failure, &mut self.tally, self.retrier.borrow())
-    }
-
-    /// [`plan`](Self::plan) for an error chain.
-    fn plan_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Planned, Stop> {
-        let_failure!(self, err => failure);
-        self.plan(failure)
-    }
-
-    /// Pays a planned retry from the budget, awaiting its store.
-    async fn pay(&self, planned: Planned) -> Result<(), Stop> {
-        match (&self.retrier.borrow().budget, planned.cost) {
-            (Some(budget), Some(cost)) if !budget.try_spend_async(cost).await => {
-                Err(Stop::BudgetEmpty)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// Completes a paid retry after `err`: the `on_retry` hook (given `err` classified
-    /// again: a classification is not held across the payment's await, so that the run's
-    /// future stays `Send`), and the attempt number moves on.
-    fn commit_for(
-        &mut self,
-        err: &(dyn StdError + 'static),
-        planned: Planned,
-    ) -> Result<Duration, Stop> {
-        let delay = if self.retrier.borrow().on_retry.is_some() {
-            let_failure!(self, err => failure);
-            commit(
-                Some(failure),
-                planned,
-                &mut self.tally,
-                self.retrier.borrow(),
-            )
-        } else {
-            commit(None, planned, &mut self.tally, self.retrier.borrow())
-        };
-        self.tally.attempt += 1;
-        Ok(delay)
-    }
-
-    /// `err` classified by the whole walk (what recognised the last failure did not
-    /// recognise it); what recognised it is kept for the next failure, and the retrier's
-    /// next run.
-    fn classify_afresh<'e>(&mut self, err: &'e (dyn StdError + 'static)) -> Option<Classified<'e>> {
-        let before = self.seen;
-        self.seen = Seen::Nothing;
-        let classified = classify_seeing(err, Some(&mut self.seen));
-        if self.seen != before {
-            self.retrier.borrow().seen.set(self.seen);
-        }
-        classified
-    }
-
-    /// Decides after an attempt of the retrier's own loops: wait and try again (the attempt
-    /// number moves on), or stop. `mark` is the code a nested run gave up on during the
-    /// attempt; `hand_back` returns chosen failures at once.
-    fn after<T, E: ErrorChain<M>, M>(
-        &mut self,
-        result: &Result<T, E>,
-        mark: Option<Mark>,
-        hand_back: Option<HandBack<'_>>,
-    ) -> Result<Duration, Stop> {
-        let decision = self.after_with(result, mark, hand_back, Self::next_delay);
-        if decision == Err(Stop::Succeeded) {
-            self.succeeded();
-        }
-        decision
-    }
-
-    /// [`after`](Self::after) for the async loop: the payment of a shared budget and the
-    /// refill after a success are awaited.
-    async fn after_async<T, E: ErrorChain<M>, M>(
-        &mut self,
-        result: &Result<T, E>,
-        mark: Option<Mark>,
-        hand_back: Option<HandBack<'_>>,
-    ) -> Result<Duration, Stop> {
-        match self.after_with(result, mark, hand_back, Self::plan) {
-            Ok(planned) => {
-                self.pay(planned).await?;
-                let err = result.as_ref().err().map(ErrorChain::error_chain);
-                // A planned retry follows a failure: `err` is always there.
-                let Some(err) = err else {
-                    return Err(Stop::Permanent);
-                };
-                self.commit_for(err, planned)
-            }
-            Err(Stop::Succeeded) => {
-                self.succeeded_async().await;
-                Err(Stop::Succeeded)
-            }
-            Err(stop) => Err(stop),
-        }
-    }
-
-    /// What both loops decide after an attempt: `Err(Stop::Succeeded)` (nothing refilled
-    /// yet), a stop, or what `decide` makes of the failure.
-    fn after_with<T, E: ErrorChain<M>, M, D>(
-        &mut self,
-        result: &Result<T, E>,
-        mark: Option<Mark>,
-        hand_back: Option<HandBack<'_>>,
-        decide: impl FnOnce(&mut Self, &dyn AgentError) -> Result<D, Stop>,
-    ) -> Result<D, Stop> {
-        let err = match result {
-            Ok(_) => return Err(Stop::Succeeded),
-            Err(e) => e.error_chain(),
-        };
-        let_failure!(self, err => failure);
-        if hand_back.is_some_and(|hand_back| hand_back(failure)) {
-            return Err(Stop::FellBack);
-        }
-        if let Some(mark) = mark
-            && failure.is_retryable()
-            && (*mark == *failure.code() || chain_has_code(err, &mark))
-        {
-            self.tally.code.set(failure.code());
-            return Err(Stop::AlreadyRetried);
-        }
-        decide(self, failure)
-    }
-
-    /// Ends the run before an attempt because a shared pause lasts longer than it may
-    /// wait, with `paused` as the operation's error type holds it. An error type that
-    /// cannot hold it (a type of the caller's own) gets `None`: the attempt is made
-    /// without waiting, and the server's own answer ends the run.
-    fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
-        let error = E::__from_runtime_error(paused)?;
-        scope::gave_up(|| self.tally.code.get());
-        Some(Outcome {
-            result: Err(error),
-            attempts: self.tally.attempt - 1,
-            stop: Stop::Paused,
-            waited: self.tally.waited,
-        })
-    }
-
-    /// How the run ended; a give-up marks the enclosing attempt, if any.
-    fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
-        if stop.gave_up() {
-            scope::gave_up(|| self.tally.code.get());
-        }
-        Outcome {
-            result,
-            attempts: self.tally.attempt,
-            stop,
-            waited: self.tally.waited,
-        }
-    }
-
-    /// The one decision: whether and how long to wait after the current attempt failed
-    /// with `failure`.
-    fn decide(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
-        decide(failure, &mut self.tally, self.retrier.borrow())
-    }
-}
-
-/// The one decision: whether and how long to wait after attempt `t.attempt` failed with
-/// `failure`, with a budget's payment made on this thread.
-#[inline]
-fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Duration, Stop> {
-    let planned = plan(failure, t, r)?;
-    if let (Some(budget), Some(cost)) = (&r.budget, planned.cost)
-        && !budget.try_spend(cost)
-    {
-        return Err(Stop::BudgetEmpty);
-    }
-    Ok(commit(Some(failure), planned, t, r))
-}
-
-/// A retry decided on but for its budget's payment: its delay, and what the budget must
-/// pay (nothing without a budget).
-#[derive(Clone, Copy, Debug)]
-struct Planned {
-    delay: Duration,
-    cost: Option<u32>,
-}
-
-/// The decision up to the budget's payment: every cap is checked.
-#[inline]
-fn plan(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planned, Stop> {
-    let policy = failure.retry_policy();
-    if !policy.is_retryable() {
-        return Err(Stop::Permanent);
-    }
-    let code = failure.code();
-    if t.code.is(code) {
-        t.streak += 1;
-    } else {
-        t.code.set(code);
-        t.streak = 1;
-    }
-    t.failures = t.failures.saturating_add(1);
-    t.most_attempts = t.most_attempts.max(policy.max_attempts());
-    // A server that changes its answer's code (429, 503, 504, …) starts a new streak each
-    // time: in all, the run's failures stay below twice the largest policy's attempts.
-    if t.streak >= policy.max_attempts()
-        || t.attempt >= r.max_attempts
-        || t.failures >= t.most_attempts.saturating_mul(2)
-    {
-        return Err(Stop::AttemptsExhausted);
-    }
-    let delay = match policy.retry_after() {
-        None => jitter::delay(&policy, t.streak - 1, t.previous, &r.jitter),
-        Some(asked) => server_delay(failure, &policy, asked, t, r)?,
-    };
-    if r.max_elapsed.is_some() {
-        within_elapsed(delay, t, r)?;
-    }
-    Ok(Planned {
-        delay,
-        cost: r.budget.as_ref().map(|b| b.cost_of(code)),
-    })
-}
-
-/// Completes a retry whose budget has paid: the `on_retry` hook (given the failure when
-/// there is one) is called, and the delay counted.
-#[inline]
-fn commit(
-    failure: Option<&dyn AgentError>,
-    planned: Planned,
-    t: &mut Tally,
-    r: &Retrier,
-) -> Duration {
-    let delay = planned.delay;
-    if let Some(cost) = planned.cost {
-        t.spent = t.spent.saturating_add(cost);
-    }
-    if let (Some(hook), Some(failure)) = (&r.on_retry, failure) {
-        hook(failure, t.attempt, delay);
-    }
-    t.waited = t.waited.saturating_add(delay);
-    t.previous = Some(delay);
-    delay
-}
-
-/// The delay a server asked for (`retry_after`), if the run may still wait it.
-#[inline(never)]
-fn server_delay(
-    failure: &dyn AgentError,
-    policy: &crate::RetryPolicy,
-    asked: Duration,
-    t: &mut Tally,
-    r: &Retrier,
-) -> Result<Duration, Stop> {
-    // The delays a server asks for add up, in one run, to at most the `max_wait` that each
-    // of them is held to: changing codes buys it no more waiting.
-    let cap = policy.max_wait().min(r.max_wait);
-    if t.asked.saturating_add(asked) > cap {
-        return Err(Stop::WaitTooLong);
-    }
-    t.pause_cap = Some(cap);
-    if r.pauses.is_some() {
-        t.announced = Some((asked, failure.code().to_owned()));
-    }
-    t.asked = t.asked.saturating_add(asked);
-    Ok(asked)
-}
-
-/// Whether the run may still wait `delay` within its `max_elapsed`.
-#[inline(never)]
-fn within_elapsed(delay: Duration, t: &Tally, r: &Retrier) -> Result<(), Stop> {
-    if let (Some(limit), Some(started)) = (r.max_elapsed, t.started) {
-        // Real time includes real sleeps; the sum of delays covers a sleep that only pretends.
-        let elapsed = started.elapsed().max(t.waited);
-        if elapsed.saturating_add(delay) > limit {
-            return Err(Stop::Deadline);
-        }
-    }
-    Ok(())
-}
-
-/// The error a run ends with when a shared pause lasts longer than it may wait: a
-/// `rate_limit` error whose `retry_after` is the wait left.
-fn paused_error(wait: Duration, code: &str) -> crate::Error {
-    crate::Error::new(
-        "retry.pause",
-        crate::codes::RATE_LIMIT,
-        format!(
-            "a shared pause ({}) lasts {} more, longer than this call may wait",
-            // Another writer's value: only a well-formed code is repeated.
-            if crate::codes::is_valid_code(code) {
-                code
-            } else {
-                "unknown code"
-            },
-            seconds_text(wait)
-        ),
-    )
-    .with_retry_after(wait)
-}
-
-/// Whether a link of `err`'s chain is classified with the code `code`.
-fn chain_has_code(err: &(dyn StdError + 'static), code: &str) -> bool {
-    crate::chain::links(err)
-        .any(|link| crate::core::classify::classify_link(link).is_some_and(|c| c.code() == code))
-}
-
 impl Retrier {
     /// The retrier's cap on attempts in all when none is set: 10. It bounds a run whose
     /// failures keep changing code, each within its own policy.
-    pub const DEFAULT_MAX_ATTEMPTS: u32 = 10;
+    pub const DEFAULT_ATTEMPT_CAP: u32 = 10;
 
-    /// A retrier whose only cap of its own is [`DEFAULT_MAX_ATTEMPTS`](Self::DEFAULT_MAX_ATTEMPTS):
+    /// A retrier whose only cap of its own is [`DEFAULT_ATTEMPT_CAP`](Self::DEFAULT_ATTEMPT_CAP):
     /// each error's policy decides. Jitter is seeded from the process's random hasher keys.
     pub fn new() -> Self {
         Retrier {
-            max_attempts: Self::DEFAULT_MAX_ATTEMPTS,
+            max_attempts: Self::DEFAULT_ATTEMPT_CAP,
             max_elapsed: None,
             max_wait: Duration::MAX,
             on_retry: None,
@@ -830,7 +178,6 @@ impl Retrier {
             jitter: Arc::new(JitterSource::from_entropy()),
             pauses: None,
             pacer: None,
-            seen: LastSeen(AtomicUsize::new(0)),
         }
     }
 
@@ -958,7 +305,7 @@ impl Retrier {
     }
 
     /// The retrier's own pacing, if any.
-    fn own_pace(&self) -> Option<PaceOn<'_>> {
+    pub(super) fn own_pace(&self) -> Option<PaceOn<'_>> {
         self.pacer.as_ref().map(|(pacer, key, cost)| PaceOn {
             pacer,
             key,
@@ -989,7 +336,7 @@ impl Retrier {
     /// What to wait before the attempt about to be made: the shared pause in force and the
     /// pacer's turn, the longer of the two; or the error that ends the run before it, when
     /// either lasts longer than the run may wait.
-    async fn wait_before(
+    pub(super) async fn wait_before(
         &self,
         t: &mut Tally,
         pace: Option<&PaceOn<'_>>,
@@ -1024,7 +371,7 @@ impl Retrier {
         match pace.pacer.reserve(pace.key, pace.cost, cap).await {
             Ok(wait) => Ok(wait),
             Err(needed) => {
-                t.code.set(crate::codes::RATE_LIMIT);
+                t.code = Some(code_mark(crate::codes::RATE_LIMIT));
                 Err(crate::pace::pace_error(needed))
             }
         }
@@ -1054,24 +401,8 @@ impl Retrier {
         if !beyond {
             return Ok(wait);
         }
-        t.code.set(crate::codes::RATE_LIMIT);
+        t.code = Some(code_mark(crate::codes::RATE_LIMIT));
         Err(paused_error(pause.remaining, &pause.code))
-    }
-
-    /// Announces the pause a failure asked for; the pre-attempt wait then waits it out.
-    /// Returns the delay still to wait before that (none once it is shared).
-    async fn announce<R: Borrow<Retrier>>(
-        &self,
-        run: &mut RetryState<R>,
-        delay: Duration,
-    ) -> Duration {
-        let (Some((store, key)), Some((asked, code))) = (&self.pauses, run.tally.announced.take())
-        else {
-            return delay;
-        };
-        store.set_pause(key, asked, &code).await;
-        run.tally.waited = run.tally.waited.saturating_sub(delay);
-        Duration::ZERO
     }
 
     /// Seeds the jitter, so that the same seed gives the same delays.
@@ -1112,7 +443,8 @@ impl Retrier {
     }
 
     /// The blocking loop; `hand_back` returns chosen failures at once; `pace` paces each
-    /// attempt (else the retrier's own pacer does).
+    /// attempt (else the retrier's own pacer does). The same shape as the async loop, the
+    /// stores waited for on this thread.
     pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
         &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
@@ -1120,38 +452,34 @@ impl Retrier {
         hand_back: Option<HandBack<'_>>,
         pace: Option<PaceOn<'_>>,
     ) -> Outcome<T, E> {
-        let limit = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
         let pace = pace.or_else(|| self.own_pace());
-        // Most calls succeed at once: without a pause or a pacer to wait for first, the
-        // first attempt is made before the run's state is, and a success needs none.
+        let waits = self.pauses.is_some() || pace.is_some();
+        // Most calls succeed at once: with nothing to wait for first, the first attempt is
+        // made before the run's state is, and a success needs none.
+        let started = self.max_elapsed.map(|_| Instant::now());
         let mut first = None;
-        let mut run = if limit.is_none() && pace.is_none() {
-            let started = self.max_elapsed.map(|_| Instant::now());
-            let (result, mark) = attempt_once(|| op(1));
-            if result.is_ok() {
-                return self.succeeded_at_once(result, true);
+        if !waits {
+            let made = attempt_once(|| op(1));
+            if made.0.is_ok() {
+                return self.succeeded_at_once(made.0, true);
             }
-            first = Some((result, mark));
-            RetryState::started_at(self, started)
-        } else {
-            self.start()
-        };
-        let before_limit = limit.unwrap_or_default().max(
-            pace.as_ref()
-                .map_or(Duration::ZERO, |p| p.pacer.store_wait_limit()),
-        );
+            first = Some(made);
+        }
+        let mut run = RetryState::started_at(self, started);
+        let limit = self.store_wait_limit(pace.as_ref());
         loop {
             let (result, mark) = match first.take() {
                 Some(made) => made,
                 None => {
-                    if limit.is_some() || pace.is_some() {
+                    if waits {
                         let before = self.wait_before(&mut run.tally, pace.as_ref());
-                        match block_on(before, before_limit).unwrap_or(Ok(Duration::ZERO)) {
-                            Ok(wait) if !wait.is_zero() => {
-                                sleep(wait);
+                        match block_on(before, limit).unwrap_or(Ok(Duration::ZERO)) {
+                            Ok(wait) => {
+                                if !wait.is_zero() {
+                                    sleep(wait);
+                                }
                                 run.tally.waited = run.tally.waited.saturating_add(wait);
                             }
-                            Ok(_) => {}
                             Err(held) => {
                                 if let Some(outcome) = run.paused(held) {
                                     return outcome;
@@ -1166,20 +494,19 @@ impl Retrier {
                 pace.report(&result);
             }
             match run.after(&result, mark, hand_back) {
-                Ok(delay) => {
-                    let delay = match limit {
-                        Some(limit) => {
-                            block_on(self.announce(&mut run, delay), limit).unwrap_or(delay)
-                        }
-                        None => delay,
-                    };
-                    if !(delay.is_zero() && limit.is_some()) {
-                        sleep(delay);
-                    }
-                }
+                Ok(delay) if delay.is_zero() => {}
+                Ok(delay) => sleep(delay),
                 Err(stop) => return run.outcome(result, stop),
             }
         }
+    }
+
+    /// The longest a blocking run waits for a store before an attempt (the pauses', the
+    /// pacer's).
+    fn store_wait_limit(&self, pace: Option<&PaceOn<'_>>) -> Duration {
+        let pauses = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
+        let pacer = pace.map(|p| p.pacer.store_wait_limit());
+        pauses.unwrap_or_default().max(pacer.unwrap_or_default())
     }
 
     /// The outcome of a run whose first attempt succeeded: the budget gets its success
@@ -1244,35 +571,35 @@ impl Retrier {
         SFut: Future<Output = ()>,
     {
         let pace = pace.or_else(|| self.own_pace());
-        // Most calls succeed at once: without a pause or a pacer to wait for first, the
-        // first attempt is made before the run's state is, and a success needs none.
+        let waits = self.pauses.is_some() || pace.is_some();
+        // Most calls succeed at once: with nothing to wait for first, the first attempt is
+        // made before the run's state is, and a success needs none.
+        let started = self.max_elapsed.map(|_| Instant::now());
         let mut first = None;
-        let mut run = if self.pauses.is_none() && pace.is_none() {
-            let started = self.max_elapsed.map(|_| Instant::now());
-            let (result, mark) = attempt_polled(&mut op, 1).await;
-            if result.is_ok() {
+        if !waits {
+            let made = attempt_polled(&mut op, 1).await;
+            if made.0.is_ok() {
                 if let Some(budget) = &self.budget {
                     budget.refill_async(budget.success_refill()).await;
                 }
-                return self.succeeded_at_once(result, false);
+                return self.succeeded_at_once(made.0, false);
             }
-            first = Some((result, mark));
-            RetryState::started_at(self, started)
-        } else {
-            self.start()
-        };
+            first = Some(made);
+        }
+        let mut run = RetryState::started_at(self, started);
         loop {
             let (result, mark) = match first.take() {
                 Some(made) => made,
                 None => {
-                    if self.pauses.is_some() || pace.is_some() {
+                    if waits {
                         let before = self.wait_before(&mut run.tally, pace.as_ref());
                         match before.await {
-                            Ok(wait) if !wait.is_zero() => {
-                                sleep(wait).await;
+                            Ok(wait) => {
+                                if !wait.is_zero() {
+                                    sleep(wait).await;
+                                }
                                 run.tally.waited = run.tally.waited.saturating_add(wait);
                             }
-                            Ok(_) => {}
                             Err(held) => {
                                 if let Some(outcome) = run.paused(held) {
                                     return outcome;
@@ -1287,12 +614,7 @@ impl Retrier {
                 pace.report(&result);
             }
             match run.after_async(&result, mark, hand_back).await {
-                Ok(delay) if self.pauses.is_some() => {
-                    let delay = self.announce(&mut run, delay).await;
-                    if !delay.is_zero() {
-                        sleep(delay).await;
-                    }
-                }
+                Ok(delay) if delay.is_zero() => {}
                 Ok(delay) => sleep(delay).await,
                 Err(stop) => return run.outcome(result, stop),
             }

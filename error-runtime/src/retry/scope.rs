@@ -1,39 +1,26 @@
 //! Nested retries that do not multiply: each attempt of a [`Retrier`](super::Retrier) run is a
-//! scope, and a run nested in one that gives up on an error leaves a mark on it.
+//! scope, and a run nested in one that gives up on an error leaves a mark on it: the code it
+//! gave up on, as a [`code_mark`].
 
 use std::cell::Cell;
 
-/// The code a nested run gave up on. Boxed: an attempt moves one pointer in and out, and
-/// only a give-up inside a nested run (once, at its end) allocates.
-pub(crate) type Mark = Box<str>;
+/// The code a nested run gave up on, as [`code_mark`] gives it: runs compare codes, they
+/// never show them.
+pub(crate) type Mark = u64;
+
+/// `code` as a [`Mark`] (FNV-1a): equal codes give equal marks, and the few codes of a run
+/// give different ones.
+pub(crate) fn code_mark(code: &str) -> Mark {
+    code.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
 
 thread_local! {
     /// How many retrier attempts enclose the code running on this thread.
     static DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// The code of the error that a retrier nested in the current attempt gave up on.
+    /// The mark that a run nested in the current attempt left, if one gave up.
     static GAVE_UP: Cell<Option<Mark>> = const { Cell::new(None) };
-    /// Whether `GAVE_UP` holds a code: read first, so that an attempt with no mark (nearly
-    /// all of them) moves no code in or out.
-    static MARKED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// The mark of the current attempt, taken (none is left).
-#[inline]
-fn take() -> Option<Mark> {
-    if MARKED.with(|m| m.replace(false)) {
-        GAVE_UP.with(Cell::take)
-    } else {
-        None
-    }
-}
-
-/// Sets the mark of the current attempt.
-#[inline]
-fn set(code: Option<Mark>) {
-    if code.is_some() || MARKED.with(Cell::get) {
-        MARKED.with(|m| m.set(code.is_some()));
-        GAVE_UP.with(|g| g.set(code));
-    }
 }
 
 /// One attempt of a run, or one poll of an async attempt: a retrier run that ends inside it
@@ -47,14 +34,15 @@ impl AttemptScope {
     #[inline]
     pub(crate) fn enter() -> Self {
         DEPTH.with(|d| d.set(d.get() + 1));
-        AttemptScope { saved: take() }
+        AttemptScope {
+            saved: GAVE_UP.with(Cell::take),
+        }
     }
 
-    /// The code a nested run gave up on during this scope, if one did. Taken: leaving the
-    /// scope restores the enclosing attempt's mark anyway.
+    /// The mark a nested run left during this scope, if one gave up.
     #[inline]
     pub(crate) fn take_mark(&self) -> Option<Mark> {
-        take()
+        GAVE_UP.with(Cell::take)
     }
 }
 
@@ -62,27 +50,14 @@ impl Drop for AttemptScope {
     #[inline]
     fn drop(&mut self) {
         DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-        // Nearly always: no enclosing mark to restore, and none left by this attempt.
-        if self.saved.is_some() || MARKED.with(Cell::get) {
-            restore(self.saved.take());
-        }
+        GAVE_UP.with(|g| g.set(self.saved));
     }
 }
 
-/// Puts back the enclosing attempt's mark (or clears the slot): out of line, as it is rare.
-#[cold]
-#[inline(never)]
-fn restore(saved: Option<Mark>) {
-    set(saved);
-}
-
-/// Records that a run gave up on an error of the code `code()`, when the run is nested in
-/// another run's attempt on this thread; a top-level run leaves nothing behind, and does
-/// not read its code.
-pub(crate) fn gave_up<'c>(code: impl FnOnce() -> Option<&'c str>) {
-    if DEPTH.with(Cell::get) > 0
-        && let Some(code) = code()
-    {
-        set(Some(code.into()));
+/// Records that a run gave up on an error whose code has the mark `code`, when the run is
+/// nested in another run's attempt on this thread; a top-level run leaves nothing behind.
+pub(crate) fn gave_up(code: Option<Mark>) {
+    if DEPTH.with(Cell::get) > 0 && code.is_some() {
+        GAVE_UP.with(|g| g.set(code));
     }
 }

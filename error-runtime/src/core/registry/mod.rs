@@ -165,65 +165,11 @@ static FOREIGN: VtableCache = VtableCache::new();
 pub(crate) fn typed<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn AgentError + 'static)> {
-    typed_seen(link).map(|(e, _)| e)
-}
-
-/// [`typed`], with the index of the registration that recognised the link: a caller that
-/// meets links of the same type again and again (the retrier, whose operation fails with one
-/// error type) keeps it as [`Seen::Typed`] and tries that registration first
-/// ([`typed_again`]). A registration recognises only links of its own type (or that type in
-/// a `Box` or an `Arc`), and the one the scan picks depends only on the link's type, so a
-/// remembered registration that recognises a link gives what [`typed`] would.
-pub(crate) fn typed_seen<'a>(
-    link: &'a (dyn StdError + 'static),
-) -> Option<(&'a (dyn AgentError + 'static), usize)> {
     let lists = lists();
-    let at = |i: usize| (lists.typed[i].cast)(link).map(|e| (e, i));
+    let at = |i: usize| (lists.typed[i].cast)(link);
     TYPED.recognise(link, at, || {
         (0..lists.typed.len()).find_map(|i| at(i).map(|found| (i, found)))
     })
-}
-
-/// The link as the registered type at `index` (from [`typed_seen`]), if it is one.
-#[inline]
-pub(crate) fn typed_again<'a>(
-    index: usize,
-    link: &'a (dyn StdError + 'static),
-) -> Option<&'a (dyn AgentError + 'static)> {
-    lists().typed.get(index).and_then(|r| (r.cast)(link))
-}
-
-/// What recognised the outermost link of the last chain a caller classified, so that it
-/// is tried first on the next chain (see `classify::answer_as_before`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Seen {
-    /// Nothing to try first.
-    #[default]
-    Nothing,
-    /// The registered type at this index ([`typed_seen`]).
-    Typed(usize),
-    /// The link-time classifiers of this group ([`foreign_seen`]), for a chain of one link.
-    Foreign(usize),
-}
-
-impl Seen {
-    /// As one word, to be kept in an atomic: 0 for nothing, odd for a type, even for a group.
-    pub(crate) fn to_bits(self) -> usize {
-        match self {
-            Seen::Nothing => 0,
-            Seen::Typed(i) => i.checked_mul(2).and_then(|b| b.checked_add(1)).unwrap_or(0),
-            Seen::Foreign(g) => g.checked_mul(2).and_then(|b| b.checked_add(2)).unwrap_or(0),
-        }
-    }
-
-    /// Back from [`to_bits`](Self::to_bits).
-    pub(crate) fn from_bits(bits: usize) -> Self {
-        match bits {
-            0 => Seen::Nothing,
-            b if b % 2 == 1 => Seen::Typed(b / 2),
-            b => Seen::Foreign(b / 2 - 1),
-        }
-    }
 }
 
 /// A classifier added at run time with [`register_classifier`].
@@ -237,53 +183,16 @@ static ANY_ADDED: AtomicBool = AtomicBool::new(false);
 /// The classification of a foreign link: classifiers added at run time first, in the order
 /// they were added, then the user's link-time ones, then the runtime's own.
 pub(crate) fn foreign(link: &(dyn StdError + 'static)) -> Option<Classification> {
-    foreign_seen(link).map(|(answer, _)| answer)
-}
-
-/// [`foreign`], with the index of the group of link-time classifiers that answered (none
-/// for a classifier added at run time): the caller may keep it as [`Seen::Foreign`] and
-/// ask that group first ([`foreign_again`]).
-pub(crate) fn foreign_seen(
-    link: &(dyn StdError + 'static),
-) -> Option<(Classification, Option<usize>)> {
     if let Some(e) = added(link) {
-        return Some((Classification::Built(e), None));
+        return Some(Classification::Built(e));
     }
     let lists = lists();
-    let (g, group) = FOREIGN.recognise(
+    let group = FOREIGN.recognise(
         link,
-        |g| lists.group_for(g, link).map(|group| (g, group)),
-        || {
-            (0..lists.groups.len())
-                .find_map(|g| lists.group_for(g, link).map(|group| (g, (g, group))))
-        },
+        |g| lists.group_for(g, link),
+        || (0..lists.groups.len()).find_map(|g| lists.group_for(g, link).map(|group| (g, group))),
     )?;
-    group
-        .iter()
-        .find_map(|c| (c.classify)(link))
-        .map(|answer| (answer, Some(g)))
-}
-
-/// The answer of the group `g` (from [`foreign_seen`]) for `link`: `None` when the group
-/// does not classify the link's type, or when classifiers added at run time (which come
-/// first) exist; else what [`foreign`] answers.
-#[inline]
-pub(crate) fn foreign_again(
-    g: usize,
-    link: &(dyn StdError + 'static),
-) -> Option<Option<Classification>> {
-    if ANY_ADDED.load(Ordering::Acquire) {
-        return None;
-    }
-    let lists = lists();
-    let &(start, end) = lists.groups.get(g)?;
-    let group = lists.classifiers.get(start..end)?;
-    // Every classifier downcasts first: one that answers has recognised the link's type, and
-    // the type is checked apart only when none answers.
-    if let Some(answer) = group.iter().find_map(|c| (c.classify)(link)) {
-        return Some(Some(answer));
-    }
-    (group.first()?.is)(link).then_some(None)
+    group.iter().find_map(|c| (c.classify)(link))
 }
 
 /// The first answer of the classifiers added at run time.

@@ -1,11 +1,8 @@
-//! Applying a policy's `Jitter` to its backoff, with a small seedable random source.
-//! The delay never exceeds the policy's `max_delay`, whatever the jitter.
+//! The random numbers that spread retries out: a small seedable source, shared by the
+//! clones of a retrier. [`RetryPolicy::delay`](crate::RetryPolicy::delay) draws from it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-
-use super::{Jitter, RetryPolicy};
-use crate::core::policy::nanos_u64;
 
 /// A seedable source of random numbers for jitter (wyrand: one widening multiply a draw),
 /// shareable across threads.
@@ -46,7 +43,6 @@ impl JitterSource {
             .load(Ordering::Relaxed)
             .wrapping_add(0xA076_1D64_78BD_642F);
         self.state.store(state, Ordering::Relaxed);
-        // A draw is one multiply deep: the delay it decides is on a retry's critical path.
         let wide = u128::from(state) * u128::from(state ^ 0xE703_7ED1_A0B4_28DB);
         (wide >> 64) as u64 ^ wide as u64
     }
@@ -76,64 +72,4 @@ impl JitterSource {
         // The high 64 bits of a product of a u64 and at most 2^64: at most `span`.
         (scaled >> 64) as u64
     }
-
-    /// A uniform duration in `[0, high]`, for delays below 584 years (all of them, in
-    /// practice) computed in nanoseconds without a division.
-    #[inline]
-    fn up_to_duration(&self, high: Duration) -> Duration {
-        match nanos_u64(high) {
-            Some(span) => Duration::from_nanos(self.up_to(span)),
-            None => self.between(Duration::ZERO, high),
-        }
-    }
-}
-
-/// `nanos` as a `Duration`, without a division for the delays below a second (the first
-/// retries of the default policy).
-#[inline]
-fn duration_of(nanos: u64) -> Duration {
-    match u32::try_from(nanos) {
-        Ok(below) if below < 1_000_000_000 => Duration::new(0, below),
-        _ => Duration::from_nanos(nanos),
-    }
-}
-
-/// The jittered delay before retry number `retry` (0-based). `previous` is the delay
-/// before the last retry, used by decorrelated jitter. Never above `max_delay`.
-#[inline]
-pub fn delay(
-    policy: &RetryPolicy,
-    retry: u32,
-    previous: Option<Duration>,
-    rng: &JitterSource,
-) -> Duration {
-    // The common case in whole nanoseconds: one conversion, no `Duration` arithmetic. A
-    // jitter below the backoff stays below the cap, as the backoff does.
-    if let Some(backoff) = policy.backoff_nanos(retry) {
-        let nanos = match policy.jitter() {
-            Jitter::None => Some(backoff),
-            Jitter::Full => Some(rng.up_to(backoff)),
-            Jitter::Equal => Some(backoff / 2 + rng.up_to(backoff - backoff / 2)),
-            Jitter::Decorrelated => None,
-        };
-        if let Some(nanos) = nanos {
-            return duration_of(nanos);
-        }
-    }
-    let cap = policy.max_delay();
-    let backoff = policy.backoff(retry);
-    let delay = match policy.jitter() {
-        Jitter::None => backoff,
-        Jitter::Full => rng.up_to_duration(backoff),
-        Jitter::Equal => {
-            let half = backoff / 2;
-            half + rng.up_to_duration(backoff - half)
-        }
-        Jitter::Decorrelated => {
-            let base = policy.base_delay();
-            let high = previous.unwrap_or(base).saturating_mul(3);
-            rng.between(base, high.max(base))
-        }
-    };
-    delay.min(cap)
 }
