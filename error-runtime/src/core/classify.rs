@@ -238,6 +238,26 @@ pub fn classify<'a>(err: &'a (dyn StdError + 'static)) -> Option<Classified<'a>>
     links(err).find_map(classify_foreign)
 }
 
+/// [`classify`], handing the classification to `f` where it was found instead of returning
+/// a [`Classified`]: for the retrier, which decides on every failure and would otherwise
+/// move the classification out of the walk each time.
+#[inline]
+pub(crate) fn classify_then<R>(
+    err: &(dyn StdError + 'static),
+    f: impl FnOnce(&dyn AgentError) -> R,
+) -> Option<R> {
+    for link in links(err) {
+        if let Some(e) = registry::typed(link) {
+            return Some(f(e));
+        }
+    }
+    let answer = links(err).find_map(registry::foreign)?;
+    Some(match answer {
+        Classification::Fixed(fixed) => f(fixed),
+        Classification::Built(e) => f(&e.without_source()),
+    })
+}
+
 /// A typed link's classification.
 fn typed<'a>(
     link: &'a (dyn StdError + 'static),

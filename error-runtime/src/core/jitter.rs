@@ -47,6 +47,12 @@ impl JitterSource {
         (wide >> 64) as u64 ^ wide as u64
     }
 
+    /// A uniform fraction in `[0, 1)`, with the 53 bits an `f64` holds.
+    #[inline]
+    pub(crate) fn next_unit(&self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// A uniform fraction in `[0, 1]`, for a positive jitter of a shared pause.
     pub(crate) fn next_fraction(&self) -> f64 {
         self.next_u64() as f64 / u64::MAX as f64

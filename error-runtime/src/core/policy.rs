@@ -205,22 +205,33 @@ impl RetryPolicy {
         if retry == 0 || self.factor == 1.0 || self.base_delay >= self.max_delay {
             return self.base_delay.min(self.max_delay);
         }
-        let base = nanos_f64(self.base_delay);
-        let cap = nanos_f64(self.max_delay);
-        let delay = base * self.factor.powf(f64::from(retry));
+        let delay = self.grown(retry);
         // Not below the cap covers NaN and infinity too, whatever the factor.
-        if delay.partial_cmp(&cap) != Some(core::cmp::Ordering::Less) {
+        if delay.partial_cmp(&secs(self.max_delay)) != Some(core::cmp::Ordering::Less) {
             return self.max_delay;
         }
-        let nanos = delay.round();
-        let exact = if nanos < u64::MAX as f64 {
-            Duration::from_nanos(nanos as u64)
-        } else {
-            // Beyond 584 years of nanoseconds: go through seconds.
-            Duration::try_from_secs_f64(delay / 1e9).unwrap_or(self.max_delay)
-        };
         // f64 keeps 53 bits: keep rounding from leaving [base, max].
-        exact.clamp(self.base_delay, self.max_delay)
+        Duration::try_from_secs_f64(delay)
+            .unwrap_or(self.max_delay)
+            .clamp(self.base_delay, self.max_delay)
+    }
+
+    /// [`backoff`](Self::backoff) in seconds, as [`delay`](Self::delay) spreads it.
+    fn backoff_secs(&self, retry: u32) -> f64 {
+        let cap = secs(self.max_delay);
+        if retry == 0 || self.factor == 1.0 || self.base_delay >= self.max_delay {
+            return secs(self.base_delay).min(cap);
+        }
+        // `min` takes the cap over NaN too.
+        self.grown(retry).min(cap)
+    }
+
+    /// `base_delay * factor^retry` in seconds. The exponent is an integer, so the power is
+    /// a few multiplications (beyond `i32::MAX` retries, any factor above 1 has long passed
+    /// the cap).
+    fn grown(&self, retry: u32) -> f64 {
+        let exponent = i32::try_from(retry).unwrap_or(i32::MAX);
+        secs(self.base_delay) * self.factor.powi(exponent)
     }
 
     /// The jittered delay before retry number `retry` (0-based), as the retrier waits it:
@@ -238,21 +249,22 @@ impl RetryPolicy {
     /// assert!(delay <= Duration::from_millis(400));
     /// ```
     pub fn delay(&self, retry: u32, previous: Option<Duration>, rng: &JitterSource) -> Duration {
-        let backoff = self.backoff(retry);
+        // In f64 seconds: a delay needs no nanosecond beyond 104 days, and one conversion
+        // back to a `Duration` is all the arithmetic costs.
+        let backoff = self.backoff_secs(retry);
+        let r = rng.next_unit();
         let delay = match self.jitter {
             Jitter::None => backoff,
-            Jitter::Full => rng.between(Duration::ZERO, backoff),
-            Jitter::Equal => {
-                let half = backoff / 2;
-                rng.between(half, backoff)
-            }
+            Jitter::Full => r * backoff,
+            Jitter::Equal => backoff / 2.0 + r * (backoff / 2.0),
             Jitter::Decorrelated => {
-                let base = self.base_delay;
-                let high = previous.unwrap_or(base).saturating_mul(3);
-                rng.between(base, high.max(base))
+                let base = secs(self.base_delay);
+                let high = previous.map_or(base, secs) * 3.0;
+                base + r * (high - base).max(0.0)
             }
         };
-        delay.min(self.max_delay)
+        // `as` saturates (NaN to zero, past 584 years to `u64::MAX`): the cap then applies.
+        Duration::from_nanos((delay * 1e9) as u64).min(self.max_delay)
     }
 
     #[doc(hidden)]
@@ -279,11 +291,6 @@ impl RetryPolicy {
             retry_after: None,
         }
     }
-}
-
-/// A duration in nanoseconds as the nearest `f64`.
-fn nanos_f64(d: Duration) -> f64 {
-    d.as_nanos() as f64
 }
 
 impl Default for RetryPolicy {
@@ -384,6 +391,12 @@ impl fmt::Display for InvalidPolicy {
 
 impl std::error::Error for InvalidPolicy {}
 
+/// `d` in seconds, by a multiplication rather than `as_secs_f64`'s division: a delay
+/// does not need its last bit.
+fn secs(d: Duration) -> f64 {
+    d.as_secs() as f64 + f64::from(d.subsec_nanos()) * 1e-9
+}
+
 #[cfg(test)]
 mod tests {
     use super::RetryPolicy;
@@ -451,9 +464,9 @@ mod tests {
                 return Ok(());
             };
             let (got, defined) = (p.backoff(retry), backoff_by_definition(&p, retry));
-            // Seconds and nanoseconds in f64 round differently: a nanosecond apart at most
-            // per 2^53.
-            let slack = Duration::from_nanos(1 + (defined.as_nanos() >> 52) as u64);
+            // A power by multiplications and one by `powf` round differently: a few parts
+            // in 10^13 apart, and the conversions a nanosecond.
+            let slack = Duration::from_nanos(2 + (defined.as_nanos() / 1_000_000_000_000) as u64);
             proptest::prop_assert!(got.abs_diff(defined) <= slack, "{got:?} {defined:?}");
             proptest::prop_assert!(got <= p.max_delay() && got >= p.base_delay().min(p.max_delay()));
         }

@@ -3,17 +3,19 @@
 //! gave up on, as a [`code_mark`].
 
 use std::cell::Cell;
+use std::num::NonZeroU64;
 
 /// The code a nested run gave up on, as [`code_mark`] gives it: runs compare codes, they
-/// never show them.
-pub(crate) type Mark = u64;
+/// never show them. Never zero, so that an `Option<Mark>` is one word.
+pub(crate) type Mark = NonZeroU64;
 
 /// `code` as a [`Mark`] (FNV-1a): equal codes give equal marks, and the few codes of a run
 /// give different ones.
 pub(crate) fn code_mark(code: &str) -> Mark {
-    code.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+    let hash = code.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    });
+    NonZeroU64::new(hash).unwrap_or(NonZeroU64::MIN)
 }
 
 thread_local! {

@@ -13,6 +13,7 @@ use super::budget::RetryBudget;
 use super::scope::{self, Mark, code_mark};
 use crate::AgentError;
 use crate::chain::ErrorChain;
+use crate::core::classify::classify_then;
 use crate::store::{block_on, seconds_text};
 
 /// How a [`Retrier`] run ended.
@@ -350,8 +351,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// [`next_delay`](Self::next_delay) for an error chain, classified with
     /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        let failure = crate::classify(err).ok_or(Stop::Permanent)?;
-        self.next_delay(&*failure)
+        classify_then(err, |failure| self.next_delay(failure)).unwrap_or(Err(Stop::Permanent))
     }
 
     /// [`next_delay`](Self::next_delay) that awaits the stores instead of blocking the
@@ -373,16 +373,17 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         &mut self,
         err: &(dyn StdError + Sync + 'static),
     ) -> Result<Duration, Stop> {
-        let planned = {
-            let failure = crate::classify(err).ok_or(Stop::Permanent)?;
-            decide(&*failure, &mut self.tally, self.retrier.borrow())?
-        };
+        let planned = classify_then(err, |failure| {
+            decide(failure, &mut self.tally, self.retrier.borrow())
+        })
+        .unwrap_or(Err(Stop::Permanent))?;
         self.pay(planned).await?;
         match self.retrier.borrow().on_retry.is_some() {
-            true => match crate::classify(err) {
-                Some(failure) => self.commit(Some(&*failure), planned),
-                None => self.commit(None, planned),
-            },
+            true => {
+                if classify_then(err, |failure| self.commit(Some(failure), planned)).is_none() {
+                    self.commit(None, planned);
+                }
+            }
             false => self.commit(None, planned),
         }
         Ok(self.announce(planned.delay).await)
@@ -450,9 +451,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             return Err(Stop::Succeeded);
         };
         let err = e.error_chain();
-        let failure = crate::classify(err).ok_or(Stop::Permanent)?;
-        self.check(err, &*failure, mark, hand_back)?;
-        self.next_delay(&*failure)
+        classify_then(err, |failure| {
+            self.check(err, failure, mark, hand_back)?;
+            self.next_delay(failure)
+        })
+        .unwrap_or(Err(Stop::Permanent))
     }
 
     /// [`after`](Self::after) for the async loop: the stores are awaited.
@@ -468,19 +471,25 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 return Err(Stop::Succeeded);
             };
             let err = e.error_chain();
-            let failure = crate::classify(err).ok_or(Stop::Permanent)?;
-            self.check(err, &*failure, mark, hand_back)?;
-            decide(&*failure, &mut self.tally, self.retrier.borrow())?
+            classify_then(err, |failure| {
+                self.check(err, failure, mark, hand_back)?;
+                decide(failure, &mut self.tally, self.retrier.borrow())
+            })
+            .unwrap_or(Err(Stop::Permanent))?
         };
         self.pay(planned).await?;
         // Found and classified again: neither the chain nor its classification is held
         // across the payment's await, so that the run's future stays `Send`.
         let err = result.as_ref().err().map(ErrorChain::error_chain);
         match self.retrier.borrow().on_retry.is_some() {
-            true => match err.and_then(crate::classify) {
-                Some(failure) => self.commit(Some(&*failure), planned),
-                None => self.commit(None, planned),
-            },
+            true => {
+                let hooked = err.and_then(|err| {
+                    classify_then(err, |failure| self.commit(Some(failure), planned))
+                });
+                if hooked.is_none() {
+                    self.commit(None, planned);
+                }
+            }
             false => self.commit(None, planned),
         }
         Ok(self.announce(planned.delay).await)
