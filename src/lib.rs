@@ -143,7 +143,8 @@ pub use agent_error_tonic as tonic;
 #[cfg(feature = "tower")]
 pub use agent_error_tower as tower;
 
-/// The README's examples, tested with the rest (not part of the API).
-#[cfg(all(doctest, feature = "http"))]
+/// The README's examples, tested with the rest (not part of the API). The second finds a
+/// derived error behind `anyhow`, which needs `registry`.
+#[cfg(all(doctest, feature = "registry"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
