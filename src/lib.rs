@@ -92,33 +92,86 @@
 //!
 // An item behind a feature is linked to where it is when the feature is on, else to its page
 // on docs.rs (built with every feature): no link is dead whatever the features.
-#![cfg_attr(feature = "http", doc = "[`http`]: http\n[`http::StatusError`]: http::StatusError")]
-#![cfg_attr(not(feature = "http"), doc = "[`http`]: https://docs.rs/agent-error/latest/agent_error/http/index.html\n[`http::StatusError`]: https://docs.rs/agent-error/latest/agent_error/http/struct.StatusError.html")]
+#![cfg_attr(
+    feature = "http",
+    doc = "[`http`]: http\n[`http::StatusError`]: http::StatusError"
+)]
+#![cfg_attr(
+    not(feature = "http"),
+    doc = "[`http`]: https://docs.rs/agent-error/latest/agent_error/http/index.html\n[`http::StatusError`]: https://docs.rs/agent-error/latest/agent_error/http/struct.StatusError.html"
+)]
 #![cfg_attr(feature = "serde", doc = "[`Report`]: Report")]
-#![cfg_attr(not(feature = "serde"), doc = "[`Report`]: https://docs.rs/agent-error/latest/agent_error/struct.Report.html")]
-#![cfg_attr(feature = "tracing", doc = "[`trace`]: trace\n[`trace::record`]: trace::record")]
-#![cfg_attr(not(feature = "tracing"), doc = "[`trace`]: https://docs.rs/agent-error/latest/agent_error/trace/index.html\n[`trace::record`]: https://docs.rs/agent-error/latest/agent_error/trace/fn.record.html")]
-#![cfg_attr(feature = "stream", doc = "[`stream`]: stream\n[`stream::Watch`]: stream::Watch")]
-#![cfg_attr(not(feature = "stream"), doc = "[`stream`]: https://docs.rs/agent-error/latest/agent_error/stream/index.html\n[`stream::Watch`]: https://docs.rs/agent-error/latest/agent_error/stream/struct.Watch.html")]
-#![cfg_attr(all(feature = "reqwest", feature = "stream"), doc = "[`reqwest::watch`]: reqwest::watch")]
-#![cfg_attr(not(all(feature = "reqwest", feature = "stream")), doc = "[`reqwest::watch`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.watch.html")]
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = "[`Report`]: https://docs.rs/agent-error/latest/agent_error/struct.Report.html"
+)]
+#![cfg_attr(
+    feature = "tracing",
+    doc = "[`trace`]: trace\n[`trace::record`]: trace::record"
+)]
+#![cfg_attr(
+    not(feature = "tracing"),
+    doc = "[`trace`]: https://docs.rs/agent-error/latest/agent_error/trace/index.html\n[`trace::record`]: https://docs.rs/agent-error/latest/agent_error/trace/fn.record.html"
+)]
+#![cfg_attr(
+    feature = "stream",
+    doc = "[`stream`]: stream\n[`stream::Watch`]: stream::Watch"
+)]
+#![cfg_attr(
+    not(feature = "stream"),
+    doc = "[`stream`]: https://docs.rs/agent-error/latest/agent_error/stream/index.html\n[`stream::Watch`]: https://docs.rs/agent-error/latest/agent_error/stream/struct.Watch.html"
+)]
+#![cfg_attr(
+    all(feature = "reqwest", feature = "stream"),
+    doc = "[`reqwest::watch`]: reqwest::watch"
+)]
+#![cfg_attr(
+    not(all(feature = "reqwest", feature = "stream")),
+    doc = "[`reqwest::watch`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.watch.html"
+)]
 #![cfg_attr(feature = "reqwest", doc = "[`reqwest::check`]: reqwest::check")]
-#![cfg_attr(not(feature = "reqwest"), doc = "[`reqwest::check`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.check.html")]
-#![cfg_attr(feature = "reqwest-middleware", doc = "[`reqwest::RetryMiddleware`]: reqwest::RetryMiddleware")]
-#![cfg_attr(not(feature = "reqwest-middleware"), doc = "[`reqwest::RetryMiddleware`]: https://docs.rs/agent-error/latest/agent_error/reqwest/struct.RetryMiddleware.html")]
+#![cfg_attr(
+    not(feature = "reqwest"),
+    doc = "[`reqwest::check`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.check.html"
+)]
+#![cfg_attr(
+    feature = "reqwest-middleware",
+    doc = "[`reqwest::RetryMiddleware`]: reqwest::RetryMiddleware"
+)]
+#![cfg_attr(
+    not(feature = "reqwest-middleware"),
+    doc = "[`reqwest::RetryMiddleware`]: https://docs.rs/agent-error/latest/agent_error/reqwest/struct.RetryMiddleware.html"
+)]
 #![cfg_attr(feature = "tower", doc = "[`tower::RetryLayer`]: tower::RetryLayer")]
-#![cfg_attr(not(feature = "tower"), doc = "[`tower::RetryLayer`]: https://docs.rs/agent-error/latest/agent_error/tower/struct.RetryLayer.html")]
+#![cfg_attr(
+    not(feature = "tower"),
+    doc = "[`tower::RetryLayer`]: https://docs.rs/agent-error/latest/agent_error/tower/struct.RetryLayer.html"
+)]
 #![cfg_attr(feature = "axum", doc = "[`axum::ApiError`]: axum::ApiError")]
-#![cfg_attr(not(feature = "axum"), doc = "[`axum::ApiError`]: https://docs.rs/agent-error/latest/agent_error/axum/struct.ApiError.html")]
+#![cfg_attr(
+    not(feature = "axum"),
+    doc = "[`axum::ApiError`]: https://docs.rs/agent-error/latest/agent_error/axum/struct.ApiError.html"
+)]
 #![cfg_attr(feature = "rmcp", doc = "[`rmcp`]: rmcp")]
-#![cfg_attr(not(feature = "rmcp"), doc = "[`rmcp`]: https://docs.rs/agent-error/latest/agent_error/rmcp/index.html")]
+#![cfg_attr(
+    not(feature = "rmcp"),
+    doc = "[`rmcp`]: https://docs.rs/agent-error/latest/agent_error/rmcp/index.html"
+)]
 #![cfg_attr(feature = "tonic", doc = "[`tonic`]: tonic")]
-#![cfg_attr(not(feature = "tonic"), doc = "[`tonic`]: https://docs.rs/agent-error/latest/agent_error/tonic/index.html")]
+#![cfg_attr(
+    not(feature = "tonic"),
+    doc = "[`tonic`]: https://docs.rs/agent-error/latest/agent_error/tonic/index.html"
+)]
 #![cfg_attr(feature = "redis", doc = "[`redis::RedisStore`]: redis::RedisStore")]
-#![cfg_attr(not(feature = "redis"), doc = "[`redis::RedisStore`]: https://docs.rs/agent-error/latest/agent_error/redis/struct.RedisStore.html")]
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[`redis::RedisStore`]: https://docs.rs/agent-error/latest/agent_error/redis/struct.RedisStore.html"
+)]
 #![cfg_attr(feature = "async-openai", doc = "[`openai`]: openai")]
-#![cfg_attr(not(feature = "async-openai"), doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html")]
-
+#![cfg_attr(
+    not(feature = "async-openai"),
+    doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html"
+)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
