@@ -49,13 +49,17 @@
 //!   thiserror](guide::migrating), [in an agent loop](guide::agent_loop), [classifying foreign
 //!   errors](guide::classifying), [HTTP and providers](guide::http), [tool results, people and
 //!   redaction](guide::audiences), [across services](guide::across_services), [documenting
-//!   your codes](guide::documenting_codes), [streams](guide::streams),
-//!   [integrations](guide::integrations).
+//!   your codes](guide::documenting_codes), [streams](guide::streams), [staying under a
+//!   provider's limits](guide::pacing), [across a fleet](guide::fleet),
+//!   [integrations](guide::integrations), and [troubleshooting the
+//!   derive](guide::troubleshooting) (its compile errors explained).
 //! - The modules: [`retry`] (the retrier, policies, budgets), [`recover`] (fallback chains,
-//!   circuit breakers, `decide`), [`http`] (statuses, server hints, provider bodies),
-//!   [`tool`] (tool results for a model), [`display`] (renderings for people and logs),
-//!   [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared vocabulary),
-//!   [`Report`] (the wire form), [`trace`], [`stream`] (failures after `200 OK`), and one
+//!   circuit breakers, `decide`, the pacer), [`http`] (statuses, server hints, provider
+//!   bodies), [`tool`] (tool results for a model), [`display`] (renderings for people and
+//!   logs), [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared
+//!   vocabulary), [`chain`] (walking a chain by hand), [`store`] (where a fleet's shared
+//!   state is kept), [`Report`] (the wire form), [`trace`], [`stream`] (failures after
+//!   `200 OK`), [`extend`] (for crates that connect another crate to this one), and one
 //!   module per integration.
 //!
 //! # Features
@@ -77,6 +81,7 @@
 //! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
+//! | `guide` | no | the [`guide`]'s chapters built whole, and every feature above that their examples use (all of them); without it, each chapter's page points to the chapter on docs.rs |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
 //! version is 1.95.
@@ -84,7 +89,89 @@
 //! Each integration is a crate of its own (`agent-error-<name>`, under `integrations/` in the
 //! repository), built on the runtime's public API; the features above bring it in and
 //! re-export it here under the foreign crate's name.
-
+//!
+// An item behind a feature is linked to where it is when the feature is on, else to its page
+// on docs.rs (built with every feature): no link is dead whatever the features.
+#![cfg_attr(
+    feature = "http",
+    doc = "[`http`]: http\n[`http::StatusError`]: http::StatusError"
+)]
+#![cfg_attr(
+    not(feature = "http"),
+    doc = "[`http`]: https://docs.rs/agent-error/latest/agent_error/http/index.html\n[`http::StatusError`]: https://docs.rs/agent-error/latest/agent_error/http/struct.StatusError.html"
+)]
+#![cfg_attr(feature = "serde", doc = "[`Report`]: Report")]
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = "[`Report`]: https://docs.rs/agent-error/latest/agent_error/struct.Report.html"
+)]
+#![cfg_attr(
+    feature = "tracing",
+    doc = "[`trace`]: trace\n[`trace::record`]: trace::record"
+)]
+#![cfg_attr(
+    not(feature = "tracing"),
+    doc = "[`trace`]: https://docs.rs/agent-error/latest/agent_error/trace/index.html\n[`trace::record`]: https://docs.rs/agent-error/latest/agent_error/trace/fn.record.html"
+)]
+#![cfg_attr(
+    feature = "stream",
+    doc = "[`stream`]: stream\n[`stream::Watch`]: stream::Watch"
+)]
+#![cfg_attr(
+    not(feature = "stream"),
+    doc = "[`stream`]: https://docs.rs/agent-error/latest/agent_error/stream/index.html\n[`stream::Watch`]: https://docs.rs/agent-error/latest/agent_error/stream/struct.Watch.html"
+)]
+#![cfg_attr(
+    all(feature = "reqwest", feature = "stream"),
+    doc = "[`reqwest::watch`]: reqwest::watch"
+)]
+#![cfg_attr(
+    not(all(feature = "reqwest", feature = "stream")),
+    doc = "[`reqwest::watch`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.watch.html"
+)]
+#![cfg_attr(feature = "reqwest", doc = "[`reqwest::check`]: reqwest::check")]
+#![cfg_attr(
+    not(feature = "reqwest"),
+    doc = "[`reqwest::check`]: https://docs.rs/agent-error/latest/agent_error/reqwest/fn.check.html"
+)]
+#![cfg_attr(
+    feature = "reqwest-middleware",
+    doc = "[`reqwest::RetryMiddleware`]: reqwest::RetryMiddleware"
+)]
+#![cfg_attr(
+    not(feature = "reqwest-middleware"),
+    doc = "[`reqwest::RetryMiddleware`]: https://docs.rs/agent-error/latest/agent_error/reqwest/struct.RetryMiddleware.html"
+)]
+#![cfg_attr(feature = "tower", doc = "[`tower::RetryLayer`]: tower::RetryLayer")]
+#![cfg_attr(
+    not(feature = "tower"),
+    doc = "[`tower::RetryLayer`]: https://docs.rs/agent-error/latest/agent_error/tower/struct.RetryLayer.html"
+)]
+#![cfg_attr(feature = "axum", doc = "[`axum::ApiError`]: axum::ApiError")]
+#![cfg_attr(
+    not(feature = "axum"),
+    doc = "[`axum::ApiError`]: https://docs.rs/agent-error/latest/agent_error/axum/struct.ApiError.html"
+)]
+#![cfg_attr(feature = "rmcp", doc = "[`rmcp`]: rmcp")]
+#![cfg_attr(
+    not(feature = "rmcp"),
+    doc = "[`rmcp`]: https://docs.rs/agent-error/latest/agent_error/rmcp/index.html"
+)]
+#![cfg_attr(feature = "tonic", doc = "[`tonic`]: tonic")]
+#![cfg_attr(
+    not(feature = "tonic"),
+    doc = "[`tonic`]: https://docs.rs/agent-error/latest/agent_error/tonic/index.html"
+)]
+#![cfg_attr(feature = "redis", doc = "[`redis::RedisStore`]: redis::RedisStore")]
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[`redis::RedisStore`]: https://docs.rs/agent-error/latest/agent_error/redis/struct.RedisStore.html"
+)]
+#![cfg_attr(feature = "async-openai", doc = "[`openai`]: openai")]
+#![cfg_attr(
+    not(feature = "async-openai"),
+    doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html"
+)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -109,7 +196,8 @@ pub use agent_error_tonic as tonic;
 #[cfg(feature = "tower")]
 pub use agent_error_tower as tower;
 
-/// The README's examples, tested with the rest (not part of the API).
-#[cfg(all(doctest, feature = "http"))]
+/// The README's examples, tested with the rest (not part of the API). The second finds a
+/// derived error behind `anyhow`, which needs `registry`.
+#[cfg(all(doctest, feature = "registry"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -24,62 +24,48 @@
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
+//! - [Troubleshooting the derive](troubleshooting): the compile errors that puzzle
+//!   newcomers, why each is an error, and what to write instead.
 //!
-//! The chapters are built with every feature, as docs.rs builds them; a chapter whose
-//! examples need optional features is present only when they are on.
+//! The chapters' examples use every optional feature, so the chapters are built with the
+//! `guide` feature, which turns all of them on; docs.rs builds every feature.
+//!
+#![cfg_attr(
+    not(feature = "guide"),
+    doc = "**This build leaves the chapters out**: each page above only points to the \
+           chapter [on docs.rs](https://docs.rs/agent-error/latest/agent_error/guide/index.html). \
+           To read them here, build the documentation with `cargo doc --features guide`."
+)]
 
-#[doc = include_str!("../../docs/guide/migrating.md")]
-pub mod migrating {}
+/// One chapter: its Markdown page with the `guide` feature, else a page that points to it
+/// on docs.rs, so that a link to a chapter is never dead.
+macro_rules! chapter {
+    ($name:ident, $title:literal) => {
+        #[cfg(feature = "guide")]
+        #[doc = include_str!(concat!("../../docs/guide/", stringify!($name), ".md"))]
+        pub mod $name {}
 
-#[doc = include_str!("../../docs/guide/agent_loop.md")]
-pub mod agent_loop {}
+        #[cfg(not(feature = "guide"))]
+        #[doc = concat!(
+            "# ", $title, "\n\n",
+            "This chapter is built with the `guide` feature (`cargo doc --features guide`), \
+             which turns on every feature its examples use. Read it [on docs.rs]",
+            "(https://docs.rs/agent-error/latest/agent_error/guide/", stringify!($name),
+            "/index.html), which builds every feature."
+        )]
+        pub mod $name {}
+    };
+}
 
-#[doc = include_str!("../../docs/guide/classifying.md")]
-pub mod classifying {}
-
-#[cfg(all(
-    feature = "http",
-    feature = "reqwest",
-    feature = "tokio",
-    feature = "anyhow"
-))]
-#[doc = include_str!("../../docs/guide/http.md")]
-pub mod http {}
-
-#[doc = include_str!("../../docs/guide/audiences.md")]
-pub mod audiences {}
-
-#[cfg(all(feature = "serde", feature = "tracing"))]
-#[doc = include_str!("../../docs/guide/across_services.md")]
-pub mod across_services {}
-
-#[cfg(all(feature = "stream", feature = "reqwest", feature = "tokio"))]
-#[doc = include_str!("../../docs/guide/streams.md")]
-pub mod streams {}
-
-#[cfg(feature = "redis")]
-#[doc = include_str!("../../docs/guide/fleet.md")]
-pub mod fleet {}
-
-#[cfg(all(
-    feature = "http",
-    feature = "redis",
-    feature = "reqwest-middleware",
-    feature = "tower"
-))]
-#[doc = include_str!("../../docs/guide/pacing.md")]
-pub mod pacing {}
-
-#[doc = include_str!("../../docs/guide/documenting_codes.md")]
-pub mod documenting_codes {}
-
-#[cfg(all(
-    feature = "reqwest-middleware",
-    feature = "tower",
-    feature = "axum",
-    feature = "rmcp",
-    feature = "tonic",
-    feature = "async-openai"
-))]
-#[doc = include_str!("../../docs/guide/integrations.md")]
-pub mod integrations {}
+chapter!(migrating, "Migrating from thiserror");
+chapter!(agent_loop, "In an agent loop");
+chapter!(classifying, "Classifying foreign errors");
+chapter!(http, "HTTP and providers");
+chapter!(audiences, "Tool results, people and redaction");
+chapter!(across_services, "Across services");
+chapter!(documenting_codes, "Documenting your codes");
+chapter!(streams, "Streams: failures after `200 OK`");
+chapter!(pacing, "Staying under a provider's limits");
+chapter!(fleet, "Across a fleet");
+chapter!(integrations, "Integrations");
+chapter!(troubleshooting, "Troubleshooting the derive");

@@ -8,6 +8,28 @@
 //!   Anthropic's, the IETF and the `X-RateLimit-*` fields say remains of each limit and when
 //!   it resets.
 //! - Provider bodies: OpenAI, Anthropic and Google error JSON, and the providers' phrases in text.
+//!
+//! A failed response, from whatever client read it, becomes a classified error; wrapped in
+//! your own enum with `#[error(transparent)]` it keeps that classification.
+//!
+//! ```
+//! use std::time::Duration;
+//! use agent_error::{http::StatusError, AgentError};
+//! use http::{HeaderMap, HeaderValue, StatusCode};
+//!
+//! // The provider throttles this client and says when to come back.
+//! let mut headers = HeaderMap::new();
+//! headers.insert("retry-after", HeaderValue::from_static("7"));
+//! let body = r#"{"error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}"#;
+//! let err = StatusError::from_parts(StatusCode::TOO_MANY_REQUESTS, &headers, body);
+//! assert_eq!(err.code(), "rate_limit");
+//! assert!(err.is_retryable());
+//! assert_eq!(err.retry_after(), Some(Duration::from_secs(7)));
+//!
+//! // A 429 whose body says the quota is spent: waiting will not help.
+//! let quota = StatusError::from_parts(429, &HeaderMap::new(), r#"{"error":{"type":"insufficient_quota"}}"#);
+//! assert_eq!((quota.code(), quota.is_retryable()), ("budget_exhausted", false));
+//! ```
 
 use std::error::Error as StdError;
 

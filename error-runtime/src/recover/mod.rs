@@ -22,6 +22,51 @@
 //!
 //! Time comes from a [`Clock`]: the monotonic [`SystemClock`] by default, a [`ManualClock`]
 //! that tests move by hand.
+//!
+//! Two models in a fallback chain, and a tool behind a circuit breaker:
+//!
+//! ```
+//! use agent_error::recover::{CallError, CircuitBreaker, Fallback};
+//! use agent_error::{AgentError, Recovery};
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "llm.generate")]
+//! enum LlmError {
+//!     #[agent(code = "rate_limit", rate_limited)]
+//!     #[error("provider returned 429")]
+//!     RateLimited,
+//! }
+//!
+//! // The first model is throttled: the second answers, and the first cools down.
+//! let models = Fallback::new(["gpt-4o", "claude-sonnet"]);
+//! let answer = models
+//!     .run(|model: &&str, _attempt| match *model {
+//!         "gpt-4o" => Err(LlmError::RateLimited),
+//!         model => Ok(format!("hello from {model}")),
+//!     })
+//!     .unwrap();
+//! assert_eq!((answer.name(), answer.value.as_str()), ("claude-sonnet", "hello from claude-sonnet"));
+//! assert!(models.cooling_for(0).is_some());
+//!
+//! #[derive(Debug, AgentError)]
+//! #[agent(op = "tool.search")]
+//! enum SearchError {
+//!     #[agent(code = "search_down", retryable)]
+//!     #[error("search backend unavailable")]
+//!     Down,
+//! }
+//!
+//! // After two failures in a row, the tool is not called: the model is told to replan.
+//! let breaker = CircuitBreaker::new().threshold(2);
+//! let search = || Err::<Vec<String>, _>(SearchError::Down);
+//! for _ in 0..2 {
+//!     assert!(matches!(breaker.try_call("search", search), Err(CallError::Tool(SearchError::Down))));
+//! }
+//! match breaker.try_call("search", search) {
+//!     Err(CallError::Open(open)) => assert_eq!(open.recovery(), Recovery::Replan),
+//!     other => panic!("the circuit should be open: {other:?}"),
+//! }
+//! ```
 
 mod breaker;
 mod decide;
