@@ -110,7 +110,7 @@ impl Limit {
 ///   [`max_wait`](Self::max_wait); [`try_acquire`](Self::try_acquire) says how long without
 ///   waiting. A call with budget left goes at once. [`settle`](Self::settle) tells the real
 ///   usage afterwards.
-/// - **A fleet**: with [`shared_in`](Self::shared_in), the budgets live in a [`Store`]
+/// - **A fleet**: with [`shared_in`](Self::shared_in), the budgets live in a [`PaceStore`]
 ///   (Redis with the `redis` feature): one bucket per key and dimension, changed by one
 ///   atomic step; when replicas report different headers the most restrictive wins. At
 ///   each step a replica also leases half its share of what is left, and spends that
@@ -370,7 +370,7 @@ impl Pacer {
     /// spent).
     ///
     /// With a shared store whose local copy is stale this asks the store, blocking the
-    /// thread for at most the store's [`wait_limit`](Store::wait_limit); async code may
+    /// thread for at most the store's [`wait_limit`](crate::store::WaitLimit::wait_limit); async code may
     /// prefer [`reserve`](Self::reserve).
     pub fn try_acquire(&self, key: &str, cost: Cost) -> Result<(), Duration> {
         let wait = match &self.config.store {

@@ -201,7 +201,7 @@ impl CircuitBreaker {
     pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
     /// The default number of keys tracked at most: 1,024.
     pub const DEFAULT_CAPACITY: usize = 1024;
-    /// The default lease of a trial call in a shared [`Store`]: 30 s.
+    /// The default lease of a trial call in a shared [`CircuitStore`](crate::store::CircuitStore): 30 s.
     pub const DEFAULT_TRIAL_LEASE: Duration = Duration::from_secs(30);
 
     /// A breaker with the defaults, on the real monotonic clock.

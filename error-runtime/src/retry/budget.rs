@@ -100,7 +100,7 @@ impl RetryBudget {
     /// spend is then a store operation (a round trip for a remote store). The async
     /// retriers await it ([`try_spend_async`](Self::try_spend_async)); a blocking spend
     /// ([`try_spend`](Self::try_spend)) waits at most the store's
-    /// [`wait_limit`](Store::wait_limit), after which the store answers without its server
+    /// [`wait_limit`](crate::store::WaitLimit::wait_limit), after which the store answers without its server
     /// (as it is set to: its own count, by default). [`available`](Self::available) then
     /// reports the local count only.
     ///
@@ -157,7 +157,7 @@ impl RetryBudget {
     /// Spends `cost` tokens if there are that many; `false` (and nothing spent) otherwise.
     ///
     /// In a shared store this blocks the thread for the store's answer, at most its
-    /// [`wait_limit`](Store::wait_limit): in async code, use
+    /// [`wait_limit`](crate::store::WaitLimit::wait_limit): in async code, use
     /// [`try_spend_async`](Self::try_spend_async).
     pub fn try_spend(&self, cost: u32) -> bool {
         if let Some((store, key)) = &self.inner.shared {

@@ -13,7 +13,7 @@ use super::{
     Pause, PauseStore, StoreFuture, SystemClock, TrialToken, WaitLimit, nanos,
 };
 
-/// The in-process [`Store`]: what `Fallback`, `CircuitBreaker` and the retrier keep
+/// The in-process [`Store`](super::Store): what `Fallback`, `CircuitBreaker` and the retrier keep
 /// without a shared store, as a value that several of them (or several tasks) can share.
 ///
 /// Every answer is immediate. Memory is bounded: at most [`capacity`](Self::capacity) keys
@@ -108,7 +108,7 @@ impl LocalStore {
         Self::with_clock(SystemClock)
     }
 
-    /// An empty store reading time from `clock` (a [`ManualClock`](ManualClock) in tests).
+    /// An empty store reading time from `clock` (a [`ManualClock`](crate::recover::ManualClock) in tests).
     pub fn with_clock(clock: impl Clock + 'static) -> Self {
         LocalStore {
             clock: Arc::new(clock),

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{StoreFuture, WaitLimit};
 
-/// A pause (or cooldown) on a key, as a [`Store`] knows it: how long until its deadline,
+/// A pause (or cooldown) on a key, as a [`PauseStore`] knows it: how long until its deadline,
 /// how long it lasts in all, and the code that caused it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pause {

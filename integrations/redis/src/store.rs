@@ -25,7 +25,7 @@ use crate::{pace, scripts};
 /// What a [`RedisStore`] answers while Redis cannot be reached (down, or slower than the
 /// [`timeout`](RedisStoreBuilder::timeout)).
 ///
-/// Pacing is the exception: [`Store::pace`] answers `None` whatever this says, and each
+/// Pacing is the exception: [`PaceStore::pace`] answers `None` whatever this says, and each
 /// [`Pacer`](agent_error_runtime::recover::Pacer) goes on alone with its share of the
 /// limits it last knew — neither letting every call through nor holding them all back.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub enum Unavailable {
     FailClosed,
 }
 
-/// A [`Store`] on Redis, shared by every replica that connects to the same server and prefix.
+/// A [`Store`](agent_error_runtime::recover::Store) on Redis, shared by every replica that connects to the same server and prefix.
 ///
 /// - **Keys**: `{prefix}:v1:{kind}:{{key}}`, one Redis hash per entity (`kind` is `pause`,
 ///   `circuit`, `budget` or `pace`), the entity's name in a Cluster hash tag, so that each
@@ -51,7 +51,7 @@ pub enum Unavailable {
 ///   key has a TTL: a pause lives until its deadline plus its jitter, a circuit its
 ///   cooldown plus the [`ttl`](RedisStoreBuilder::ttl), a budget the `ttl` after its last
 ///   spend, a pacing key until its buckets are full again (at most 25 hours) plus the `ttl`.
-/// - **Pacing** ([`Store::pace`], for a [`Pacer`](agent_error_runtime::recover::Pacer)
+/// - **Pacing** ([`PaceStore::pace`], for a [`Pacer`](agent_error_runtime::recover::Pacer)
 ///   shared through this store): one hash per pacer key holds its buckets in every
 ///   dimension (requests, tokens, input and output tokens) and when each replica last
 ///   stepped on it. Each step is one script, a round trip every time: the pacer keeps its
@@ -76,7 +76,7 @@ pub enum Unavailable {
 /// - **Redis down or slow**: each operation waits at most the
 ///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
 ///   stops asking Redis for [`retry_interval`](RedisStoreBuilder::retry_interval) and
-///   answers as [`Unavailable`] says (except [`pace`](Store::pace), which then answers
+///   answers as [`Unavailable`] says (except [`pace`](PaceStore::pace), which then answers
 ///   `None` whatever it says: the pacer paces alone); one `tracing` warning when it
 ///   degrades and one info event when Redis answers again. The connection reconnects by itself. Nothing
 ///   panics; nothing blocks longer than the timeout.
