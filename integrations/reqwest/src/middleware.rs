@@ -153,7 +153,11 @@ impl Middleware for RetryMiddleware {
                 Ok(delay) => {
                     // Release the connection before waiting.
                     drop(result);
-                    self.sleep.sleep(delay).await;
+                    // Zero when the delay was shared as a pause: the next
+                    // `before_attempt` waits it out.
+                    if !delay.is_zero() {
+                        self.sleep.sleep(delay).await;
+                    }
                 }
                 Err(_) => return result,
             }

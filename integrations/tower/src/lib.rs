@@ -4,8 +4,11 @@
 //! It is built on tower's own retry middleware: [`ClassifiedRetry`] is a
 //! [`tower::retry::Policy`] whose decisions are a [`Retrier`]'s, so
 //! the service is tower's [`Retry`] and composes with
-//! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer. [`PaceLayer`] paces
-//! an HTTP service's calls with a [`Pacer`](agent_error_runtime::recover::Pacer), inside it.
+//! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer. Before each attempt
+//! ([`BeforeEachAttempt`]) it waits what the retrier's other call paths wait: a pause the
+//! fleet shares ([`Retrier::pauses`]) and the turn of the retrier's pacer. [`PaceLayer`]
+//! paces an HTTP service's calls with a [`Pacer`](agent_error_runtime::recover::Pacer) and
+//! feeds it each response's headers, inside a `RetryLayer` whose retrier has no pacer.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,8 +18,12 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::tower::Layer;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use ::tower::retry::{Policy, Retry};
+use ::tower::{Layer, Service};
 
 mod pace;
 
@@ -45,8 +52,12 @@ use agent_error_runtime::retry::{Retrier, RetryState};
 ///   success, and [`classify_responses`](Self::classify_responses) takes a function that
 ///   says which responses are failures.
 ///
+/// With [`Retrier::pauses`], a server's delay is shared with every replica and each attempt
+/// (the first one included) first waits out the pause in force; with [`Retrier::pacer`],
+/// each attempt first waits its turn, and each answer feeds the pacer's adaptive rate.
+///
 /// The request type must be `Clone` (each attempt sends a copy) and the inner service too,
-/// as with tower's own `Retry`. Waits use tokio's sleep unless
+/// as with tower's own `Retry`; the inner service and its future must be `Send`. Waits use tokio's sleep unless
 /// [`with_sleep`](Self::with_sleep) says otherwise. The last response or error is returned.
 ///
 /// ```
@@ -186,7 +197,7 @@ impl<M, R> fmt::Debug for RetryLayer<M, R> {
 }
 
 impl<S, M, R: Clone> Layer<S> for RetryLayer<M, R> {
-    type Service = Retry<ClassifiedRetry<M, R>, S>;
+    type Service = Retry<ClassifiedRetry<M, R>, BeforeEachAttempt<S>>;
 
     fn layer(&self, inner: S) -> Self::Service {
         Retry::new(
@@ -195,8 +206,57 @@ impl<S, M, R: Clone> Layer<S> for RetryLayer<M, R> {
                 self.sleep.clone(),
                 self.responses.clone(),
             ),
-            inner,
+            BeforeEachAttempt {
+                inner,
+                retrier: self.retrier.clone(),
+                sleep: self.sleep.clone(),
+            },
         )
+    }
+}
+
+/// The service a [`RetryLayer`] retries: before each attempt, the first one included, it
+/// waits what the retrier's [`RetryState::before_attempt`] says: a pause that a server
+/// announced to the fleet ([`Retrier::pauses`]), and the turn of the retrier's own pacer
+/// ([`Retrier::pacer`]). A wait longer than the run may wait is not waited: the attempt is
+/// made at once, and the server's answer ends the run. Without pauses or a pacer it calls
+/// the service straight away.
+#[derive(Clone, Debug)]
+pub struct BeforeEachAttempt<S> {
+    inner: S,
+    retrier: Arc<Retrier>,
+    sleep: Sleeper,
+}
+
+impl<S, Req> Service<Req> for BeforeEachAttempt<S>
+where
+    S: Service<Req> + Clone + Send + 'static,
+    S::Future: Send,
+    Req: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Req) -> Self::Future {
+        // The clone is the one not yet polled ready: the ready one makes this call.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let (retrier, sleep) = (self.retrier.clone(), self.sleep.clone());
+        Box::pin(async move {
+            // Without pauses or a pacer the answer is zero at once.
+            let mut run = RetryState::new(retrier);
+            if let Ok(wait) = run.before_attempt().await
+                && !wait.is_zero()
+            {
+                sleep.sleep(wait).await;
+            }
+            inner.call(request).await
+        })
     }
 }
 
@@ -310,15 +370,30 @@ where
     type Future = BoxSleep;
 
     fn retry(&mut self, _: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
+        let retrier = self.retrier();
+        let pacer = retrier.paced_by();
         let decision = match result {
             Ok(response) => match self.responses.failure(response) {
-                Some(failure) => self.run.next_delay(&*failure),
+                Some(failure) => {
+                    if let Some((pacer, key)) = pacer {
+                        pacer.failed(key, &*failure);
+                    }
+                    self.run.next_delay(&*failure)
+                }
                 None => {
+                    if let Some((pacer, key)) = pacer {
+                        pacer.succeeded(key);
+                    }
                     self.run.succeeded();
                     return None;
                 }
             },
-            Err(e) => self.run.next_delay_for(e.error_chain()),
+            Err(e) => {
+                if let Some((pacer, key)) = pacer {
+                    pacer.failed(key, e.error_chain());
+                }
+                self.run.next_delay_for(e.error_chain())
+            }
         };
         decision.ok().map(|delay| self.sleep.sleep(delay))
     }

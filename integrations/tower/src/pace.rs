@@ -21,7 +21,9 @@ use agent_error_runtime::recover::{Cost, Pacer};
 /// [`max_wait`](Pacer::max_wait) fails at once with a `rate_limit` error (op `pace`)
 /// carrying the wait, converted into the service's error type.
 ///
-/// Put it inside a [`RetryLayer`](crate::RetryLayer) so that every attempt is paced:
+/// Put it inside a [`RetryLayer`](crate::RetryLayer) so that every attempt is paced (a
+/// retrier with a pacer of its own paces the attempts itself: give the pacer to one of the
+/// two):
 ///
 /// ```
 /// use std::time::Duration;
