@@ -4,6 +4,8 @@
 //! 429 and shares the pause; replica B, calling the same account, waits it out before its
 //! first attempt. Nothing really sleeps: the sleeps are recorded.
 
+/// Shared with the middleware and tower suites, which use more of it.
+#[allow(dead_code)]
 #[path = "support/scripted.rs"]
 mod scripted;
 
