@@ -2,7 +2,6 @@
 //! clones of a retrier. [`RetryPolicy::delay`](crate::RetryPolicy::delay) draws from it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 /// A seedable source of random numbers for jitter (wyrand: one widening multiply a draw),
 /// shareable across threads.
@@ -37,7 +36,7 @@ impl JitterSource {
     /// wait the same delay, a rare case that spreading retries out can afford), and a draw
     /// costs no locked instruction.
     #[inline]
-    pub fn next_u64(&self) -> u64 {
+    pub(crate) fn next_u64(&self) -> u64 {
         let state = self
             .state
             .load(Ordering::Relaxed)
@@ -56,26 +55,5 @@ impl JitterSource {
     /// A uniform fraction in `[0, 1]`, for a positive jitter of a shared pause.
     pub(crate) fn next_fraction(&self) -> f64 {
         self.next_u64() as f64 / u64::MAX as f64
-    }
-
-    /// A uniform duration in `[low, high]` (`low` when `high <= low`).
-    pub fn between(&self, low: Duration, high: Duration) -> Duration {
-        if high <= low {
-            return low;
-        }
-        let offset = match u64::try_from((high - low).as_nanos()) {
-            Ok(span) => self.up_to(span),
-            // Spans beyond u64 nanoseconds (584 years): any offset; the result is clamped.
-            Err(_) => self.next_u64(),
-        };
-        low.saturating_add(Duration::from_nanos(offset)).min(high)
-    }
-
-    /// A uniform number in `[0, span]`: the high half of a widening multiply, so no division.
-    #[inline]
-    fn up_to(&self, span: u64) -> u64 {
-        let scaled = u128::from(self.next_u64()) * (u128::from(span) + 1);
-        // The high 64 bits of a product of a u64 and at most 2^64: at most `span`.
-        (scaled >> 64) as u64
     }
 }
