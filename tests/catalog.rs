@@ -45,7 +45,8 @@ pub enum LlmError {
 }
 
 #[derive(Debug, AgentError)]
-#[agent(code = "rate_limit", hint = "not a rate limit here")]
+// `retryable = false` pins the vocabulary's code as never retried: it disagrees.
+#[agent(code = "rate_limit", retryable = false, hint = "not a rate limit here")]
 #[error("wrong")]
 pub struct Disagrees {
     #[op]
@@ -308,6 +309,8 @@ mod v2 {
         #[agent(code = "throttled", rate_limited)]
         #[error("429")]
         RateLimited,
+        /// No longer retried: pinned, since its code would bring the vocabulary's retry.
+        #[agent(retryable = false)]
         #[error("slow")]
         Timeout,
         #[error("new")]

@@ -270,13 +270,23 @@ fn classified(
     errors: &mut Errors,
 ) -> Classified {
     let (owner, krate, container) = (ident.to_string(), &input.krate, &input.attrs);
-    let policy = retry::policy(input.place, container, attrs);
     let source = source::source_field(fields);
+    let code = code::of(ident, container, attrs);
+    // A variant that says nothing about retrying and has no cause is classified by the
+    // status it holds, else by its code when the shared vocabulary retries it.
+    let silent = source.is_none() && !attrs.says_retry();
+    let from_status = silent.then(|| retry::status_field(fields)).flatten();
+    let vocabulary = (silent && from_status.is_none())
+        .then(|| retry::vocabulary_policy(&code.value))
+        .flatten();
+    let policy = retry::policy(input.place, container, attrs).or(vocabulary);
     Classified {
         from_cause: source.is_some() && !attrs.says_retry(),
+        from_status,
+        from_code: vocabulary.is_some(),
         message: message::of(error, docs, fields, &owner, krate, errors),
         hints: hint::of(attrs, fields, &owner, krate, errors),
-        code: code::of(ident, container, attrs),
+        code,
         op: op::of(input.place, container, attrs, fields),
         recovery: attrs
             .recovery
@@ -325,7 +335,7 @@ fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
 
 /// The attributes among `attrs` that belong on a field.
 fn field_attrs_in(attrs: &[Attribute]) -> Vec<&Attribute> {
-    const FIELD_ONLY: [&str; 5] = ["source", "from", "op", "retry_after", "redact"];
+    const FIELD_ONLY: [&str; 6] = ["source", "from", "op", "retry_after", "redact", "status"];
     attrs
         .iter()
         .filter(|a| FIELD_ONLY.iter().any(|name| a.path().is_ident(name)))
@@ -345,6 +355,7 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "op" => &mut out.op,
             "retry_after" => &mut out.retry_after,
             "redact" => &mut out.redact,
+            "status" => &mut out.status,
             "error" => {
                 let transparent = attr
                     .parse_args::<syn::Ident>()
@@ -355,7 +366,7 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "agent" => {
                 errors.push(syn::Error::new_spanned(
                     attr,
-                    "#[agent(...)] goes on the type or a variant; on a field use #[source], #[from], #[op], #[retry_after] or #[redact]",
+                    "#[agent(...)] goes on the type or a variant; on a field use #[source], #[from], #[op], #[retry_after], #[status] or #[redact]",
                 ));
                 continue;
             }

@@ -658,8 +658,8 @@ pub fn field_traits(krate: &TokenStream) -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use #krate::__private::{
-            HeadFreeTyped as _, HeadFreeValue as _, PublicDeref as _, PublicForeign as _,
-            PublicTyped as _, PublicValue as _,
+            HeadFreePointer as _, HeadFreeTyped as _, HeadFreeValue as _, PublicDeref as _,
+            PublicForeign as _, PublicTyped as _, PublicValue as _,
         };
     }
 }

@@ -98,6 +98,12 @@ pub struct Classified {
     /// and recovery, and its hints and status where it declares none, are its cause's
     /// classification at run time.
     pub from_cause: bool,
+    /// The variant says nothing about retrying, has no cause and holds a status (the field
+    /// at this index): it is retried as that status calls for, at run time.
+    pub from_status: Option<usize>,
+    /// The variant says nothing about retrying, has no cause and no status, and its code
+    /// is one the shared vocabulary retries: `policy` is that code's.
+    pub from_code: bool,
     /// What the variant is when its cause is unclassified (or its own, when not `from_cause`).
     pub recovery: Recovery,
     pub source: Option<usize>,
@@ -308,6 +314,8 @@ pub struct FieldAttrs {
     pub op: Option<Span>,
     pub retry_after: Option<Span>,
     pub redact: Option<Span>,
+    /// `#[status]`: the field holds the HTTP status that classifies the variant.
+    pub status: Option<Span>,
     /// `#[error(...)]` written on the field, and whether it says `transparent`.
     pub error: Option<(Span, bool)>,
 }

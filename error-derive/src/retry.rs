@@ -283,6 +283,57 @@ pub fn policy(place: Place, container: &AgentAttrs, own: &AgentAttrs) -> Option<
     Some(policy)
 }
 
+/// The codes of the shared vocabulary (`agent_error::codes`) that a dynamic `Error` retries,
+/// with the policy it has: what a cause-less variant that says nothing about retrying and
+/// has one of these codes is retried with. Pinned to the runtime's table by a test.
+#[rustfmt::skip]
+const RETRIED_CODES: &[(&str, bool, u32)] = &[
+    // (code, rate-limited, attempts); the rest of the tuning is the default.
+    ("rate_limit", true, DEFAULT_ATTEMPTS),
+    ("timeout", false, DEFAULT_ATTEMPTS),
+    ("provider_unavailable", false, DEFAULT_ATTEMPTS),
+    ("stream_interrupted", false, DEFAULT_ATTEMPTS),
+    ("invalid_output", false, 2),
+];
+
+/// The policy the shared vocabulary gives `code`, when it retries it.
+pub fn vocabulary_policy(code: &str) -> Option<Policy> {
+    let &(_, rate_limited, attempts) = RETRIED_CODES.iter().find(|(c, ..)| *c == code)?;
+    let mut policy = merged(None, None);
+    policy.rate_limited = rate_limited;
+    policy.attempts = attempts;
+    Some(policy)
+}
+
+/// The field that holds the variant's HTTP status: the one marked `#[status]`, else the
+/// one typed `StatusCode` (http's, which reqwest re-exports).
+pub fn status_field(fields: &[Field]) -> Option<usize> {
+    fields
+        .iter()
+        .find(|f| f.attrs.status.is_some())
+        .or_else(|| fields.iter().find(|f| is_status_code(f.ty)))
+        .map(|f| f.index)
+}
+
+/// Whether `ty` is named `StatusCode` (by its last path segment: the derive cannot resolve
+/// types), or a reference to one.
+pub fn is_status_code(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => is_status_code(&r.elem),
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "StatusCode" && s.arguments.is_none()),
+        _ => false,
+    }
+}
+
+/// Whether `ty` is `u16`, as `#[status]` on a field not typed `StatusCode` needs.
+pub fn is_u16(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u16"))
+}
+
 /// The `#[retry_after]` field: the first one marked.
 pub fn retry_after(fields: &[Field]) -> Option<usize> {
     fields
@@ -418,9 +469,39 @@ pub fn expand(input: &Input) -> TokenStream {
             quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),)
         })
     };
+    // A variant classified by the status it holds asks the runtime about it.
+    let status_of = |v: &Variant, i: usize| -> (TokenStream, TokenStream) {
+        let f = &v.fields[i];
+        let binding = &f.binding;
+        let status = if is_status_code(f.ty) {
+            quote!(#binding.as_u16())
+        } else {
+            quote!(*#binding)
+        };
+        (f.pattern(), status)
+    };
+    let from_status = |v: &Variant, c: &Classified, value: &dyn Fn(TokenStream) -> TokenStream| {
+        let (pattern, status) = status_of(v, c.from_status?);
+        let (path, value) = (&v.path, value(status));
+        Some(quote!(#path { #pattern, .. } => #value,))
+    };
     let policy = arms(input, Ask::RetryPolicy, |v, c| {
         if c.from_cause {
             return from_cause(v, c, "cause_policy");
+        }
+        if let Some(i) = c.from_status {
+            let (pattern, status) = status_of(v, i);
+            let path = &v.path;
+            return Some(match c.retry_after.filter(|&r| r != i) {
+                Some(r) => {
+                    let (f, binding) = (&v.fields[r], &v.fields[r].binding);
+                    let after = f.pattern();
+                    quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #krate::__private::RetryAfterField::retry_after(#binding)),)
+                }
+                None => {
+                    quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, ::core::option::Option::None),)
+                }
+            });
         }
         let policy = c.policy.as_ref()?.tokens(krate);
         let path = &v.path;
@@ -436,12 +517,26 @@ pub fn expand(input: &Input) -> TokenStream {
         if c.from_cause {
             return from_cause(v, c, "cause_is_retryable");
         }
+        if c.from_status.is_some() {
+            return from_status(
+                v,
+                c,
+                &|s| quote!(#krate::__private::status_policy(#s, ::core::option::Option::None).is_retryable()),
+            );
+        }
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
     let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
         if c.from_cause {
             return from_cause(v, c, "cause_is_rate_limited");
+        }
+        if c.from_status.is_some() {
+            return from_status(
+                v,
+                c,
+                &|s| quote!(#krate::__private::status_policy(#s, ::core::option::Option::None).is_rate_limited()),
+            );
         }
         let path = &v.path;
         c.policy
@@ -458,6 +553,9 @@ pub fn expand(input: &Input) -> TokenStream {
     let recovery = arms(input, Ask::Recovery, |v, c| {
         if c.from_cause {
             return from_cause(v, c, "cause_recovery");
+        }
+        if c.from_status.is_some() && v.attrs.recovery.is_none() {
+            return from_status(v, c, &|s| quote!(#krate::__private::status_recovery(#s)));
         }
         let path = &v.path;
         let value = c.recovery.tokens(krate);
@@ -501,7 +599,30 @@ fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{JITTERS, RECOVERIES};
+    use super::{JITTERS, RECOVERIES, RETRIED_CODES, vocabulary_policy};
+
+    /// The codes the derive retries by their name are the ones the runtime's vocabulary
+    /// retries, each with the runtime's policy.
+    #[test]
+    fn retried_codes_match_the_runtime_vocabulary() {
+        use agent_error_runtime::codes;
+        let retried: Vec<&str> = codes::ALL
+            .iter()
+            .copied()
+            .filter(|c| codes::default_policy(c).is_retryable())
+            .collect();
+        let mirrored: Vec<&str> = RETRIED_CODES.iter().map(|(c, ..)| *c).collect();
+        assert_eq!(mirrored, retried);
+        for code in retried {
+            let (ours, theirs) = (vocabulary_policy(code).unwrap(), codes::default_policy(code));
+            assert_eq!(ours.rate_limited, theirs.is_rate_limited(), "{code}");
+            assert_eq!(ours.attempts, theirs.max_attempts(), "{code}");
+            assert_eq!(ours.base.0, theirs.base_delay().as_nanos(), "{code}");
+            assert_eq!(ours.max.0, theirs.max_delay().as_nanos(), "{code}");
+            assert_eq!(ours.max_wait.0, theirs.max_wait().as_nanos(), "{code}");
+            assert_eq!(ours.factor, theirs.factor(), "{code}");
+        }
+    }
     use agent_error_runtime::Recovery;
     use agent_error_runtime::retry::Jitter;
 

@@ -43,6 +43,8 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     struct_has_an_op,
     base_within_max,
     one_retry_after,
+    status_is_a_status,
+    one_status,
     retry_after_is_a_duration,
     retry_after_needs_retryable,
     recovery_retry_needs_retryable,
@@ -113,6 +115,9 @@ fn field_attribute_goes_on_a_field(attr: &syn::Attribute, what: &str) -> syn::Er
         "from" => "the only field, the error it is converted from",
         "op" => "the field that holds the operation's name (or write #[agent(op = \"...\")] here)",
         "retry_after" => "the `Duration` field that holds the server's requested delay",
+        "status" => {
+            "the `u16` field that holds the HTTP status (or write #[agent(status = 503)] here for a fixed one)"
+        }
         _ => "each field to hide",
     };
     syn::Error::new_spanned(
@@ -315,6 +320,7 @@ fn transparent_field_takes_no_attributes(
             ("#[source]", field.attrs.source),
             ("#[op]", field.attrs.op),
             ("#[retry_after]", field.attrs.retry_after),
+            ("#[status]", field.attrs.status),
             ("#[redact]", field.attrs.redact),
         ];
         for (name, span) in misplaced.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
@@ -551,6 +557,39 @@ fn one_retry_after(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) 
     }
 }
 
+/// `#[status]` goes on the field holding the status: a `u16`, or a `StatusCode`.
+fn status_is_a_status(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let marked = v.fields.iter().filter(|f| f.attrs.status.is_some());
+    for f in marked.filter(|f| !retry::is_u16(f.ty) && !retry::is_status_code(f.ty)) {
+        errors.at(
+            f.ty.span(),
+            "#[status] needs a field that holds an HTTP status: a `u16` (like 503) or a `StatusCode`; convert another number with `u16::from`, or remove #[status]",
+        );
+    }
+}
+
+/// One status classifies a variant: a second `#[status]`, or a second `StatusCode` field
+/// where none is marked, leaves it unsaid which.
+fn one_status(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    let marked: Vec<_> = v.fields.iter().filter_map(|f| f.attrs.status).collect();
+    for &span in marked.iter().skip(1) {
+        errors.at(
+            span,
+            "a variant is classified by one status; remove this #[status]",
+        );
+    }
+    if !marked.is_empty() || c.from_status.is_none() {
+        return;
+    }
+    let typed = v.fields.iter().filter(|f| retry::is_status_code(f.ty));
+    for f in typed.skip(1) {
+        errors.at(
+            f.ty.span(),
+            "this variant holds two statuses and is classified by the status it holds: mark the one that says how it is retried with #[status], or say it yourself with #[agent(retryable)] or #[agent(retryable = false)]",
+        );
+    }
+}
+
 fn retry_after_is_a_duration(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     let marked = v.fields.iter().filter(|f| f.attrs.retry_after.is_some());
     for f in marked.filter(|f| !retry::is_duration_or_option(f.ty)) {
@@ -562,7 +601,8 @@ fn retry_after_is_a_duration(_: &Input, v: &Variant, _: &Classified, errors: &mu
 }
 
 fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
-    if c.policy.is_some() {
+    // A variant classified by the status it holds may be retried at run time.
+    if c.policy.is_some() || c.from_status.is_some() {
         return;
     }
     let marked = v

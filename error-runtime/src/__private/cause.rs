@@ -60,9 +60,9 @@ pub fn cause_status(cause: Option<&(dyn StdError + 'static)>) -> Option<u16> {
 
 /// A field written into a message with `{field}`. Generated code calls
 /// `(&&HeadFree(binding)).head_free()` with the traits in scope, which picks by autoref specialization (as `PublicField` does):
-/// an [`AgentError`] field displays as [`WithoutHead`], its Display after the
-/// `op [code]: ` head, so that nested derived errors show one head; any other value
-/// (a foreign error, a number, a type parameter) is itself.
+/// an [`AgentError`] field, or a `Box`, `Arc`, `Rc` or reference to one, displays as
+/// [`WithoutHead`], its Display after the `op [code]: ` head, so that nested derived errors
+/// show one head; any other value (a foreign error, a number, a type parameter) is itself.
 pub struct HeadFree<'a, T: ?Sized>(pub &'a T);
 
 impl<T: ?Sized> Clone for HeadFree<'_, T> {
@@ -83,6 +83,24 @@ impl<'a, T: AgentError> HeadFreeTyped<'a, T> for &HeadFree<'a, T> {
     #[inline]
     fn head_free(&self) -> WithoutHead<'a, T> {
         WithoutHead(self.0)
+    }
+}
+
+/// [`HeadFree`] of a pointer to an [`AgentError`] (`Box`, `Arc`, `Rc`, a reference): what
+/// it points to, without its head, as [`HeadFreeTyped`] shows a field that is one.
+pub trait HeadFreePointer<'a, T: ?Sized> {
+    /// The pointee without its head.
+    fn head_free(&self) -> WithoutHead<'a, T>;
+}
+
+impl<'a, P, T> HeadFreePointer<'a, T> for HeadFree<'a, P>
+where
+    P: std::ops::Deref<Target = T> + ?Sized,
+    T: AgentError + ?Sized,
+{
+    #[inline]
+    fn head_free(&self) -> WithoutHead<'a, T> {
+        WithoutHead(&**self.0)
     }
 }
 
@@ -128,4 +146,28 @@ mod tests {
         assert_eq!(skipped(&["llm [timeout"]), "llm [timeout");
         assert_eq!(skipped(&[]), "");
     }
+}
+
+/// The policy of a variant classified by the HTTP status it holds (`#[status]`, or a field
+/// typed `StatusCode`), with its `#[retry_after]` if any.
+#[inline]
+pub fn status_policy(status: u16, retry_after: Option<Duration>) -> RetryPolicy {
+    crate::core::codes::status_policy(status).with_retry_after(retry_after)
+}
+
+/// The recovery of a variant classified by the HTTP status it holds.
+#[inline]
+pub fn status_recovery(status: u16) -> Recovery {
+    Recovery::default_for(crate::core::codes::status_policy(status).is_retryable())
+}
+
+/// The policy a code of the shared vocabulary brings to a cause-less variant that says
+/// nothing about retrying: what a dynamic `Error` with that code has.
+pub const fn vocabulary_policy(code: &str) -> RetryPolicy {
+    crate::core::codes::defaults_of(code).0
+}
+
+/// The recovery a code of the shared vocabulary brings (see [`vocabulary_policy`]).
+pub const fn vocabulary_recovery(code: &str) -> Recovery {
+    crate::core::codes::defaults_of(code).1
 }

@@ -44,6 +44,8 @@ fn golden_fields(d: &CodeDoc) -> Vec<String> {
         format!("op={}", d.op.unwrap_or("(run time)")),
         if d.retry_from_cause {
             "retryable=as_cause".to_string()
+        } else if d.retry_from_status {
+            "retryable=as_status".to_string()
         } else {
             format!("retryable={}", d.retryable)
         },

@@ -56,6 +56,12 @@ impl CodeDoc {
         if self.retry_from_cause {
             return "as its cause: retried when the cause's classification is, with its policy and recovery; not retried when nothing classifies the cause".to_string();
         }
+        if self.retry_from_status {
+            return "as its status: rate-limited on 429, retried on 408 and 5xx with the default policy, not retried on any other".to_string();
+        }
+        if self.retry_from_code {
+            return format!("as its code: {}", retry_in_words(&self.policy));
+        }
         retry_in_words(&self.policy)
     }
 }
@@ -241,7 +247,7 @@ impl serde::Serialize for CodeDoc {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let p = &self.policy;
-        let mut st = s.serialize_struct("CodeDoc", 17)?;
+        let mut st = s.serialize_struct("CodeDoc", 19)?;
         st.serialize_field("code", self.code)?;
         st.serialize_field("op", &self.op)?;
         st.serialize_field("type_name", self.type_name)?;
@@ -253,6 +259,17 @@ impl serde::Serialize for CodeDoc {
         st.serialize_field("rate_limited", &self.rate_limited)?;
         st.serialize_field("recovery", self.recovery.as_str())?;
         st.serialize_field("retry_from_cause", &self.retry_from_cause)?;
+        // Written only when set, so that entries of the other rules read as before.
+        for (key, set) in [
+            ("retry_from_status", self.retry_from_status),
+            ("retry_from_code", self.retry_from_code),
+        ] {
+            if set {
+                st.serialize_field(key, &true)?;
+            } else {
+                st.skip_field(key)?;
+            }
+        }
         st.serialize_field(
             "policy",
             &p.is_retryable().then(|| serde_json_like::Policy {

@@ -38,6 +38,14 @@ pub struct CodeDoc {
     /// [`recovery`](Self::recovery) and [`policy`](Self::policy) then say what it is when
     /// nothing classifies the cause: not retried, `abort`.
     pub retry_from_cause: bool,
+    /// Whether the retrying comes from the HTTP status the variant holds (a `#[status]`
+    /// field or one typed `StatusCode`): rate-limited on 429, retried on 408 and 5xx, not
+    /// retried otherwise. The other fields say what it is for a status that is not retried.
+    pub retry_from_status: bool,
+    /// Whether the retrying is its code's in the shared vocabulary
+    /// ([`codes`](crate::codes)): a cause-less variant that says nothing about retrying and
+    /// whose code is `timeout`, say, is retried as a dynamic `Error` with that code is.
+    pub retry_from_code: bool,
     /// The HTTP status for wire renderings (`#[agent(status = 503)]`).
     pub status: Option<u16>,
     /// The documentation URL (`docs_url` with `{code}` filled in).
@@ -86,6 +94,8 @@ impl CodeDoc {
             recovery,
             policy,
             retry_from_cause: false,
+            retry_from_status: false,
+            retry_from_code: false,
             status: None,
             url: None,
             since: None,
@@ -120,6 +130,19 @@ impl CodeDoc {
     /// Retried as its cause is classified (see [`retry_from_cause`](Self::retry_from_cause)).
     pub const fn with_retry_from_cause(mut self) -> Self {
         self.retry_from_cause = true;
+        self
+    }
+
+    /// Retried as the status it holds says (see [`retry_from_status`](Self::retry_from_status)).
+    pub const fn with_retry_from_status(mut self) -> Self {
+        self.retry_from_status = true;
+        self
+    }
+
+    /// Retried as its code in the shared vocabulary is (see
+    /// [`retry_from_code`](Self::retry_from_code)).
+    pub const fn with_retry_from_code(mut self) -> Self {
+        self.retry_from_code = true;
         self
     }
 

@@ -123,10 +123,13 @@ pub enum StatusClass {
 /// assert_eq!(classify_status(404), StatusClass::Permanent);
 /// ```
 pub const fn classify_status(status: u16) -> StatusClass {
-    match status {
-        429 => StatusClass::RateLimited,
-        408 | 500..=599 => StatusClass::Retryable,
-        _ => StatusClass::Permanent,
+    let policy = crate::core::codes::status_policy(status);
+    if policy.is_rate_limited() {
+        StatusClass::RateLimited
+    } else if policy.is_retryable() {
+        StatusClass::Retryable
+    } else {
+        StatusClass::Permanent
     }
 }
 

@@ -57,7 +57,7 @@ use agent_error_runtime::retry::{Retrier, RetryState};
 /// each attempt first waits its turn, and each answer feeds the pacer's adaptive rate.
 ///
 /// The request type must be `Clone` (each attempt sends a copy) and the inner service too,
-/// as with tower's own `Retry`; the inner service and its future must be `Send`. Waits use tokio's sleep unless
+/// as with tower's own `Retry`. Waits use tokio's sleep unless
 /// [`with_sleep`](Self::with_sleep) says otherwise. The last response or error is returned.
 ///
 /// ```
@@ -230,13 +230,11 @@ pub struct BeforeEachAttempt<S> {
 
 impl<S, Req> Service<Req> for BeforeEachAttempt<S>
 where
-    S: Service<Req> + Clone + Send + 'static,
-    S::Future: Send,
-    Req: Send + 'static,
+    S: Service<Req> + Clone,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+    type Future = BeforeEachAttemptFuture<S, Req>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -245,18 +243,98 @@ where
     fn call(&mut self, request: Req) -> Self::Future {
         // The clone is the one not yet polled ready: the ready one makes this call.
         let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let (retrier, sleep) = (self.retrier.clone(), self.sleep.clone());
-        Box::pin(async move {
-            // Without pauses or a pacer the answer is zero at once.
+        let inner = std::mem::replace(&mut self.inner, clone);
+        let retrier = self.retrier.clone();
+        // Without pauses or a pacer the wait is zero at its first poll.
+        let wait = Box::pin(async move {
             let mut run = RetryState::new(retrier);
-            if let Ok(wait) = run.before_attempt().await
-                && !wait.is_zero()
-            {
-                sleep.sleep(wait).await;
+            run.before_attempt().await.unwrap_or_default()
+        });
+        BeforeEachAttemptFuture {
+            state: State::Waiting {
+                wait,
+                inner,
+                request,
+                sleep: self.sleep.clone(),
+            },
+        }
+    }
+}
+
+/// The future of a [`BeforeEachAttempt`] call: the wait, then the inner service's call.
+pub struct BeforeEachAttemptFuture<S: Service<Req>, Req> {
+    state: State<S, Req>,
+}
+
+enum State<S: Service<Req>, Req> {
+    Waiting {
+        wait: Pin<Box<dyn Future<Output = Duration> + Send>>,
+        inner: S,
+        request: Req,
+        sleep: Sleeper,
+    },
+    Sleeping {
+        sleep: BoxSleep,
+        inner: S,
+        request: Req,
+    },
+    Calling(Pin<Box<S::Future>>),
+    Done,
+}
+
+// Nothing is pinned in place: the service and the request are moved out by value, and the
+// futures polled are boxed.
+impl<S: Service<Req>, Req> Unpin for BeforeEachAttemptFuture<S, Req> {}
+
+impl<S: Service<Req>, Req> Future for BeforeEachAttemptFuture<S, Req> {
+    type Output = Result<S::Response, S::Error>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            match &mut self.state {
+                State::Waiting { wait, .. } => {
+                    let Poll::Ready(wait) = wait.as_mut().poll(cx) else {
+                        return Poll::Pending;
+                    };
+                    let State::Waiting {
+                        mut inner,
+                        request,
+                        sleep,
+                        ..
+                    } = std::mem::replace(&mut self.state, State::Done)
+                    else {
+                        unreachable!("the state was just matched");
+                    };
+                    self.state = if wait.is_zero() {
+                        State::Calling(Box::pin(inner.call(request)))
+                    } else {
+                        State::Sleeping {
+                            sleep: sleep.sleep(wait),
+                            inner,
+                            request,
+                        }
+                    };
+                }
+                State::Sleeping { sleep, .. } => {
+                    if sleep.as_mut().poll(cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                    let State::Sleeping {
+                        mut inner, request, ..
+                    } = std::mem::replace(&mut self.state, State::Done)
+                    else {
+                        unreachable!("the state was just matched");
+                    };
+                    self.state = State::Calling(Box::pin(inner.call(request)));
+                }
+                State::Calling(call) => {
+                    let out = std::task::ready!(call.as_mut().poll(cx));
+                    self.state = State::Done;
+                    return Poll::Ready(out);
+                }
+                State::Done => panic!("a BeforeEachAttemptFuture polled after it completed"),
             }
-            inner.call(request).await
-        })
+        }
     }
 }
 

@@ -1,0 +1,211 @@
+//! Real enums classify as their authors meant, on shapes taken from real agent projects:
+//! a cause-less variant with a code of the shared vocabulary is retried as that code is
+//! (codex's `Timeout`s), a variant holding an HTTP status is retried as the status calls
+//! for (rig's `InvalidStatusCode(StatusCode)`, codex-api's `Api { status }`), and a cause
+//! written into a message through a `Box`, `Arc`, `Rc` or reference shows one head
+//! (async-openai's `StreamError(Box<StreamError>)`).
+
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_error::catalog::Catalog;
+use agent_error::{AgentError, Recovery};
+
+/// codex's shapes: cause-less `Timeout` variants, which its own `is_retryable()` retries.
+#[derive(Debug, AgentError)]
+#[agent(op = "codex")]
+enum CodexErr {
+    #[error("timeout waiting for child process to exit")]
+    Timeout,
+    #[error("stream disconnected before completion: {0}")]
+    Stream(String),
+    #[error("rate limited")]
+    RateLimit,
+    #[error("usage limit reached")]
+    #[agent(code = "budget_exhausted")]
+    UsageLimitReached,
+}
+
+/// codex's `SandboxErr::Timeout`, pinned: a `timeout` that must not be retried.
+#[derive(Debug, AgentError)]
+#[agent(op = "codex.sandbox")]
+enum SandboxErr {
+    #[agent(retryable = false)]
+    #[error("sandbox timed out")]
+    Timeout,
+}
+
+#[test]
+fn a_vocabulary_code_brings_its_default_classification() {
+    assert_eq!(CodexErr::Timeout.code(), "timeout");
+    assert!(CodexErr::Timeout.is_retryable());
+    assert_eq!(CodexErr::Timeout.recovery(), Recovery::Retry);
+    assert_eq!(
+        CodexErr::Timeout.retry_policy(),
+        agent_error::codes::default_policy("timeout")
+    );
+    assert!(CodexErr::RateLimit.is_rate_limited());
+    // Codes outside the vocabulary, or that it does not retry, are not retried.
+    assert!(!CodexErr::Stream("reset".into()).is_retryable());
+    assert!(!CodexErr::UsageLimitReached.is_retryable());
+    // `retryable = false` pins a vocabulary code as never retried.
+    assert_eq!(SandboxErr::Timeout.code(), "timeout");
+    assert!(!SandboxErr::Timeout.is_retryable());
+    // One code, one answer: the derived `timeout` is retried as a dynamic one is.
+    let dynamic = agent_error::Error::new("codex", "timeout", "timed out");
+    assert_eq!(CodexErr::Timeout.is_retryable(), dynamic.is_retryable());
+}
+
+/// A namespaced code is the namespace's own: `codex.timeout` is not the vocabulary's.
+#[derive(Debug, AgentError)]
+#[agent(op = "codex", namespace = "codex")]
+enum Namespaced {
+    #[error("timed out")]
+    Timeout,
+}
+
+#[test]
+fn a_namespaced_code_is_not_the_vocabularys() {
+    assert_eq!(Namespaced::Timeout.code(), "codex.timeout");
+    assert!(!Namespaced::Timeout.is_retryable());
+}
+
+/// rig's, codex-api's and async-openai's shapes: variants that hold a status.
+#[derive(Debug, AgentError)]
+#[agent(op = "http")]
+enum HttpError {
+    #[error("invalid status code: {0}")]
+    InvalidStatusCode(http::StatusCode),
+    #[error("api error {status}: {message}")]
+    Api {
+        #[status]
+        status: u16,
+        message: String,
+        #[retry_after]
+        retry_after: Option<Duration>,
+    },
+    /// A status with a cause: the cause decides.
+    #[error("request failed with {status}")]
+    Failed {
+        status: http::StatusCode,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Said outright: the status is only reported.
+    #[agent(retryable = false, status = 502)]
+    #[error("bad gateway {0}")]
+    Gateway(http::StatusCode),
+}
+
+#[test]
+fn a_held_status_classifies_as_that_status_would() {
+    let status = |s| HttpError::InvalidStatusCode(http::StatusCode::from_u16(s).unwrap());
+    assert!(status(503).is_retryable());
+    assert!(!status(503).is_rate_limited());
+    assert_eq!(status(503).recovery(), Recovery::Retry);
+    assert!(status(429).is_rate_limited());
+    assert!(status(408).is_retryable());
+    assert!(!status(404).is_retryable());
+    assert_eq!(status(404).recovery(), Recovery::Abort);
+    assert_eq!(status(503).status(), Some(503));
+
+    let api = |status, retry_after| HttpError::Api {
+        status,
+        message: "slow down".into(),
+        retry_after,
+    };
+    let throttled = api(429, Some(Duration::from_secs(7)));
+    assert!(throttled.is_rate_limited());
+    assert_eq!(throttled.retry_after(), Some(Duration::from_secs(7)));
+    assert_eq!(
+        throttled.retry_policy().retry_after(),
+        Some(Duration::from_secs(7))
+    );
+    assert!(!api(400, None).is_retryable());
+    assert_eq!(api(400, None).status(), Some(400));
+
+    // A cause wins over the status: a refused connection is retried, whatever the 404.
+    let failed = HttpError::Failed {
+        status: http::StatusCode::NOT_FOUND,
+        source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+    };
+    assert!(failed.is_retryable());
+    let failed = HttpError::Failed {
+        status: http::StatusCode::SERVICE_UNAVAILABLE,
+        source: std::io::Error::other("unclassified"),
+    };
+    assert!(!failed.is_retryable());
+
+    let gateway = HttpError::Gateway(http::StatusCode::SERVICE_UNAVAILABLE);
+    assert!(!gateway.is_retryable());
+    assert_eq!(gateway.status(), Some(502));
+}
+
+#[test]
+fn the_catalog_says_which_rule_decides() {
+    let entry = |code: &str| {
+        HttpError::CODES
+            .iter()
+            .chain(CodexErr::CODES)
+            .find(|d| d.code == code)
+            .unwrap()
+    };
+    assert!(entry("invalid_status_code").retry_from_status);
+    assert!(entry("api").retry_from_status);
+    assert!(!entry("gateway").retry_from_status);
+    assert!(
+        entry("invalid_status_code")
+            .retry_in_words()
+            .starts_with("as its status")
+    );
+    assert!(entry("timeout").retry_from_code);
+    assert!(
+        entry("timeout")
+            .retry_in_words()
+            .starts_with("as its code: retried")
+    );
+}
+
+/// async-openai's shape: a derived cause boxed inside the message of another.
+#[derive(Debug, AgentError)]
+#[agent(op = "async-openai")]
+enum StreamError {
+    #[error("EventStream error: {0}")]
+    EventStream(String),
+}
+
+#[derive(Debug, AgentError)]
+#[agent(op = "async-openai")]
+enum OpenAIError {
+    #[error("stream failed: {0}")]
+    Boxed(Box<StreamError>),
+    #[error("stream failed: {0}")]
+    Shared(Arc<StreamError>),
+    #[error("stream failed: {0}")]
+    Counted(Rc<StreamError>),
+    #[error("stream failed: {0}")]
+    Borrowed(&'static StreamError),
+}
+
+#[test]
+fn a_cause_written_through_a_pointer_shows_one_head() {
+    let inner = || StreamError::EventStream("connection reset".into());
+    let borrowed: &'static StreamError = Box::leak(Box::new(inner()));
+    for e in [
+        OpenAIError::Boxed(Box::new(inner())),
+        OpenAIError::Shared(Arc::new(inner())),
+        OpenAIError::Counted(Rc::new(inner())),
+        OpenAIError::Borrowed(borrowed),
+    ] {
+        let code = e.code().to_owned();
+        assert_eq!(
+            e.to_string(),
+            format!("async-openai [{code}]: stream failed: EventStream error: connection reset")
+        );
+        assert_eq!(
+            e.message(),
+            "stream failed: EventStream error: connection reset"
+        );
+    }
+}

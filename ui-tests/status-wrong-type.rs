@@ -1,0 +1,13 @@
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "http")]
+pub enum ApiError {
+    #[error("api error {status}")]
+    Api {
+        #[status]
+        status: String,
+    },
+}
+
+fn main() {}
