@@ -614,7 +614,10 @@ mod tests {
         let mirrored: Vec<&str> = RETRIED_CODES.iter().map(|(c, ..)| *c).collect();
         assert_eq!(mirrored, retried);
         for code in retried {
-            let (ours, theirs) = (vocabulary_policy(code).unwrap(), codes::default_policy(code));
+            let (ours, theirs) = (
+                vocabulary_policy(code).unwrap(),
+                codes::default_policy(code),
+            );
             assert_eq!(ours.rate_limited, theirs.is_rate_limited(), "{code}");
             assert_eq!(ours.attempts, theirs.max_attempts(), "{code}");
             assert_eq!(ours.base.0, theirs.base_delay().as_nanos(), "{code}");

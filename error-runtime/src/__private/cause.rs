@@ -117,6 +117,19 @@ impl<'a, T: ?Sized> HeadFreeValue<'a, T> for HeadFree<'a, T> {
     }
 }
 
+/// The policy of a variant classified by the HTTP status it holds (`#[status]`, or a field
+/// typed `StatusCode`), with its `#[retry_after]` if any.
+#[inline]
+pub fn status_policy(status: u16, retry_after: Option<Duration>) -> RetryPolicy {
+    crate::core::codes::status_policy(status).with_retry_after(retry_after)
+}
+
+/// The recovery of a variant classified by the HTTP status it holds.
+#[inline]
+pub fn status_recovery(status: u16) -> Recovery {
+    Recovery::default_for(crate::core::codes::status_policy(status).is_retryable())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::core::head::SkipHead;
@@ -146,28 +159,4 @@ mod tests {
         assert_eq!(skipped(&["llm [timeout"]), "llm [timeout");
         assert_eq!(skipped(&[]), "");
     }
-}
-
-/// The policy of a variant classified by the HTTP status it holds (`#[status]`, or a field
-/// typed `StatusCode`), with its `#[retry_after]` if any.
-#[inline]
-pub fn status_policy(status: u16, retry_after: Option<Duration>) -> RetryPolicy {
-    crate::core::codes::status_policy(status).with_retry_after(retry_after)
-}
-
-/// The recovery of a variant classified by the HTTP status it holds.
-#[inline]
-pub fn status_recovery(status: u16) -> Recovery {
-    Recovery::default_for(crate::core::codes::status_policy(status).is_retryable())
-}
-
-/// The policy a code of the shared vocabulary brings to a cause-less variant that says
-/// nothing about retrying: what a dynamic `Error` with that code has.
-pub const fn vocabulary_policy(code: &str) -> RetryPolicy {
-    crate::core::codes::defaults_of(code).0
-}
-
-/// The recovery a code of the shared vocabulary brings (see [`vocabulary_policy`]).
-pub const fn vocabulary_recovery(code: &str) -> Recovery {
-    crate::core::codes::defaults_of(code).1
 }

@@ -15,8 +15,7 @@ pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
     cause_hints, cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery,
-    cause_retry_after, cause_status, status_policy, status_recovery, vocabulary_policy,
-    vocabulary_recovery,
+    cause_retry_after, cause_status, status_policy, status_recovery,
 };
 pub use fields::{AsDynError, DisplayFn, RetryAfterField};
 pub use forward::{
