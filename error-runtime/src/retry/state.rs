@@ -333,6 +333,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// and make the next attempt (the attempt number moves on, the budget has paid, the
     /// `on_retry` hook has been called, a server's delay has been shared), or `Err(stop)`
     /// to give up. A shared budget's and pauses' store is waited for on this thread.
+    #[inline]
     pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
         let planned = decide(failure, &mut self.tally, self.retrier.borrow())?;
         if let (Some(budget), Some(cost)) = (&self.retrier.borrow().budget, planned.cost)
