@@ -25,6 +25,9 @@ enum CodexErr {
     #[error("usage limit reached")]
     #[agent(code = "budget_exhausted")]
     UsageLimitReached,
+    #[error("server overloaded")]
+    #[agent(code = "provider_unavailable")]
+    ServerOverloaded,
 }
 
 /// codex's `SandboxErr::Timeout`, pinned: a `timeout` that must not be retried.
@@ -46,6 +49,11 @@ fn a_vocabulary_code_brings_its_default_classification() {
         agent_error::codes::default_policy("timeout")
     );
     assert!(CodexErr::RateLimit.is_rate_limited());
+    assert_eq!(
+        CodexErr::RateLimit.retry_policy(),
+        agent_error::RetryPolicy::RATE_LIMITED
+    );
+    assert!(CodexErr::ServerOverloaded.is_retryable());
     // Codes outside the vocabulary, or that it does not retry, are not retried.
     assert!(!CodexErr::Stream("reset".into()).is_retryable());
     assert!(!CodexErr::UsageLimitReached.is_retryable());
@@ -55,6 +63,38 @@ fn a_vocabulary_code_brings_its_default_classification() {
     // One code, one answer: the derived `timeout` is retried as a dynamic one is.
     let dynamic = agent_error::Error::new("codex", "timeout", "timed out");
     assert_eq!(CodexErr::Timeout.is_retryable(), dynamic.is_retryable());
+}
+
+/// The enum's `retry(...)` tunes what a vocabulary code retries, as it tunes `retryable`.
+#[derive(Debug, AgentError)]
+#[agent(op = "llm", retry(attempts = 5, base = "50ms"))]
+enum Tuned {
+    #[error("timed out")]
+    Timeout,
+    #[agent(code = "invalid_output")]
+    #[error("malformed tool call")]
+    MalformedCall,
+    #[error("not found")]
+    NotFound,
+}
+
+#[test]
+fn the_enums_retry_tuning_applies_to_a_vocabulary_code() {
+    let policy = Tuned::Timeout.retry_policy();
+    assert_eq!(
+        (policy.max_attempts(), policy.base_delay()),
+        (5, Duration::from_millis(50))
+    );
+    // The enum's attempts win over the code's own (once, for `invalid_output`).
+    assert_eq!(Tuned::MalformedCall.retry_policy().max_attempts(), 5);
+    assert_eq!(
+        CodexErr::Stream("x".into()).retry_policy(),
+        agent_error::RetryPolicy::NEVER
+    );
+    // A vocabulary code that is not retried keeps the default recovery.
+    assert_eq!(Tuned::NotFound.code(), "not_found");
+    assert!(!Tuned::NotFound.is_retryable());
+    assert_eq!(Tuned::NotFound.recovery(), Recovery::Abort);
 }
 
 /// A namespaced code is the namespace's own: `codex.timeout` is not the vocabulary's.
@@ -131,6 +171,8 @@ fn a_held_status_classifies_as_that_status_would() {
         source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
     };
     assert!(failed.is_retryable());
+    // Its status is still the one it holds.
+    assert_eq!(failed.status(), Some(404));
     let failed = HttpError::Failed {
         status: http::StatusCode::SERVICE_UNAVAILABLE,
         source: std::io::Error::other("unclassified"),
@@ -151,19 +193,40 @@ fn the_catalog_says_which_rule_decides() {
             .find(|d| d.code == code)
             .unwrap()
     };
-    assert!(entry("invalid_status_code").retry_from_status);
+    let status = entry("invalid_status_code");
+    assert!(status.retry_from_status && !status.retry_from_code);
+    assert_eq!(status.status, None);
     assert!(entry("api").retry_from_status);
     assert!(!entry("gateway").retry_from_status);
-    assert!(
-        entry("invalid_status_code")
-            .retry_in_words()
-            .starts_with("as its status")
+    assert!(!entry("failed").retry_from_status);
+    assert_eq!(
+        status.retry_in_words(),
+        "as its status: rate-limited on 429, retried on 408 and 5xx with the default policy, not retried on any other"
     );
-    assert!(entry("timeout").retry_from_code);
+    let timeout = entry("timeout");
+    assert!(timeout.retry_from_code && timeout.retryable);
+    assert_eq!(timeout.recovery, Recovery::Retry);
+    assert_eq!(
+        timeout.retry_in_words(),
+        "as its code: retried up to 3 attempts, 200ms doubling to 30s, full jitter; honours Retry-After up to 60s"
+    );
+    assert!(!entry("budget_exhausted").retry_from_code);
+
+    let markdown = agent_error::catalog::markdown(&[status, timeout]);
     assert!(
-        entry("timeout")
-            .retry_in_words()
-            .starts_with("as its code: retried")
+        markdown.contains("- **Recovery:** as its status (retry when it is retried, else abort)"),
+        "{markdown}"
+    );
+    let prompt = agent_error::catalog::prompt(&[status, timeout]);
+    assert!(
+        prompt.contains(
+            "- invalid_status_code (retry as its status says: 429 later, 408 and 5xx again): "
+        ),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("- timeout (retry; recovery: retry): "),
+        "{prompt}"
     );
 }
 

@@ -10,7 +10,7 @@ pub enum LlmError {
 
     #[agent(recovery = "restart")]
     #[error("deadline exceeded after {nope} tokens")]
-    Timeout {
+    Deadline {
         tokens: u32,
         #[retry_after]
         retry_after: Option<Duration>,

@@ -272,16 +272,18 @@ fn classified(
     let (owner, krate, container) = (ident.to_string(), &input.krate, &input.attrs);
     let source = source::source_field(fields);
     let code = code::of(ident, container, attrs);
+    let status = retry::status_field(fields);
     // A variant that says nothing about retrying and has no cause is classified by the
     // status it holds, else by its code when the shared vocabulary retries it.
     let silent = source.is_none() && !attrs.says_retry();
-    let from_status = silent.then(|| retry::status_field(fields)).flatten();
-    let vocabulary = (silent && from_status.is_none())
-        .then(|| retry::vocabulary_policy(&code.value))
+    let from_status = silent && status.is_some();
+    let vocabulary = (silent && !from_status)
+        .then(|| retry::vocabulary_policy(input.place, container, &code.value))
         .flatten();
     let policy = retry::policy(input.place, container, attrs).or(vocabulary);
     Classified {
         from_cause: source.is_some() && !attrs.says_retry(),
+        status,
         from_status,
         from_code: vocabulary.is_some(),
         message: message::of(error, docs, fields, &owner, krate, errors),

@@ -115,7 +115,7 @@ fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
         if c.from_cause {
             extra.extend(quote!(.with_retry_from_cause()));
         }
-        if c.from_status.is_some() {
+        if c.from_status {
             extra.extend(quote!(.with_retry_from_status()));
         }
         if c.from_code {
@@ -156,7 +156,7 @@ fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
 pub fn expand_lookups(input: &Input) -> TokenStream {
     let has_status = input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => c.from_cause || c.from_status.is_some() || v.attrs.status.is_some(),
+        Body::Classified(c) => c.from_cause || c.status.is_some() || v.attrs.status.is_some(),
         Body::Transparent(_) => false,
     });
     let has_transparent = input
@@ -174,14 +174,8 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
                         Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
                     }
                     // The status it holds, where it declares none.
-                    None if c.from_status.is_some() => {
-                        let f = &v.fields[c.from_status?];
-                        let (pattern, binding) = (f.pattern(), &f.binding);
-                        let status = if crate::retry::is_status_code(f.ty) {
-                            quote!(#binding.as_u16())
-                        } else {
-                            quote!(*#binding)
-                        };
+                    None if c.status.is_some() => {
+                        let (pattern, status) = crate::retry::held_status(v, c.status?);
                         Some(quote!(#path { #pattern, .. } => ::core::option::Option::Some(#status),))
                     }
                     // A cause's status, where the variant declares none.

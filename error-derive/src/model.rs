@@ -98,9 +98,12 @@ pub struct Classified {
     /// and recovery, and its hints and status where it declares none, are its cause's
     /// classification at run time.
     pub from_cause: bool,
-    /// The variant says nothing about retrying, has no cause and holds a status (the field
-    /// at this index): it is retried as that status calls for, at run time.
-    pub from_status: Option<usize>,
+    /// The field holding the variant's HTTP status (marked `#[status]`, or typed
+    /// `StatusCode`): its wire status unless `#[agent(status = N)]` says another.
+    pub status: Option<usize>,
+    /// The variant says nothing about retrying, has no cause and holds a status: it is
+    /// retried as that status calls for, at run time.
+    pub from_status: bool,
     /// The variant says nothing about retrying, has no cause and no status, and its code
     /// is one the shared vocabulary retries: `policy` is that code's.
     pub from_code: bool,

@@ -296,23 +296,31 @@ const RETRIED_CODES: &[(&str, bool, u32)] = &[
     ("invalid_output", false, 2),
 ];
 
-/// The policy the shared vocabulary gives `code`, when it retries it.
-pub fn vocabulary_policy(code: &str) -> Option<Policy> {
+/// The policy the shared vocabulary gives `code`, when it retries it: the code's tuning
+/// under the container's `retry(...)`, which is more specific.
+pub fn vocabulary_policy(place: Place, container: &AgentAttrs, code: &str) -> Option<Policy> {
     let &(_, rate_limited, attempts) = RETRIED_CODES.iter().find(|(c, ..)| *c == code)?;
-    let mut policy = merged(None, None);
+    let container_args = match place {
+        Place::Enum => container.retry.as_ref().map(|r| &r.value),
+        Place::Struct | Place::Variant => None,
+    };
+    let mut policy = merged(None, container_args);
     policy.rate_limited = rate_limited;
-    policy.attempts = attempts;
+    if container_args.is_none_or(|a| a.attempts.is_none()) {
+        policy.attempts = attempts;
+    }
     Some(policy)
 }
 
-/// The field that holds the variant's HTTP status: the one marked `#[status]`, else the
-/// one typed `StatusCode` (http's, which reqwest re-exports).
+/// The field that holds the variant's HTTP status: the first marked `#[status]` or typed
+/// `StatusCode` (http's, which reqwest re-exports). A second one is an error (`validate`).
 pub fn status_field(fields: &[Field]) -> Option<usize> {
-    fields
-        .iter()
-        .find(|f| f.attrs.status.is_some())
-        .or_else(|| fields.iter().find(|f| is_status_code(f.ty)))
-        .map(|f| f.index)
+    fields.iter().find(|f| holds_status(f)).map(|f| f.index)
+}
+
+/// Whether `f` holds an HTTP status: marked `#[status]`, or typed `StatusCode`.
+pub fn holds_status(f: &Field) -> bool {
+    f.attrs.status.is_some() || is_status_code(f.ty)
 }
 
 /// Whether `ty` is named `StatusCode` (by its last path segment: the derive cannot resolve
@@ -332,6 +340,19 @@ pub fn is_status_code(ty: &Type) -> bool {
 /// Whether `ty` is `u16`, as `#[status]` on a field not typed `StatusCode` needs.
 pub fn is_u16(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u16"))
+}
+
+/// The field `index` holding the variant's status, in a pattern, and its status as a `u16`
+/// (a `StatusCode`'s `as_u16()`, which http's and reqwest's both have).
+pub fn held_status(v: &Variant, index: usize) -> (TokenStream, TokenStream) {
+    let f = &v.fields[index];
+    let binding = &f.binding;
+    let status = if is_status_code(f.ty) {
+        quote!(#binding.as_u16())
+    } else {
+        quote!(*#binding)
+    };
+    (f.pattern(), status)
 }
 
 /// The `#[retry_after]` field: the first one marked.
@@ -470,18 +491,8 @@ pub fn expand(input: &Input) -> TokenStream {
         })
     };
     // A variant classified by the status it holds asks the runtime about it.
-    let status_of = |v: &Variant, i: usize| -> (TokenStream, TokenStream) {
-        let f = &v.fields[i];
-        let binding = &f.binding;
-        let status = if is_status_code(f.ty) {
-            quote!(#binding.as_u16())
-        } else {
-            quote!(*#binding)
-        };
-        (f.pattern(), status)
-    };
     let from_status = |v: &Variant, c: &Classified, value: &dyn Fn(TokenStream) -> TokenStream| {
-        let (pattern, status) = status_of(v, c.from_status?);
+        let (pattern, status) = held_status(v, c.status.filter(|_| c.from_status)?);
         let (path, value) = (&v.path, value(status));
         Some(quote!(#path { #pattern, .. } => #value,))
     };
@@ -489,19 +500,22 @@ pub fn expand(input: &Input) -> TokenStream {
         if c.from_cause {
             return from_cause(v, c, "cause_policy");
         }
-        if let Some(i) = c.from_status {
-            let (pattern, status) = status_of(v, i);
+        if let Some(i) = c.status.filter(|_| c.from_status) {
+            let (pattern, status) = held_status(v, i);
             let path = &v.path;
-            return Some(match c.retry_after.filter(|&r| r != i) {
+            let retry_after = match c.retry_after.filter(|&r| r != i) {
                 Some(r) => {
-                    let (f, binding) = (&v.fields[r], &v.fields[r].binding);
-                    let after = f.pattern();
-                    quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #krate::__private::RetryAfterField::retry_after(#binding)),)
+                    let (after, binding) = (v.fields[r].pattern(), &v.fields[r].binding);
+                    let delay = quote!(#krate::__private::RetryAfterField::retry_after(#binding));
+                    return Some(
+                        quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #delay),),
+                    );
                 }
-                None => {
-                    quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, ::core::option::Option::None),)
-                }
-            });
+                None => quote!(::core::option::Option::None),
+            };
+            return Some(
+                quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, #retry_after),),
+            );
         }
         let policy = c.policy.as_ref()?.tokens(krate);
         let path = &v.path;
@@ -517,11 +531,11 @@ pub fn expand(input: &Input) -> TokenStream {
         if c.from_cause {
             return from_cause(v, c, "cause_is_retryable");
         }
-        if c.from_status.is_some() {
+        if c.from_status {
             return from_status(
                 v,
                 c,
-                &|s| quote!(#krate::__private::status_policy(#s, ::core::option::Option::None).is_retryable()),
+                &|s| quote!(#krate::__private::status_is_retryable(#s)),
             );
         }
         let path = &v.path;
@@ -531,11 +545,11 @@ pub fn expand(input: &Input) -> TokenStream {
         if c.from_cause {
             return from_cause(v, c, "cause_is_rate_limited");
         }
-        if c.from_status.is_some() {
+        if c.from_status {
             return from_status(
                 v,
                 c,
-                &|s| quote!(#krate::__private::status_policy(#s, ::core::option::Option::None).is_rate_limited()),
+                &|s| quote!(#krate::__private::status_is_rate_limited(#s)),
             );
         }
         let path = &v.path;
@@ -554,7 +568,7 @@ pub fn expand(input: &Input) -> TokenStream {
         if c.from_cause {
             return from_cause(v, c, "cause_recovery");
         }
-        if c.from_status.is_some() && v.attrs.recovery.is_none() {
+        if c.from_status {
             return from_status(v, c, &|s| quote!(#krate::__private::status_recovery(#s)));
         }
         let path = &v.path;
@@ -599,35 +613,37 @@ fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{JITTERS, RECOVERIES, RETRIED_CODES, vocabulary_policy};
+    use super::{DEFAULT_ATTEMPTS, JITTERS, RECOVERIES, RETRIED_CODES};
+    use agent_error_runtime::retry::Jitter;
+    use agent_error_runtime::{Recovery, RetryPolicy, codes};
 
-    /// The codes the derive retries by their name are the ones the runtime's vocabulary
-    /// retries, each with the runtime's policy.
+    /// The codes the derive retries are the ones a dynamic `Error` retries, with its policy:
+    /// one code, one retry answer.
     #[test]
-    fn retried_codes_match_the_runtime_vocabulary() {
-        use agent_error_runtime::codes;
-        let retried: Vec<&str> = codes::ALL
-            .iter()
-            .copied()
-            .filter(|c| codes::default_policy(c).is_retryable())
-            .collect();
-        let mirrored: Vec<&str> = RETRIED_CODES.iter().map(|(c, ..)| *c).collect();
-        assert_eq!(mirrored, retried);
-        for code in retried {
-            let (ours, theirs) = (
-                vocabulary_policy(code).unwrap(),
-                codes::default_policy(code),
-            );
-            assert_eq!(ours.rate_limited, theirs.is_rate_limited(), "{code}");
-            assert_eq!(ours.attempts, theirs.max_attempts(), "{code}");
-            assert_eq!(ours.base.0, theirs.base_delay().as_nanos(), "{code}");
-            assert_eq!(ours.max.0, theirs.max_delay().as_nanos(), "{code}");
-            assert_eq!(ours.max_wait.0, theirs.max_wait().as_nanos(), "{code}");
-            assert_eq!(ours.factor, theirs.factor(), "{code}");
+    fn retried_codes_match_the_runtime() {
+        for code in codes::ALL {
+            let policy = codes::default_policy(code);
+            let listed = RETRIED_CODES.iter().find(|(c, ..)| *c == code);
+            let Some(&(_, rate_limited, attempts)) = listed else {
+                assert!(!policy.is_retryable(), "{code} is retried by the runtime");
+                continue;
+            };
+            let tuned = RetryPolicy::builder()
+                .max_attempts(attempts)
+                .build()
+                .unwrap();
+            let expected = if rate_limited {
+                RetryPolicy::RATE_LIMITED
+            } else {
+                tuned
+            };
+            assert_eq!(policy, expected, "{code}");
+            assert!(attempts == DEFAULT_ATTEMPTS || !rate_limited);
+        }
+        for (code, ..) in RETRIED_CODES {
+            assert!(codes::ALL.contains(code), "{code}");
         }
     }
-    use agent_error_runtime::Recovery;
-    use agent_error_runtime::retry::Jitter;
 
     /// The derive mirrors the runtime's vocabularies: the same names, and variants of the
     /// same name (the generated code names them).

@@ -115,6 +115,9 @@ fn field_attribute_goes_on_a_field(attr: &syn::Attribute, what: &str) -> syn::Er
         "from" => "the only field, the error it is converted from",
         "op" => "the field that holds the operation's name (or write #[agent(op = \"...\")] here)",
         "retry_after" => "the `Duration` field that holds the server's requested delay",
+        "status" if what == "enum" => {
+            "the `u16` field that holds the HTTP status (or write #[agent(status = 503)] on a variant for a fixed one)"
+        }
         "status" => {
             "the `u16` field that holds the HTTP status (or write #[agent(status = 503)] here for a fixed one)"
         }
@@ -562,30 +565,21 @@ fn status_is_a_status(_: &Input, v: &Variant, _: &Classified, errors: &mut Error
     let marked = v.fields.iter().filter(|f| f.attrs.status.is_some());
     for f in marked.filter(|f| !retry::is_u16(f.ty) && !retry::is_status_code(f.ty)) {
         errors.at(
-            f.ty.span(),
-            "#[status] needs a field that holds an HTTP status: a `u16` (like 503) or a `StatusCode`; convert another number with `u16::from`, or remove #[status]",
+            f.type_span(),
+            "#[status] needs a field that holds an HTTP status: make it a `u16` (like 503) or a `StatusCode`, or remove #[status]",
         );
     }
 }
 
-/// One status classifies a variant: a second `#[status]`, or a second `StatusCode` field
-/// where none is marked, leaves it unsaid which.
-fn one_status(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
-    let marked: Vec<_> = v.fields.iter().filter_map(|f| f.attrs.status).collect();
-    for &span in marked.iter().skip(1) {
+/// A variant holds one status: two fields that each hold one (marked `#[status]` or typed
+/// `StatusCode`) leave it unsaid which one classifies it and is its wire status.
+fn one_status(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let held = v.fields.iter().filter(|f| retry::holds_status(f));
+    for f in held.skip(1) {
+        let span = f.attrs.status.unwrap_or_else(|| f.type_span());
         errors.at(
             span,
-            "a variant is classified by one status; remove this #[status]",
-        );
-    }
-    if !marked.is_empty() || c.from_status.is_none() {
-        return;
-    }
-    let typed = v.fields.iter().filter(|f| retry::is_status_code(f.ty));
-    for f in typed.skip(1) {
-        errors.at(
-            f.ty.span(),
-            "this variant holds two statuses and is classified by the status it holds: mark the one that says how it is retried with #[status], or say it yourself with #[agent(retryable)] or #[agent(retryable = false)]",
+            "a variant holds one HTTP status, and this is a second one (a field marked #[status] or typed `StatusCode`); keep one, and hold the other as a plain number (`u16`, without #[status])",
         );
     }
 }
@@ -602,7 +596,7 @@ fn retry_after_is_a_duration(_: &Input, v: &Variant, _: &Classified, errors: &mu
 
 fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
     // A variant classified by the status it holds may be retried at run time.
-    if c.policy.is_some() || c.from_status.is_some() {
+    if c.policy.is_some() || c.from_status {
         return;
     }
     let marked = v

@@ -117,19 +117,6 @@ impl<'a, T: ?Sized> HeadFreeValue<'a, T> for HeadFree<'a, T> {
     }
 }
 
-/// The policy of a variant classified by the HTTP status it holds (`#[status]`, or a field
-/// typed `StatusCode`), with its `#[retry_after]` if any.
-#[inline]
-pub fn status_policy(status: u16, retry_after: Option<Duration>) -> RetryPolicy {
-    crate::core::codes::status_policy(status).with_retry_after(retry_after)
-}
-
-/// The recovery of a variant classified by the HTTP status it holds.
-#[inline]
-pub fn status_recovery(status: u16) -> Recovery {
-    Recovery::default_for(crate::core::codes::status_policy(status).is_retryable())
-}
-
 #[cfg(test)]
 mod tests {
     use crate::core::head::SkipHead;

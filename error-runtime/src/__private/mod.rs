@@ -10,12 +10,13 @@ mod forward;
 mod macros;
 mod public;
 mod register;
+mod status;
 
 pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
     cause_hints, cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery,
-    cause_retry_after, cause_status, status_policy, status_recovery,
+    cause_retry_after, cause_status,
 };
 pub use fields::{AsDynError, DisplayFn, RetryAfterField};
 pub use forward::{
@@ -30,6 +31,7 @@ pub use register::{
     Classification, ClassifierOrigin, ClassifierRegistration, FixedClassification, Registration,
     register_classifier, register_type,
 };
+pub use status::{status_is_rate_limited, status_is_retryable, status_policy, status_recovery};
 
 pub use crate::core::dynamic::format_message;
 pub use inventory;

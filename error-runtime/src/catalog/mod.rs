@@ -191,6 +191,14 @@ impl fmt::Display for Conflict {
                 )?;
                 continue;
             }
+            if d.retry_from_status {
+                write!(
+                    f,
+                    " {} (retried and recovered as its status);",
+                    d.declared_at()
+                )?;
+                continue;
+            }
             write!(
                 f,
                 " {} ({}, {}, recovery {});",
@@ -224,8 +232,10 @@ pub fn conflicts(entries: &[&'static CodeDoc]) -> Vec<Conflict> {
         .into_iter()
         .filter(|(_, ds)| {
             ds.iter().any(|d| {
-                let behaviour =
-                    |d: &CodeDoc| (d.retry_from_cause, d.retryable, d.rate_limited, d.recovery);
+                let behaviour = |d: &CodeDoc| {
+                    let from = (d.retry_from_cause, d.retry_from_status);
+                    (from, d.retryable, d.rate_limited, d.recovery)
+                };
                 behaviour(d) != behaviour(ds[0])
             })
         })

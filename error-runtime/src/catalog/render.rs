@@ -36,6 +36,12 @@ fn write_entry(out: &mut String, d: &CodeDoc) {
             "- **Recovery:** as its cause ({} when nothing classifies it)",
             d.recovery
         );
+    } else if d.retry_from_status {
+        let _ = writeln!(
+            out,
+            "- **Recovery:** as its status (retry when it is retried, else {})",
+            d.recovery
+        );
     } else {
         let _ = writeln!(out, "- **Recovery:** {}", d.recovery);
     }
@@ -94,7 +100,7 @@ pub fn prompt(entries: &[&CodeDoc]) -> String {
             (false, false, true) => "retry",
             (false, false, false) => "do not retry",
         };
-        if d.retry_from_cause {
+        if d.retry_from_cause || d.retry_from_status {
             let _ = write!(out, "- {code} ({behaviour})");
         } else {
             let _ = write!(out, "- {code} ({behaviour}; recovery: {})", d.recovery);

@@ -46,7 +46,8 @@ pub struct CodeDoc {
     /// ([`codes`](crate::codes)): a cause-less variant that says nothing about retrying and
     /// whose code is `timeout`, say, is retried as a dynamic `Error` with that code is.
     pub retry_from_code: bool,
-    /// The HTTP status for wire renderings (`#[agent(status = 503)]`).
+    /// The HTTP status for wire renderings (`#[agent(status = 503)]`); `None` too when the
+    /// variant holds its status in a field, known only at run time.
     pub status: Option<u16>,
     /// The documentation URL (`docs_url` with `{code}` filled in).
     pub url: Option<&'static str>,

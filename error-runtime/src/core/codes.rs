@@ -99,17 +99,6 @@ pub fn default_policy(code: &str) -> RetryPolicy {
     vocabulary_entry(code).map_or(RetryPolicy::NEVER, |d| d.policy)
 }
 
-/// The retry policy an HTTP status calls for: rate-limited on 429, retried with the
-/// defaults on 408 and 5xx, not retried otherwise. `http::classify_status` and a derived
-/// variant that holds a status read it.
-pub(crate) const fn status_policy(status: u16) -> RetryPolicy {
-    match status {
-        429 => RetryPolicy::RATE_LIMITED,
-        408 | 500..=599 => RetryPolicy::DEFAULT,
-        _ => RetryPolicy::NEVER,
-    }
-}
-
 /// What a dynamic [`Error`](crate::Error) made with `code` and nothing else has, worked out
 /// at compile time: its retry policy and its recovery. A built-in classifier's fixed answer
 /// is made of these, and says what `Error::new(op, code, message)` would.

@@ -14,4 +14,5 @@ pub(crate) mod jitter;
 pub(crate) mod policy;
 pub(crate) mod recovery;
 pub(crate) mod registry;
+pub(crate) mod status;
 pub(crate) mod summary;

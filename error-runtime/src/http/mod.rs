@@ -123,7 +123,7 @@ pub enum StatusClass {
 /// assert_eq!(classify_status(404), StatusClass::Permanent);
 /// ```
 pub const fn classify_status(status: u16) -> StatusClass {
-    let policy = crate::core::codes::status_policy(status);
+    let policy = crate::core::status::status_policy(status);
     if policy.is_rate_limited() {
         StatusClass::RateLimited
     } else if policy.is_retryable() {
