@@ -20,15 +20,16 @@ const BATCH: usize = 1_000;
 
 /// A retry tuning as a constant, as the hand-written enum would spell it.
 const fn tuned(rate_limited: bool, attempts: u32, base_ms: u64, max_ms: u64) -> RetryPolicy {
-    RetryPolicy::__derived(
-        rate_limited,
-        attempts,
-        Duration::from_millis(base_ms),
-        Duration::from_millis(max_ms),
-        2.0,
-        agent_error::retry::Jitter::Full,
-        Duration::from_secs(60),
-    )
+    let built = RetryPolicy::builder()
+        .rate_limited(rate_limited)
+        .max_attempts(attempts)
+        .base_delay(Duration::from_millis(base_ms))
+        .max_delay(Duration::from_millis(max_ms))
+        .build();
+    match built {
+        Ok(policy) => policy,
+        Err(_) => panic!("a valid tuning"),
+    }
 }
 
 #[derive(Debug, AgentError)]

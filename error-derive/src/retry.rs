@@ -446,7 +446,7 @@ impl Policy {
         let factor = proc_macro2::Literal::f64_suffixed(factor);
         let jitter = jitter.tokens(krate);
         quote!(const {
-            #krate::RetryPolicy::__derived(#rate_limited, #attempts, #base, #max, #factor, #jitter, #max_wait)
+            #krate::__private::policy(#rate_limited, #attempts, #base, #max, #factor, #jitter, #max_wait)
         })
     }
 }

@@ -54,3 +54,15 @@ pub trait ProbeNoCatalog {
 impl<T: ?Sized> ProbeNoCatalog for CatalogProbe<T> {
     fn collect_into(&self, _: &mut Vec<&'static crate::core::code_doc::CodeDoc>) {}
 }
+
+/// The entries in order, each listed once (the same type and variant met twice), for
+/// `catalog!`.
+pub fn dedup(
+    entries: Vec<&'static crate::catalog::CodeDoc>,
+) -> Vec<&'static crate::catalog::CodeDoc> {
+    let mut seen = std::collections::HashSet::new();
+    entries
+        .into_iter()
+        .filter(|d| seen.insert((d.type_name, d.variant, d.code)))
+        .collect()
+}

@@ -12,7 +12,7 @@ mod public;
 mod register;
 mod status;
 
-pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, entry};
+pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, dedup, entry};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
     cause_hints, cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery,
@@ -35,3 +35,26 @@ pub use status::{status_is_rate_limited, status_is_retryable, status_policy, sta
 
 pub use crate::core::dynamic::format_message;
 pub use inventory;
+
+/// A retryable policy of the tuning a variant's `retry(...)` wrote, which the derive checked
+/// at compile time.
+#[allow(clippy::too_many_arguments)]
+pub const fn policy(
+    rate_limited: bool,
+    max_attempts: u32,
+    base_delay: std::time::Duration,
+    max_delay: std::time::Duration,
+    factor: f64,
+    jitter: crate::retry::Jitter,
+    max_wait: std::time::Duration,
+) -> crate::RetryPolicy {
+    crate::RetryPolicy::tuned(
+        rate_limited,
+        max_attempts,
+        base_delay,
+        max_delay,
+        factor,
+        jitter,
+        max_wait,
+    )
+}

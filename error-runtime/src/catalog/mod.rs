@@ -134,19 +134,8 @@ macro_rules! catalog {
     ($($ty:ty),* $(,)?) => {{
         let mut entries: ::std::vec::Vec<&'static $crate::catalog::CodeDoc> = ::std::vec::Vec::new();
         $( <$ty as $crate::catalog::Catalog>::collect_codes(&mut entries); )*
-        $crate::catalog::dedup(entries)
+        $crate::__private::dedup(entries)
     }};
-}
-
-/// The entries in order, each listed once (the same type and variant met twice), for
-/// [`catalog!`](crate::catalog!).
-#[doc(hidden)]
-pub fn dedup(entries: Vec<&'static CodeDoc>) -> Vec<&'static CodeDoc> {
-    let mut seen = std::collections::HashSet::new();
-    entries
-        .into_iter()
-        .filter(|d| seen.insert((d.type_name, d.variant, d.code)))
-        .collect()
 }
 
 /// The entries of every type registered in the binary: every non-generic derived type (with

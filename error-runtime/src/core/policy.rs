@@ -267,10 +267,10 @@ impl RetryPolicy {
         Duration::from_nanos((delay * 1e9) as u64).min(self.max_delay)
     }
 
-    #[doc(hidden)]
-    /// Used by derived code: the tuning was checked at compile time.
+    /// A retryable policy of this tuning, which its caller has checked (the derive at
+    /// compile time, the vocabulary's own constants).
     #[allow(clippy::too_many_arguments)]
-    pub const fn __derived(
+    pub(crate) const fn tuned(
         rate_limited: bool,
         max_attempts: u32,
         base_delay: Duration,
@@ -358,8 +358,8 @@ impl RetryPolicyBuilder {
         self
     }
 
-    /// The policy, or what is wrong with it.
-    pub fn build(self) -> Result<RetryPolicy, InvalidPolicy> {
+    /// The policy, or what is wrong with it. A `const fn`: a policy may be a constant.
+    pub const fn build(self) -> Result<RetryPolicy, InvalidPolicy> {
         let p = self.policy;
         if p.max_attempts == 0 {
             return Err(InvalidPolicy("max_attempts must be at least 1"));
@@ -367,7 +367,7 @@ impl RetryPolicyBuilder {
         if p.base_delay.is_zero() {
             return Err(InvalidPolicy("base_delay must be more than zero"));
         }
-        if p.base_delay > p.max_delay {
+        if p.base_delay.as_nanos() > p.max_delay.as_nanos() {
             return Err(InvalidPolicy("base_delay must not exceed max_delay"));
         }
         if !(p.factor.is_finite() && p.factor >= 1.0) {
@@ -420,7 +420,7 @@ mod tests {
     /// however many times it doubles by shifts.
     #[test]
     fn a_zero_base_stays_zero_however_often_it_doubles() {
-        let zero = RetryPolicy::__derived(
+        let zero = RetryPolicy::tuned(
             false,
             3,
             Duration::ZERO,
