@@ -35,3 +35,11 @@ impl Errors {
         self.all.map(|e| e.to_compile_error()).unwrap_or_default()
     }
 }
+
+/// Where the guide explains a confusing compile error, to end its message with: "; see
+/// <the troubleshooting chapter>#anchor".
+pub fn see(anchor: &str) -> String {
+    format!(
+        "; see https://docs.rs/agent-error/latest/agent_error/guide/troubleshooting/index.html#{anchor}"
+    )
+}

@@ -217,9 +217,10 @@ impl<'f, 'a> Names<'f, 'a> {
             }
             if found.is_none() {
                 let message = format!(
-                    "`{{{name}}}` names no field of `{}`; {}",
+                    "`{{{name}}}` names no field of `{}`; {}{}",
                     self.owner,
-                    list(self.fields)
+                    list(self.fields),
+                    crate::errors::see("placeholder-naming-no-field")
                 );
                 errors.at(self.format.lit.span(), message);
             }
@@ -272,7 +273,11 @@ impl<'f, 'a> Names<'f, 'a> {
                     example(fields)
                 )
             } else {
-                format!("`{{{name}}}` names no field of `{owner}`; {}", list(fields))
+                format!(
+                    "`{{{name}}}` names no field of `{owner}`; {}{}",
+                    list(fields),
+                    crate::errors::see("placeholder-naming-no-field")
+                )
             };
             errors.at(self.format.lit.span(), message);
         }

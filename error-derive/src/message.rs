@@ -49,7 +49,8 @@ pub fn of(
 pub fn missing(place: Place, owner: &str) -> String {
     let what = place.what();
     format!(
-        "{what} `{owner}` has no message: add #[error(\"...\")] or a `///` doc comment whose first line is the message"
+        "{what} `{owner}` has no message: add #[error(\"...\")] or a `///` doc comment whose first line is the message{}",
+        crate::errors::see("no-message")
     )
 }
 

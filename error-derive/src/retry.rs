@@ -257,8 +257,10 @@ pub fn order_problem(policy: &Policy, args: &RetryArgs) -> Option<(Span, String)
         (None, None) => return None,
     };
     let message = format!(
-        "`base` ({}) is greater than `max` ({}): the first delay would exceed the cap; {fix}",
-        policy.base, policy.max
+        "`base` ({}) is greater than `max` ({}): the first delay would exceed the cap; {fix}{}",
+        policy.base,
+        policy.max,
+        crate::errors::see("base-above-max")
     );
     Some((span, message))
 }

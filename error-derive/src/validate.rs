@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned as _;
 
 use crate::code::{self, CODE_GRAMMAR};
-use crate::errors::Errors;
+use crate::errors::{Errors, see};
 use crate::model::{Body, Classified, Input, Message, Op, Place, Recovery, Transparent, Variant};
 use crate::{message, op, retry, source};
 
@@ -537,7 +537,7 @@ fn struct_has_an_op(input: &Input, v: &Variant, c: &Classified, errors: &mut Err
         let ident = v.ident;
         errors.at(
             ident.span(),
-            format!("no op for struct `{ident}`: add #[agent(op = \"llm.generate\")] to the struct, or mark a field #[op] to take it from the field at run time"),
+            format!("no op for struct `{ident}`: add #[agent(op = \"llm.generate\")] to the struct, or mark a field #[op] to take it from the field at run time{}", see("missing-op")),
         );
     }
 }
@@ -606,7 +606,10 @@ fn retry_after_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors: &
     for span in marked.filter_map(|f| f.attrs.retry_after) {
         errors.at(
             span,
-            "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]",
+            format!(
+                "#[retry_after] on a variant that is never retried: mark the variant #[agent(retryable)] or #[agent(rate_limited)], or remove #[retry_after]{}",
+                see("retry-after-on-a-permanent-variant")
+            ),
         );
     }
 }
@@ -621,7 +624,7 @@ fn recovery_retry_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors
     {
         errors.at(
             recovery.span,
-            "`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"",
+            format!("`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"{}", see("recovery-retry-on-a-permanent-variant")),
         );
     }
 }
@@ -678,8 +681,9 @@ fn enum_variants_have_an_op(input: &Input, errors: &mut Errors) {
         errors.at(
             enum_ident.span(),
             format!(
-                "no op for any variant of `{enum_ident}` ({}): add #[agent(op = \"llm.generate\")] to the enum, or give each variant its own `op` or #[op] field",
-                names.join(", ")
+                "no op for any variant of `{enum_ident}` ({}): add #[agent(op = \"llm.generate\")] to the enum, or give each variant its own `op` or #[op] field{}",
+                names.join(", "),
+                see("missing-op")
             ),
         );
         return;
@@ -687,7 +691,7 @@ fn enum_variants_have_an_op(input: &Input, errors: &mut Errors) {
     for ident in missing {
         errors.at(
             ident.span(),
-            format!("no op for variant `{ident}`: add #[agent(op = \"llm.generate\")] to the enum or to this variant, or mark a field #[op] to take it from the field at run time"),
+            format!("no op for variant `{ident}`: add #[agent(op = \"llm.generate\")] to the enum or to this variant, or mark a field #[op] to take it from the field at run time{}", see("missing-op")),
         );
     }
 }
@@ -725,8 +729,11 @@ fn codes_are_unique(input: &Input, errors: &mut Errors) {
             Some((_, first)) => errors.at(
                 c.code.span,
                 format!(
-                    "`{}` has the code `{}`, already the code of `{}`; codes are unique within a type, so give one of them another #[agent(code = \"...\")]",
-                    v.ident, c.code.value, first
+                    "`{}` has the code `{}`, already the code of `{}`; codes are unique within a type, so give one of them another #[agent(code = \"...\")]{}",
+                    v.ident,
+                    c.code.value,
+                    first,
+                    see("duplicate-code")
                 ),
             ),
             None => seen.push((&c.code.value, v.ident)),
