@@ -31,8 +31,24 @@ impl Errors {
         self.all.is_none()
     }
 
-    pub fn into_compile_errors(self) -> TokenStream {
-        self.all.map(|e| e.to_compile_error()).unwrap_or_default()
+    pub fn into_compile_errors(mut self) -> TokenStream {
+        self.all
+            .take()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default()
+    }
+}
+
+/// As serde's `Ctxt` checks: every collected error reaches the user. Dropping errors
+/// unreported is a bug of the derive, caught by the trybuild and doc tests that run it
+/// (debug builds; its unit tests read errors and drop them on purpose).
+#[cfg(not(test))]
+impl Drop for Errors {
+    fn drop(&mut self) {
+        debug_assert!(
+            self.all.is_none() || std::thread::panicking(),
+            "the derive collected errors and dropped them unreported"
+        );
     }
 }
 
