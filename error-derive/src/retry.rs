@@ -470,88 +470,94 @@ fn arms(
         .collect()
 }
 
+/// The pattern binding a `#[retry_after]` field, and the field's delay.
+fn retry_after_of(krate: &TokenStream, v: &Variant, i: usize) -> (TokenStream, TokenStream) {
+    let f = &v.fields[i];
+    let (path, pat, binding) = (&v.path, f.pattern(), &f.binding);
+    (
+        quote!(#path { #pat, .. }),
+        quote!(#krate::__private::RetryAfterField::retry_after(#binding)),
+    )
+}
+
+/// The arm of a variant that takes its retrying from its cause: it asks the runtime's
+/// `function` about its `source()`.
+fn from_cause(
+    krate: &TokenStream,
+    v: &Variant,
+    c: &Classified,
+    function: &str,
+) -> Option<TokenStream> {
+    c.from_cause.then(|| {
+        let (path, function) = (&v.path, syn::Ident::new(function, Span::call_site()));
+        quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),)
+    })
+}
+
+/// The arm of a variant classified by the status it holds: `value` of that status.
+fn from_status(
+    v: &Variant,
+    c: &Classified,
+    value: impl Fn(TokenStream) -> TokenStream,
+) -> Option<TokenStream> {
+    let (pattern, status) = held_status(v, c.status.filter(|_| c.from_status)?);
+    let (path, value) = (&v.path, value(status));
+    Some(quote!(#path { #pattern, .. } => #value,))
+}
+
+/// The `retry_policy` arm of a variant: as its cause, as its status, or its constant.
+fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenStream> {
+    if c.from_cause {
+        return from_cause(krate, v, c, "cause_policy");
+    }
+    let path = &v.path;
+    if let Some(i) = c.status.filter(|_| c.from_status) {
+        let (pattern, status) = held_status(v, i);
+        return Some(match c.retry_after.filter(|&r| r != i) {
+            Some(r) => {
+                let (after, binding) = (v.fields[r].pattern(), &v.fields[r].binding);
+                let delay = quote!(#krate::__private::RetryAfterField::retry_after(#binding));
+                quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #delay),)
+            }
+            None => {
+                quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, ::core::option::Option::None),)
+            }
+        });
+    }
+    let policy = c.policy.as_ref()?.tokens(krate);
+    Some(match c.retry_after {
+        Some(i) => {
+            let (pattern, retry_after) = retry_after_of(krate, v, i);
+            quote!(#pattern => #policy.with_retry_after(#retry_after),)
+        }
+        None => quote!(#path { .. } => #policy,),
+    })
+}
+
 /// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`, each a
 /// `match` with an arm for the variants that differ from the method's default.
 pub fn expand(input: &Input) -> TokenStream {
     let krate = &input.krate;
-    // The pattern binding a `#[retry_after]` field, and the field's delay.
-    let retry_after_of = |v: &Variant, i: usize| -> (TokenStream, TokenStream) {
-        let f = &v.fields[i];
-        let (path, pat, binding) = (&v.path, f.pattern(), &f.binding);
-        (
-            quote!(#path { #pat, .. }),
-            quote!(#krate::__private::RetryAfterField::retry_after(#binding)),
-        )
-    };
-
-    // A variant that takes its retrying from its cause asks the runtime about its
-    // `source()`; the others are constants.
-    let from_cause = |v: &Variant, c: &Classified, function: &str| {
-        c.from_cause.then(|| {
-            let (path, function) = (&v.path, syn::Ident::new(function, Span::call_site()));
-            quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),)
-        })
-    };
-    // A variant classified by the status it holds asks the runtime about it.
-    let from_status = |v: &Variant, c: &Classified, value: &dyn Fn(TokenStream) -> TokenStream| {
-        let (pattern, status) = held_status(v, c.status.filter(|_| c.from_status)?);
-        let (path, value) = (&v.path, value(status));
-        Some(quote!(#path { #pattern, .. } => #value,))
-    };
-    let policy = arms(input, Ask::RetryPolicy, |v, c| {
-        if c.from_cause {
-            return from_cause(v, c, "cause_policy");
-        }
-        if let Some(i) = c.status.filter(|_| c.from_status) {
-            let (pattern, status) = held_status(v, i);
-            let path = &v.path;
-            let retry_after = match c.retry_after.filter(|&r| r != i) {
-                Some(r) => {
-                    let (after, binding) = (v.fields[r].pattern(), &v.fields[r].binding);
-                    let delay = quote!(#krate::__private::RetryAfterField::retry_after(#binding));
-                    return Some(
-                        quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #delay),),
-                    );
-                }
-                None => quote!(::core::option::Option::None),
-            };
-            return Some(
-                quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, #retry_after),),
-            );
-        }
-        let policy = c.policy.as_ref()?.tokens(krate);
-        let path = &v.path;
-        Some(match c.retry_after {
-            Some(i) => {
-                let (pattern, retry_after) = retry_after_of(v, i);
-                quote!(#pattern => #policy.with_retry_after(#retry_after),)
-            }
-            None => quote!(#path { .. } => #policy,),
-        })
-    });
+    let policy = arms(input, Ask::RetryPolicy, |v, c| policy_arm(krate, v, c));
     let retryable = arms(input, Ask::IsRetryable, |v, c| {
         if c.from_cause {
-            return from_cause(v, c, "cause_is_retryable");
+            return from_cause(krate, v, c, "cause_is_retryable");
         }
         if c.from_status {
-            return from_status(
-                v,
-                c,
-                &|s| quote!(#krate::__private::status_is_retryable(#s)),
-            );
+            return from_status(v, c, |s| quote!(#krate::__private::status_is_retryable(#s)));
         }
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
     });
     let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
         if c.from_cause {
-            return from_cause(v, c, "cause_is_rate_limited");
+            return from_cause(krate, v, c, "cause_is_rate_limited");
         }
         if c.from_status {
             return from_status(
                 v,
                 c,
-                &|s| quote!(#krate::__private::status_is_rate_limited(#s)),
+                |s| quote!(#krate::__private::status_is_rate_limited(#s)),
             );
         }
         let path = &v.path;
@@ -561,17 +567,17 @@ pub fn expand(input: &Input) -> TokenStream {
     });
     let retry_after = arms(input, Ask::RetryAfter, |v, c| {
         if c.from_cause {
-            return from_cause(v, c, "cause_retry_after");
+            return from_cause(krate, v, c, "cause_retry_after");
         }
-        let (pattern, retry_after) = retry_after_of(v, c.retry_after?);
+        let (pattern, retry_after) = retry_after_of(krate, v, c.retry_after?);
         Some(quote!(#pattern => #retry_after,))
     });
     let recovery = arms(input, Ask::Recovery, |v, c| {
         if c.from_cause {
-            return from_cause(v, c, "cause_recovery");
+            return from_cause(krate, v, c, "cause_recovery");
         }
         if c.from_status {
-            return from_status(v, c, &|s| quote!(#krate::__private::status_recovery(#s)));
+            return from_status(v, c, |s| quote!(#krate::__private::status_recovery(#s)));
         }
         let path = &v.path;
         let value = c.recovery.tokens(krate);

@@ -58,8 +58,8 @@ impl<T: ?Sized> ProbeNoCatalog for CatalogProbe<T> {
 /// The entries in order, each listed once (the same type and variant met twice), for
 /// `catalog!`.
 pub fn dedup(
-    entries: Vec<&'static crate::catalog::CodeDoc>,
-) -> Vec<&'static crate::catalog::CodeDoc> {
+    entries: Vec<&'static crate::core::code_doc::CodeDoc>,
+) -> Vec<&'static crate::core::code_doc::CodeDoc> {
     let mut seen = std::collections::HashSet::new();
     entries
         .into_iter()

@@ -45,7 +45,7 @@ pub const fn policy(
     base_delay: std::time::Duration,
     max_delay: std::time::Duration,
     factor: f64,
-    jitter: crate::retry::Jitter,
+    jitter: crate::core::policy::Jitter,
     max_wait: std::time::Duration,
 ) -> crate::RetryPolicy {
     crate::RetryPolicy::tuned(

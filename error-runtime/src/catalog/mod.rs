@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::RetryPolicy;
-use crate::retry::Jitter;
+use crate::core::policy::Jitter;
 
 mod golden;
 mod render;

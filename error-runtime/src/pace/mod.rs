@@ -237,7 +237,7 @@ impl Pacer {
 
     /// A pacer in this process, on the monotonic clock, with the adaptive rate on.
     pub fn new() -> Pacer {
-        let replica = crate::retry::JitterSource::from_entropy().next_u64();
+        let replica = crate::core::jitter::JitterSource::from_entropy().next_u64();
         Pacer {
             config: Arc::new(Config {
                 clock: Arc::new(SystemClock),

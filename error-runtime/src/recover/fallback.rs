@@ -128,7 +128,7 @@ impl<C> Fallback<C> {
             retrier: Retrier::new(),
             clock: Arc::new(SystemClock),
             store: None,
-            jitter: crate::retry::JitterSource::from_entropy().next_fraction(),
+            jitter: crate::core::jitter::JitterSource::from_entropy().next_fraction(),
             pacer: None,
         }
     }
