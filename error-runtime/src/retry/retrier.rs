@@ -473,18 +473,11 @@ impl Retrier {
                 None => {
                     if waits {
                         let before = self.wait_before(&mut run.tally, pace.as_ref());
-                        match block_on(before, limit).unwrap_or(Ok(Duration::ZERO)) {
-                            Ok(wait) => {
-                                if !wait.is_zero() {
-                                    sleep(wait);
-                                }
-                                run.tally.waited = run.tally.waited.saturating_add(wait);
-                            }
-                            Err(held) => {
-                                if let Some(outcome) = run.paused(held) {
-                                    return outcome;
-                                }
-                            }
+                        let before = block_on(before, limit).unwrap_or(Ok(Duration::ZERO));
+                        match run.after_wait(before) {
+                            Ok(wait) if wait.is_zero() => {}
+                            Ok(wait) => sleep(wait),
+                            Err(outcome) => return outcome,
                         }
                     }
                     attempt_once(|| op(run.attempt()))
@@ -592,19 +585,11 @@ impl Retrier {
                 Some(made) => made,
                 None => {
                     if waits {
-                        let before = self.wait_before(&mut run.tally, pace.as_ref());
-                        match before.await {
-                            Ok(wait) => {
-                                if !wait.is_zero() {
-                                    sleep(wait).await;
-                                }
-                                run.tally.waited = run.tally.waited.saturating_add(wait);
-                            }
-                            Err(held) => {
-                                if let Some(outcome) = run.paused(held) {
-                                    return outcome;
-                                }
-                            }
+                        let before = self.wait_before(&mut run.tally, pace.as_ref()).await;
+                        match run.after_wait(before) {
+                            Ok(wait) if wait.is_zero() => {}
+                            Ok(wait) => sleep(wait).await,
+                            Err(outcome) => return outcome,
                         }
                     }
                     attempt_polled(&mut op, run.attempt()).await

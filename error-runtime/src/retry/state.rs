@@ -518,14 +518,28 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         Ok(())
     }
 
+    /// What the loops make of the wait before an attempt: `Ok(wait)` to sleep (counted in
+    /// [`waited`](Self::waited)), or the outcome that ends the run when the wait is longer
+    /// than the run may wait and the operation's error type can hold the error that says
+    /// so (else the attempt is made at once).
+    pub(super) fn after_wait<T, E: ErrorChain<M>, M>(
+        &mut self,
+        before: Result<Duration, crate::Error>,
+    ) -> Result<Duration, Outcome<T, E>> {
+        match before {
+            Ok(wait) => {
+                self.tally.waited = self.tally.waited.saturating_add(wait);
+                Ok(wait)
+            }
+            Err(held) => self.paused(held).map_or(Ok(Duration::ZERO), Err),
+        }
+    }
+
     /// Ends the run before an attempt because a shared pause or the pacer's turn lasts
     /// longer than it may wait, with `paused` as the operation's error type holds it. An
     /// error type that cannot hold it (a type of the caller's own) gets `None`: the attempt
     /// is made without waiting, and the server's own answer ends the run.
-    pub(super) fn paused<T, E: ErrorChain<M>, M>(
-        &self,
-        paused: crate::Error,
-    ) -> Option<Outcome<T, E>> {
+    fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
         let error = E::__from_runtime_error(paused)?;
         scope::gave_up(self.tally.code);
         Some(Outcome {
