@@ -379,14 +379,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         })
         .unwrap_or(Err(Stop::Permanent))?;
         self.pay(planned).await?;
-        match self.retrier.borrow().on_retry.is_some() {
-            true => {
-                if classify_then(err, |failure| self.commit(Some(failure), planned)).is_none() {
-                    self.commit(None, planned);
-                }
-            }
-            false => self.commit(None, planned),
-        }
+        self.commit_classified(Some(err), planned);
         Ok(self.announce(planned.delay).await)
     }
 
@@ -413,6 +406,19 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         t.waited = t.waited.saturating_add(planned.delay);
         t.previous = Some(planned.delay);
         t.attempt += 1;
+    }
+
+    /// [`commit`](Self::commit) after an await: the `on_retry` hook, if there is one, gets
+    /// `err` classified again (a classification is not held across an await, so that the
+    /// run's future stays `Send`).
+    fn commit_classified(&mut self, err: Option<&(dyn StdError + 'static)>, planned: Planned) {
+        if self.retrier.borrow().on_retry.is_some()
+            && let Some(err) = err
+            && classify_then(err, |failure| self.commit(Some(failure), planned)).is_some()
+        {
+            return;
+        }
+        self.commit(None, planned);
     }
 
     /// Shares the delay the server asked for with every replica on the pauses' store; the
@@ -482,17 +488,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         // Found and classified again: neither the chain nor its classification is held
         // across the payment's await, so that the run's future stays `Send`.
         let err = result.as_ref().err().map(ErrorChain::error_chain);
-        match self.retrier.borrow().on_retry.is_some() {
-            true => {
-                let hooked = err.and_then(|err| {
-                    classify_then(err, |failure| self.commit(Some(failure), planned))
-                });
-                if hooked.is_none() {
-                    self.commit(None, planned);
-                }
-            }
-            false => self.commit(None, planned),
-        }
+        self.commit_classified(err, planned);
         Ok(self.announce(planned.delay).await)
     }
 
