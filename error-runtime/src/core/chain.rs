@@ -1,6 +1,7 @@
 //! Walking an error's source chain to classify it, as Go's `errors.As` and `errors.Is` do.
 //! Works on any `&(dyn Error + 'static)`, whatever wraps the classified error.
 
+use std::any::{Any, TypeId};
 use std::error::Error as StdError;
 use std::io;
 use std::sync::Arc;
@@ -129,21 +130,44 @@ pub fn find<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn AgentError
 ///
 /// The marker `M` tells the impls apart (a blanket impl over `E: Error` and one for
 /// `anyhow::Error` would otherwise overlap under coherence); it is always inferred.
-pub trait ErrorChain<M> {
+///
+/// When a run must end before an attempt (a shared pause longer than the retrier may
+/// wait), the retrier returns its own [`Error`](crate::Error) if the operation's error
+/// type can hold one: `agent_error::Error` itself, a boxed `dyn Error` or `anyhow::Error`.
+/// A type of the caller's own cannot; the attempt is then made at once.
+pub trait ErrorChain<M>: 'static {
     /// The outermost link of the chain.
     fn error_chain(&self) -> &(dyn StdError + 'static);
+}
 
-    /// `error` as a value of this type, when this type can hold it: the retrier ends a run
-    /// with an error of its own this way (a pause longer than its caps). Not part of the
-    /// contract; the default answers `None`.
-    #[doc(hidden)]
-    fn __from_runtime_error(error: crate::Error) -> Option<Self>
-    where
-        Self: Sized,
-    {
-        let _ = error;
-        None
-    }
+/// `error` as a value of `E`, when `E` is one of the types that can hold the runtime's own
+/// error: the error itself, a boxed `dyn Error` (each of its three forms) or, with the
+/// `anyhow` feature, `anyhow::Error`. How the retrier ends a run with an error of its own.
+pub(crate) fn held_as<E: 'static>(error: crate::Error) -> Option<E> {
+    let wanted = TypeId::of::<E>();
+    let held: Box<dyn Any> = if wanted == TypeId::of::<crate::Error>() {
+        Box::new(error)
+    } else if wanted == TypeId::of::<Box<dyn StdError + Send + Sync>>() {
+        Box::new(Box::new(error) as Box<dyn StdError + Send + Sync>)
+    } else if wanted == TypeId::of::<Box<dyn StdError + Send>>() {
+        Box::new(Box::new(error) as Box<dyn StdError + Send>)
+    } else if wanted == TypeId::of::<Box<dyn StdError>>() {
+        Box::new(Box::new(error) as Box<dyn StdError>)
+    } else {
+        held_by_anyhow(error, wanted)?
+    };
+    held.downcast::<E>().ok().map(|held| *held)
+}
+
+#[cfg(feature = "anyhow")]
+fn held_by_anyhow(error: crate::Error, wanted: TypeId) -> Option<Box<dyn Any>> {
+    let anyhow = wanted == TypeId::of::<anyhow::Error>();
+    anyhow.then(|| Box::new(anyhow::Error::new(error)) as Box<dyn Any>)
+}
+
+#[cfg(not(feature = "anyhow"))]
+fn held_by_anyhow(_: crate::Error, _: TypeId) -> Option<Box<dyn Any>> {
+    None
 }
 
 /// Markers of the [`ErrorChain`] impls, inferred, never named.
@@ -163,20 +187,11 @@ impl<E: StdError + 'static> ErrorChain<markers::Typed> for E {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         self
     }
-
-    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
-        let any: Box<dyn std::any::Any> = Box::new(error);
-        any.downcast::<E>().ok().map(|e| *e)
-    }
 }
 
 impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + Sync + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
-    }
-
-    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
-        Some(Box::new(error))
     }
 }
 
@@ -184,19 +199,11 @@ impl ErrorChain<markers::Boxed> for Box<dyn StdError + Send + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
     }
-
-    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
-        Some(Box::new(error))
-    }
 }
 
 impl ErrorChain<markers::Boxed> for Box<dyn StdError + 'static> {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         &**self
-    }
-
-    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
-        Some(Box::new(error))
     }
 }
 
@@ -205,8 +212,37 @@ impl ErrorChain<markers::Anyhow> for anyhow::Error {
     fn error_chain(&self) -> &(dyn StdError + 'static) {
         self.as_ref()
     }
+}
 
-    fn __from_runtime_error(error: crate::Error) -> Option<Self> {
-        Some(anyhow::Error::new(error))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paused() -> crate::Error {
+        crate::Error::new("retry.pause", "rate_limit", "paused by the fleet")
+    }
+
+    fn holds_the_pause<E: ErrorChain<M>, M>(held: Option<E>) -> bool {
+        held.is_some_and(|held| find(held.error_chain()).is_some_and(|e| e.code() == "rate_limit"))
+    }
+
+    #[test]
+    fn the_runtime_error_is_held_by_the_types_that_can_hold_it() {
+        assert!(holds_the_pause(held_as::<crate::Error>(paused())));
+        type Boxed = Box<dyn StdError + Send + Sync>;
+        assert!(holds_the_pause(held_as::<Boxed>(paused())));
+        assert!(holds_the_pause(held_as::<Box<dyn StdError + Send>>(
+            paused()
+        )));
+        assert!(holds_the_pause(held_as::<Box<dyn StdError>>(paused())));
+        #[cfg(feature = "anyhow")]
+        assert!(held_as::<anyhow::Error>(paused()).is_some_and(|e| e.is::<crate::Error>()));
+    }
+
+    #[test]
+    fn a_type_of_the_callers_own_cannot_hold_it() {
+        assert!(held_as::<std::io::Error>(paused()).is_none());
+        assert!(held_as::<std::fmt::Error>(paused()).is_none());
+        assert!(held_as::<Box<std::io::Error>>(paused()).is_none());
     }
 }

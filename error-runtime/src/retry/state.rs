@@ -536,7 +536,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// error type that cannot hold it (a type of the caller's own) gets `None`: the attempt
     /// is made without waiting, and the server's own answer ends the run.
     fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
-        let error = E::__from_runtime_error(paused)?;
+        let error = crate::core::chain::held_as::<E>(paused)?;
         scope::gave_up(self.tally.code);
         Some(Outcome {
             result: Err(error),
