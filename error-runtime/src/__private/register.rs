@@ -1,5 +1,12 @@
 //! Registration at link time: derived types (`register_type!`) and classifiers of foreign
 //! types (`register_classifier!`, behind `classifier!` and the built-in classifiers).
+//!
+//! Both are `macro_rules!` because what they expand to depends on this crate's features
+//! (the derive cannot see whether `registry` is on) or takes a type and a closure that only
+//! a macro can place in a `static`. A `macro_rules!` that another crate's code names by
+//! path must be `#[macro_export]`ed, and Rust puts every exported macro at the crate root;
+//! there they are `#[doc(hidden)]` and named `__…`, and this module re-exports them under
+//! the names the expansions use.
 
 pub use crate::core::classify::{Classification, FixedClassification};
 pub use crate::core::registry::{ClassifierRegistration, Origin as ClassifierOrigin, Registration};
