@@ -3,18 +3,16 @@
 use proc_macro2::{Span, TokenStream};
 use std::fmt::Display;
 
-/// The errors found so far; each stays at its own token.
+/// The errors found so far; each stays at its own token, and they are reported in the
+/// order of their tokens in the source, whichever check found them first.
 #[derive(Default)]
 pub struct Errors {
-    all: Option<syn::Error>,
+    all: Vec<syn::Error>,
 }
 
 impl Errors {
     pub fn push(&mut self, error: syn::Error) {
-        match &mut self.all {
-            Some(all) => all.combine(error),
-            None => self.all = Some(error),
-        }
+        self.all.extend(error);
     }
 
     pub fn at(&mut self, span: Span, message: impl Display) {
@@ -24,19 +22,29 @@ impl Errors {
     /// How many errors were reported.
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.all.as_ref().map_or(0, |e| e.into_iter().count())
+        self.all.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.all.is_none()
+        self.all.is_empty()
     }
 
     pub fn into_compile_errors(mut self) -> TokenStream {
-        self.all
-            .take()
-            .map(|e| e.to_compile_error())
-            .unwrap_or_default()
+        let mut all = std::mem::take(&mut self.all);
+        // A stable sort: errors at one token keep the order they were found in.
+        all.sort_by_key(|e| position(e.span()));
+        all.iter().map(syn::Error::to_compile_error).collect()
     }
+}
+
+/// Where `span` starts in its file (line, column), to report errors in reading order;
+/// outside a macro's expansion (the derive's unit tests) every span is at the start.
+fn position(span: Span) -> (usize, usize) {
+    if !proc_macro::is_available() {
+        return (0, 0);
+    }
+    let start = span.unwrap().start();
+    (start.line(), start.column())
 }
 
 /// As serde's `Ctxt` checks: every collected error reaches the user. Dropping errors
@@ -46,7 +54,7 @@ impl Errors {
 impl Drop for Errors {
     fn drop(&mut self) {
         debug_assert!(
-            self.all.is_none() || std::thread::panicking(),
+            self.all.is_empty() || std::thread::panicking(),
             "the derive collected errors and dropped them unreported"
         );
     }
