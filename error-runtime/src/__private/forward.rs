@@ -217,7 +217,7 @@ pub struct Forwarded<'a>(pub(super) &'a (dyn StdError + 'static));
 
 impl<'a> Forwarded<'a> {
     /// The classification's code when it outlives the classification (a constant, or a code
-    /// the program declares: see [`declared`]), else `default` (the variant's default code).
+    /// the program declares: see `declared`), else `default` (the variant's default code).
     /// A code built at run time that nothing declares is not kept: keeping each would let
     /// memory grow with every new code a classifier builds (from a provider's or a peer's
     /// text), and keeping only some would make the code change once a limit was reached.
