@@ -83,7 +83,11 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 ///
 /// The operation's error type is any `E: Error + 'static`, a `Box<dyn Error + Send + Sync>`,
 /// or with the `anyhow` feature an `anyhow::Error` (see [`ErrorChain`]); it is given back
-/// unchanged.
+/// unchanged. Each failure is classified as [`classify`](crate::classify) classifies it: a
+/// derived error type is recognised once registered (every non-generic derived type, with the
+/// default `registry` feature; a generic one such as `MyError<String>`, or any type without
+/// that feature, with [`register!`](crate::register)), and a failure nothing classifies is
+/// not retried.
 ///
 /// # Cloning
 ///
@@ -91,8 +95,7 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// retrier can be handed to a [`Fallback`](crate::recover::Fallback) or a layer and kept.
 /// A clone shares what is meant to be shared: the [`RetryBudget`], the `on_retry` hook, the
 /// store of [`pauses`](Retrier::pauses) and the jitter source (one sequence, drawn by both).
-/// Its caps are copied (and what it remembers of the last failure): changing a clone's
-/// `max_attempts` leaves the original as it was.
+/// Its caps are copied: changing a clone's `max_attempts` leaves the original as it was.
 ///
 /// ```
 /// use agent_error::retry::{Retrier, RetryBudget};
