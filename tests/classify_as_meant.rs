@@ -184,6 +184,70 @@ fn a_held_status_classifies_as_that_status_would() {
     assert_eq!(gateway.status(), Some(502));
 }
 
+/// A status that may be absent, as a client keeps `reqwest::Error::status()`: an
+/// `Option<StatusCode>`, or an `Option<u16>` marked `#[status]`.
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum MaybeStatus {
+    #[error("request failed")]
+    Request { status: Option<http::StatusCode> },
+    #[error("api error")]
+    Api {
+        #[status]
+        code: Option<u16>,
+        #[retry_after]
+        retry_after: Option<Duration>,
+    },
+    /// No status held: a code of the vocabulary classifies it, as without the field.
+    #[error("deadline exceeded")]
+    Timeout(Option<http::StatusCode>),
+}
+
+#[test]
+fn a_status_that_may_be_absent_classifies_when_present() {
+    let request = |s: Option<u16>| MaybeStatus::Request {
+        status: s.map(|s| http::StatusCode::from_u16(s).unwrap()),
+    };
+    assert!(request(Some(503)).is_retryable());
+    assert_eq!(request(Some(503)).recovery(), Recovery::Retry);
+    assert!(request(Some(429)).is_rate_limited());
+    assert!(!request(Some(404)).is_retryable());
+    assert_eq!(request(Some(404)).status(), Some(404));
+    // Absent, and the code (`request`) is not the vocabulary's: never retried.
+    assert!(!request(None).is_retryable());
+    assert!(!request(None).retry_policy().is_retryable());
+    assert_eq!(request(None).recovery(), Recovery::Abort);
+    assert_eq!(request(None).status(), None);
+
+    let api = |code, retry_after| MaybeStatus::Api { code, retry_after };
+    let throttled = api(Some(429), Some(Duration::from_secs(3)));
+    assert!(throttled.is_rate_limited());
+    assert_eq!(
+        throttled.retry_policy().retry_after(),
+        Some(Duration::from_secs(3))
+    );
+    assert_eq!(throttled.status(), Some(429));
+    assert!(!api(None, None).is_retryable());
+    assert_eq!(api(None, None).status(), None);
+
+    let timeout =
+        |s: Option<u16>| MaybeStatus::Timeout(s.map(|s| http::StatusCode::from_u16(s).unwrap()));
+    // The status decides when there is one: a 404 is not retried, even for `timeout`.
+    assert!(!timeout(Some(404)).is_retryable());
+    assert!(timeout(Some(504)).is_retryable());
+    // Without one, the vocabulary's `timeout` is.
+    assert!(timeout(None).is_retryable());
+    assert!(timeout(None).retry_policy().is_retryable());
+    assert!(!timeout(None).is_rate_limited());
+    assert_eq!(timeout(None).recovery(), Recovery::Retry);
+    assert_eq!(timeout(None).status(), None);
+
+    let entry = |code: &str| MaybeStatus::CODES.iter().find(|d| d.code == code).unwrap();
+    assert!(entry("request").retry_from_status);
+    assert!(entry("timeout").retry_from_status);
+    assert!(!entry("timeout").retry_from_code);
+}
+
 #[test]
 fn the_catalog_says_which_rule_decides() {
     let entry = |code: &str| {

@@ -275,9 +275,11 @@ fn classified(
     let status = retry::status_field(fields);
     // A variant that says nothing about retrying and has no cause is classified by the
     // status it holds, else by its code when the shared vocabulary retries it.
+    // A status that may be absent (an `Option`) leaves the code to classify it when absent.
     let silent = source.is_none() && !attrs.says_retry();
     let from_status = silent && status.is_some();
-    let vocabulary = (silent && !from_status)
+    let optional = status.is_some_and(|i| retry::status_is_optional(&fields[i]));
+    let vocabulary = (silent && (!from_status || optional))
         .then(|| retry::vocabulary_policy(input.place, container, &code.value))
         .flatten();
     let policy = retry::policy(input.place, container, attrs).or(vocabulary);
@@ -285,7 +287,7 @@ fn classified(
         from_cause: source.is_some() && !attrs.says_retry(),
         status,
         from_status,
-        from_code: vocabulary.is_some(),
+        from_code: vocabulary.is_some() && !from_status,
         message: message::of(error, docs, fields, &owner, krate, errors),
         hints: hint::of(attrs, fields, &owner, krate, errors),
         code,

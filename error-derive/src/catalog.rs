@@ -175,8 +175,14 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
                     }
                     // The status it holds, where it declares none.
                     None if c.status.is_some() => {
-                        let (pattern, status) = crate::retry::held_status(v, c.status?);
-                        Some(quote!(#path { #pattern, .. } => ::core::option::Option::Some(#status),))
+                        let index = c.status?;
+                        let (pattern, status) = crate::retry::held_status(v, index);
+                        let status = if crate::retry::status_is_optional(&v.fields[index]) {
+                            status
+                        } else {
+                            quote!(::core::option::Option::Some(#status))
+                        };
+                        Some(quote!(#path { #pattern, .. } => #status,))
                     }
                     // A cause's status, where the variant declares none.
                     None if c.from_cause => {

@@ -315,14 +315,21 @@ pub fn vocabulary_policy(place: Place, container: &AgentAttrs, code: &str) -> Op
 }
 
 /// The field that holds the variant's HTTP status: the first marked `#[status]` or typed
-/// `StatusCode` (http's, which reqwest re-exports). A second one is an error (`validate`).
+/// `StatusCode` (http's, which reqwest re-exports), or an `Option` of either. A second one
+/// is an error (`validate`).
 pub fn status_field(fields: &[Field]) -> Option<usize> {
     fields.iter().find(|f| holds_status(f)).map(|f| f.index)
 }
 
-/// Whether `f` holds an HTTP status: marked `#[status]`, or typed `StatusCode`.
+/// Whether `f` holds an HTTP status: marked `#[status]`, or typed `StatusCode` or
+/// `Option<StatusCode>`.
 pub fn holds_status(f: &Field) -> bool {
-    f.attrs.status.is_some() || is_status_code(f.ty)
+    f.attrs.status.is_some() || is_status_code(f.ty) || option_of(f.ty).is_some_and(is_status_code)
+}
+
+/// Whether the status `f` holds may be absent: an `Option` of a `StatusCode` or a `u16`.
+pub fn status_is_optional(f: &Field) -> bool {
+    option_of(f.ty).is_some_and(|inner| is_status_code(inner) || is_u16(inner))
 }
 
 /// Whether `ty` is named `StatusCode` (by its last path segment: the derive cannot resolve
@@ -344,17 +351,55 @@ pub fn is_u16(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("u16"))
 }
 
-/// The field `index` holding the variant's status, in a pattern, and its status as a `u16`
-/// (a `StatusCode`'s `as_u16()`, which http's and reqwest's both have).
+/// The `T` of a type named `Option<T>` (by its last path segment).
+pub fn option_of(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match (last.ident == "Option", args.args.first(), args.args.len()) {
+        (true, Some(syn::GenericArgument::Type(inner)), 1) => Some(inner),
+        _ => None,
+    }
+}
+
+/// The field `index` holding the variant's status, in a pattern, and its status: a `u16`
+/// (a `StatusCode`'s `as_u16()`, which http's and reqwest's both have), or an `Option<u16>`
+/// when the field is an `Option` (see [`status_is_optional`]).
 pub fn held_status(v: &Variant, index: usize) -> (TokenStream, TokenStream) {
     let f = &v.fields[index];
     let binding = &f.binding;
-    let status = if is_status_code(f.ty) {
-        quote!(#binding.as_u16())
-    } else {
-        quote!(*#binding)
+    let status = match option_of(f.ty) {
+        Some(inner) if is_status_code(inner) => quote! {
+            ::core::option::Option::map(::core::option::Option::as_ref(#binding), |s| s.as_u16())
+        },
+        _ if is_status_code(f.ty) => quote!(#binding.as_u16()),
+        _ => quote!(*#binding),
     };
     (f.pattern(), status)
+}
+
+/// `on_status` of the status the variant holds, or `otherwise` when it holds none (its
+/// field is an `Option` and is `None`).
+fn of_held_status(
+    v: &Variant,
+    index: usize,
+    on_status: impl Fn(TokenStream) -> TokenStream,
+    otherwise: TokenStream,
+) -> (TokenStream, TokenStream) {
+    let (pattern, status) = held_status(v, index);
+    if !status_is_optional(&v.fields[index]) {
+        return (pattern, on_status(status));
+    }
+    let value = on_status(quote!(__agent_status));
+    let body = quote! {
+        match #status {
+            ::core::option::Option::Some(__agent_status) => #value,
+            ::core::option::Option::None => #otherwise,
+        }
+    };
+    (pattern, body)
 }
 
 /// The `#[retry_after]` field: the first one marked.
@@ -494,15 +539,18 @@ fn from_cause(
     })
 }
 
-/// The arm of a variant classified by the status it holds: `value` of that status.
+/// The arm of a variant classified by the status it holds: `value` of that status, or
+/// `otherwise` when it holds none.
 fn from_status(
     v: &Variant,
     c: &Classified,
     value: impl Fn(TokenStream) -> TokenStream,
+    otherwise: TokenStream,
 ) -> Option<TokenStream> {
-    let (pattern, status) = held_status(v, c.status.filter(|_| c.from_status)?);
-    let (path, value) = (&v.path, value(status));
-    Some(quote!(#path { #pattern, .. } => #value,))
+    let index = c.status.filter(|_| c.from_status)?;
+    let (pattern, body) = of_held_status(v, index, value, otherwise);
+    let path = &v.path;
+    Some(quote!(#path { #pattern, .. } => #body,))
 }
 
 /// The `retry_policy` arm of a variant: as its cause, as its status, or its constant.
@@ -511,20 +559,26 @@ fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenS
         return from_cause(krate, v, c, "cause_policy");
     }
     let path = &v.path;
+    // Without a status held (an `Option` that is `None`): its code's, or never retried.
+    let otherwise = c.policy.as_ref().map(|p| p.tokens(krate));
     if let Some(i) = c.status.filter(|_| c.from_status) {
-        let (pattern, status) = held_status(v, i);
-        return Some(match c.retry_after.filter(|&r| r != i) {
+        let (after, delay) = match c.retry_after.filter(|&r| r != i) {
             Some(r) => {
                 let (after, binding) = (v.fields[r].pattern(), &v.fields[r].binding);
                 let delay = quote!(#krate::__private::RetryAfterField::retry_after(#binding));
-                quote!(#path { #pattern, #after, .. } => #krate::__private::status_policy(#status, #delay),)
+                (quote!(#after,), delay)
             }
-            None => {
-                quote!(#path { #pattern, .. } => #krate::__private::status_policy(#status, ::core::option::Option::None),)
-            }
-        });
+            None => (TokenStream::new(), quote!(::core::option::Option::None)),
+        };
+        let otherwise = match otherwise {
+            Some(policy) => quote!(#policy.with_retry_after(#delay)),
+            None => quote!(#krate::RetryPolicy::NEVER),
+        };
+        let on_status = |s: TokenStream| quote!(#krate::__private::status_policy(#s, #delay));
+        let (pattern, body) = of_held_status(v, i, on_status, otherwise);
+        return Some(quote!(#path { #pattern, #after .. } => #body,));
     }
-    let policy = c.policy.as_ref()?.tokens(krate);
+    let policy = otherwise?;
     Some(match c.retry_after {
         Some(i) => {
             let (pattern, retry_after) = retry_after_of(krate, v, i);
@@ -544,7 +598,9 @@ pub fn expand(input: &Input) -> TokenStream {
             return from_cause(krate, v, c, "cause_is_retryable");
         }
         if c.from_status {
-            return from_status(v, c, |s| quote!(#krate::__private::status_is_retryable(#s)));
+            let otherwise = c.policy.is_some();
+            let on_status = |s| quote!(#krate::__private::status_is_retryable(#s));
+            return from_status(v, c, on_status, quote!(#otherwise));
         }
         let path = &v.path;
         c.policy.is_some().then(|| quote!(#path { .. } => true,))
@@ -554,11 +610,9 @@ pub fn expand(input: &Input) -> TokenStream {
             return from_cause(krate, v, c, "cause_is_rate_limited");
         }
         if c.from_status {
-            return from_status(
-                v,
-                c,
-                |s| quote!(#krate::__private::status_is_rate_limited(#s)),
-            );
+            let otherwise = c.policy.as_ref().is_some_and(|p| p.rate_limited);
+            let on_status = |s| quote!(#krate::__private::status_is_rate_limited(#s));
+            return from_status(v, c, on_status, quote!(#otherwise));
         }
         let path = &v.path;
         c.policy
@@ -577,7 +631,8 @@ pub fn expand(input: &Input) -> TokenStream {
             return from_cause(krate, v, c, "cause_recovery");
         }
         if c.from_status {
-            return from_status(v, c, |s| quote!(#krate::__private::status_recovery(#s)));
+            let on_status = |s| quote!(#krate::__private::status_recovery(#s));
+            return from_status(v, c, on_status, c.recovery.tokens(krate));
         }
         let path = &v.path;
         let value = c.recovery.tokens(krate);

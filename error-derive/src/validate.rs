@@ -560,13 +560,15 @@ fn one_retry_after(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) 
     }
 }
 
-/// `#[status]` goes on the field holding the status: a `u16`, or a `StatusCode`.
+/// `#[status]` goes on the field holding the status: a `u16` or a `StatusCode`, or an
+/// `Option` of either.
 fn status_is_a_status(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let a_status = |ty: &syn::Type| retry::is_u16(ty) || retry::is_status_code(ty);
     let marked = v.fields.iter().filter(|f| f.attrs.status.is_some());
-    for f in marked.filter(|f| !retry::is_u16(f.ty) && !retry::is_status_code(f.ty)) {
+    for f in marked.filter(|f| !a_status(f.ty) && !retry::option_of(f.ty).is_some_and(a_status)) {
         errors.at(
             f.type_span(),
-            "#[status] needs a field that holds an HTTP status: make it a `u16` (like 503) or a `StatusCode`, or remove #[status]",
+            "#[status] needs a field that holds an HTTP status: make it a `u16` (like 503) or a `StatusCode`, or an `Option` of either when the status may be absent, or remove #[status]",
         );
     }
 }
@@ -579,7 +581,7 @@ fn one_status(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
         let span = f.attrs.status.unwrap_or_else(|| f.type_span());
         errors.at(
             span,
-            "a variant holds one HTTP status, and this is a second one (a field marked #[status] or typed `StatusCode`); keep one, and hold the other as a plain number (`u16`, without #[status])",
+            "a variant holds one HTTP status, and this is a second one (a field marked #[status] or typed `StatusCode` or `Option<StatusCode>`); keep one, and hold the other as a plain number (`u16`, without #[status])",
         );
     }
 }
