@@ -559,8 +559,9 @@ fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenS
         return from_cause(krate, v, c, "cause_policy");
     }
     let path = &v.path;
-    // Without a status held (an `Option` that is `None`): its code's, or never retried.
-    let otherwise = c.policy.as_ref().map(|p| p.tokens(krate));
+    // Its written policy or its code's; for a variant classified by an `Option` status,
+    // what it is when that status is `None`.
+    let policy = c.policy.as_ref().map(|p| p.tokens(krate));
     if let Some(i) = c.status.filter(|_| c.from_status) {
         let (after, delay) = match c.retry_after.filter(|&r| r != i) {
             Some(r) => {
@@ -570,7 +571,7 @@ fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenS
             }
             None => (TokenStream::new(), quote!(::core::option::Option::None)),
         };
-        let otherwise = match otherwise {
+        let otherwise = match policy {
             Some(policy) => quote!(#policy.with_retry_after(#delay)),
             None => quote!(#krate::RetryPolicy::NEVER),
         };
@@ -578,7 +579,7 @@ fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenS
         let (pattern, body) = of_held_status(v, i, on_status, otherwise);
         return Some(quote!(#path { #pattern, #after .. } => #body,));
     }
-    let policy = otherwise?;
+    let policy = policy?;
     Some(match c.retry_after {
         Some(i) => {
             let (pattern, retry_after) = retry_after_of(krate, v, i);
