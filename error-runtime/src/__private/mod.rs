@@ -38,23 +38,4 @@ pub use inventory;
 
 /// A retryable policy of the tuning a variant's `retry(...)` wrote, which the derive checked
 /// at compile time.
-#[allow(clippy::too_many_arguments)]
-pub const fn policy(
-    rate_limited: bool,
-    max_attempts: u32,
-    base_delay: std::time::Duration,
-    max_delay: std::time::Duration,
-    factor: f64,
-    jitter: crate::core::policy::Jitter,
-    max_wait: std::time::Duration,
-) -> crate::RetryPolicy {
-    crate::RetryPolicy::tuned(
-        rate_limited,
-        max_attempts,
-        base_delay,
-        max_delay,
-        factor,
-        jitter,
-        max_wait,
-    )
-}
+pub use crate::core::policy::tuned as policy;

@@ -144,7 +144,7 @@ fn vocabulary_entry(code: &str) -> Option<&'static CodeDoc> {
 
 /// The policy of a code that is worth one more try and no more: the default tuning with
 /// 2 attempts in all.
-const RETRIED_ONCE: RetryPolicy = RetryPolicy::tuned(
+const RETRIED_ONCE: RetryPolicy = super::policy::tuned(
     false,
     2,
     RetryPolicy::DEFAULT_BASE_DELAY,

@@ -266,30 +266,30 @@ impl RetryPolicy {
         // `as` saturates (NaN to zero, past 584 years to `u64::MAX`): the cap then applies.
         Duration::from_nanos((delay * 1e9) as u64).min(self.max_delay)
     }
+}
 
-    /// A retryable policy of this tuning, which its caller has checked (the derive at
-    /// compile time, the vocabulary's own constants).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) const fn tuned(
-        rate_limited: bool,
-        max_attempts: u32,
-        base_delay: Duration,
-        max_delay: Duration,
-        factor: f64,
-        jitter: Jitter,
-        max_wait: Duration,
-    ) -> Self {
-        RetryPolicy {
-            retryable: true,
-            rate_limited,
-            max_attempts,
-            base_delay,
-            max_delay,
-            factor,
-            jitter,
-            max_wait,
-            retry_after: None,
-        }
+/// A retryable policy of this tuning, which its caller has checked (the derive at compile
+/// time, the vocabulary's own constants). Derived code reaches it as `__private::policy`.
+#[allow(clippy::too_many_arguments)]
+pub const fn tuned(
+    rate_limited: bool,
+    max_attempts: u32,
+    base_delay: Duration,
+    max_delay: Duration,
+    factor: f64,
+    jitter: Jitter,
+    max_wait: Duration,
+) -> RetryPolicy {
+    RetryPolicy {
+        retryable: true,
+        rate_limited,
+        max_attempts,
+        base_delay,
+        max_delay,
+        factor,
+        jitter,
+        max_wait,
+        retry_after: None,
     }
 }
 
@@ -420,7 +420,7 @@ mod tests {
     /// however many times it doubles by shifts.
     #[test]
     fn a_zero_base_stays_zero_however_often_it_doubles() {
-        let zero = RetryPolicy::tuned(
+        let zero = super::tuned(
             false,
             3,
             Duration::ZERO,
