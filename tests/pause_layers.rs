@@ -17,7 +17,7 @@ use agent_error::reqwest::RetryMiddleware;
 use agent_error::retry::Retrier;
 use agent_error::tower::RetryLayer;
 use reqwest_middleware::ClientBuilder;
-use scripted::{Recorder, Reply, bounded, serve};
+use scripted::{Recorder, Reply, Server, bounded, serve};
 
 const KEY: &str = "provider/acct-1/model";
 
@@ -26,14 +26,31 @@ fn replica(recorder: &Recorder, store: &Arc<dyn Store>) -> Retrier {
     recorder.retrier().pauses(store.clone(), KEY)
 }
 
-#[tokio::test]
-async fn the_middleware_shares_a_servers_pause_and_waits_one_another_shared() {
-    let server = serve(vec![
+/// The server's replies: a 429 asking for 20 s, then A's answer and B's.
+async fn a_pause_then_two_answers() -> Server {
+    serve(vec![
         Reply::new(429).header("retry-after", "20"),
         Reply::new(200).body("a"),
         Reply::new(200).body("b"),
     ])
-    .await;
+    .await
+}
+
+/// A waited the server's 20 s once (with the fleet's jitter after it), not twice.
+fn assert_one_wait_of_the_pause(slept: &[Duration]) {
+    assert_eq!(slept.len(), 1, "{slept:?}");
+    assert!(slept[0] >= Duration::from_secs(20) && slept[0] <= Duration::from_secs(21));
+}
+
+/// B had not met the 429, and still waited the pause before its first attempt.
+fn assert_waited_before_its_first_attempt(slept: &[Duration]) {
+    assert_eq!(slept.len(), 1, "{slept:?}");
+    assert!(slept[0] > Duration::from_secs(19), "{slept:?}");
+}
+
+#[tokio::test]
+async fn the_middleware_shares_a_servers_pause_and_waits_one_another_shared() {
+    let server = a_pause_then_two_answers().await;
     let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     let (a, b) = (Recorder::default(), Recorder::default());
     let client = |recorder: &Recorder| {
@@ -44,16 +61,10 @@ async fn the_middleware_shares_a_servers_pause_and_waits_one_another_shared() {
     };
     let response = bounded(client(&a).get(&server.url).send()).await.unwrap();
     assert_eq!(response.text().await.unwrap(), "a");
-    // A waited the server's 20 s once (with the fleet's jitter after it), not twice.
-    let slept = a.slept();
-    assert_eq!(slept.len(), 1, "{slept:?}");
-    assert!(slept[0] >= Duration::from_secs(20) && slept[0] <= Duration::from_secs(21));
-    // B had not met the 429, and still waits before its first attempt.
+    assert_one_wait_of_the_pause(&a.slept());
     let response = bounded(client(&b).get(&server.url).send()).await.unwrap();
     assert_eq!(response.text().await.unwrap(), "b");
-    let slept = b.slept();
-    assert_eq!(slept.len(), 1, "{slept:?}");
-    assert!(slept[0] > Duration::from_secs(19), "{slept:?}");
+    assert_waited_before_its_first_attempt(&b.slept());
     assert_eq!(server.hits(), 3);
 }
 
@@ -61,12 +72,7 @@ async fn the_middleware_shares_a_servers_pause_and_waits_one_another_shared() {
 async fn tower_shares_a_servers_pause_and_waits_one_another_shared() {
     use tower::{Service, ServiceExt};
 
-    let server = serve(vec![
-        Reply::new(429).header("retry-after", "20"),
-        Reply::new(200).body("a"),
-        Reply::new(200).body("b"),
-    ])
-    .await;
+    let server = a_pause_then_two_answers().await;
     let store: Arc<dyn Store> = Arc::new(LocalStore::new());
     let (a, b) = (Recorder::default(), Recorder::default());
     let url = server.url.clone();
@@ -95,13 +101,10 @@ async fn tower_shares_a_servers_pause_and_waits_one_another_shared() {
     assert_eq!(answer.body(), "a");
     // tower sleeps the retry's delay, zero here (the pause is waited before the attempt).
     let slept: Vec<Duration> = a.slept().into_iter().filter(|d| !d.is_zero()).collect();
-    assert_eq!(slept.len(), 1, "{slept:?}");
-    assert!(slept[0] >= Duration::from_secs(20) && slept[0] <= Duration::from_secs(21));
+    assert_one_wait_of_the_pause(&slept);
     let answer = bounded(service(&b).oneshot(())).await.unwrap();
     assert_eq!(answer.body(), "b");
-    let slept = b.slept();
-    assert_eq!(slept.len(), 1, "{slept:?}");
-    assert!(slept[0] > Duration::from_secs(19), "{slept:?}");
+    assert_waited_before_its_first_attempt(&b.slept());
     assert_eq!(server.hits(), 3);
 }
 
