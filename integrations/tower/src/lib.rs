@@ -244,18 +244,20 @@ where
         // The clone is the one not yet polled ready: the ready one makes this call.
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
-        let retrier = self.retrier.clone();
-        // Without pauses or a pacer the wait is zero at its first poll.
+        let (retrier, sleep) = (self.retrier.clone(), self.sleep.clone());
+        // Without pauses or a pacer the wait is zero at its first poll, and nothing sleeps.
         let wait = Box::pin(async move {
             let mut run = RetryState::new(retrier);
-            run.before_attempt().await.unwrap_or_default()
+            let wait = run.before_attempt().await.unwrap_or_default();
+            if !wait.is_zero() {
+                sleep.sleep(wait).await;
+            }
         });
         BeforeEachAttemptFuture {
             state: State::Waiting {
                 wait,
                 inner,
                 request,
-                sleep: self.sleep.clone(),
             },
         }
     }
@@ -267,14 +269,9 @@ pub struct BeforeEachAttemptFuture<S: Service<Req>, Req> {
 }
 
 enum State<S: Service<Req>, Req> {
+    /// Waiting for the pauses and the pacer, then sleeping what they said.
     Waiting {
-        wait: Pin<Box<dyn Future<Output = Duration> + Send>>,
-        inner: S,
-        request: Req,
-        sleep: Sleeper,
-    },
-    Sleeping {
-        sleep: BoxSleep,
+        wait: Pin<Box<dyn Future<Output = ()> + Send>>,
         inner: S,
         request: Req,
     },
@@ -293,33 +290,10 @@ impl<S: Service<Req>, Req> Future for BeforeEachAttemptFuture<S, Req> {
         loop {
             match &mut self.state {
                 State::Waiting { wait, .. } => {
-                    let Poll::Ready(wait) = wait.as_mut().poll(cx) else {
-                        return Poll::Pending;
-                    };
-                    let State::Waiting {
-                        mut inner,
-                        request,
-                        sleep,
-                        ..
-                    } = std::mem::replace(&mut self.state, State::Done)
-                    else {
-                        unreachable!("the state was just matched");
-                    };
-                    self.state = if wait.is_zero() {
-                        State::Calling(Box::pin(inner.call(request)))
-                    } else {
-                        State::Sleeping {
-                            sleep: sleep.sleep(wait),
-                            inner,
-                            request,
-                        }
-                    };
-                }
-                State::Sleeping { sleep, .. } => {
-                    if sleep.as_mut().poll(cx).is_pending() {
+                    if wait.as_mut().poll(cx).is_pending() {
                         return Poll::Pending;
                     }
-                    let State::Sleeping {
+                    let State::Waiting {
                         mut inner, request, ..
                     } = std::mem::replace(&mut self.state, State::Done)
                     else {
