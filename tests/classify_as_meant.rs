@@ -265,7 +265,7 @@ fn the_catalog_says_which_rule_decides() {
     assert!(!entry("failed").retry_from_status);
     assert_eq!(
         status.retry_in_words(),
-        "as its status: rate-limited on 429, retried on 408 and 5xx with the default policy, not retried on any other"
+        "as its status: rate-limited on 429, retried on 408, 498 and 5xx with the default policy, not retried on any other"
     );
     let timeout = entry("timeout");
     assert!(timeout.retry_from_code && timeout.retryable);
@@ -284,7 +284,7 @@ fn the_catalog_says_which_rule_decides() {
     let prompt = agent_error::catalog::prompt(&[status, timeout]);
     assert!(
         prompt.contains(
-            "- invalid_status_code (retry as its status says: 429 later, 408 and 5xx again): "
+            "- invalid_status_code (retry as its status says: 429 later, 408, 498 and 5xx again): "
         ),
         "{prompt}"
     );

@@ -57,7 +57,7 @@ impl CodeDoc {
             return "as its cause: retried when the cause's classification is, with its policy and recovery; not retried when nothing classifies the cause".to_string();
         }
         if self.retry_from_status {
-            return "as its status: rate-limited on 429, retried on 408 and 5xx with the default policy, not retried on any other".to_string();
+            return "as its status: rate-limited on 429, retried on 408, 498 and 5xx with the default policy, not retried on any other".to_string();
         }
         if self.retry_from_code {
             return format!("as its code: {}", retry_in_words(&self.policy));

@@ -39,7 +39,7 @@ pub struct CodeDoc {
     /// nothing classifies the cause: not retried, `abort`.
     pub retry_from_cause: bool,
     /// Whether the retrying comes from the HTTP status the variant holds (a `#[status]`
-    /// field or one typed `StatusCode`): rate-limited on 429, retried on 408 and 5xx, not
+    /// field or one typed `StatusCode`): rate-limited on 429, retried on 408, 498 and 5xx, not
     /// retried otherwise. The other fields say what it is for a status that is not retried.
     pub retry_from_status: bool,
     /// Whether the retrying is its code's in the shared vocabulary

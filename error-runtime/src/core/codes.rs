@@ -50,13 +50,16 @@ pub const OUTPUT_TRUNCATED: &str = "output_truncated";
 pub const CONTENT_FILTERED: &str = "content_filtered";
 /// The model broke its own output format, such as a malformed function call (retryable once).
 pub const INVALID_OUTPUT: &str = "invalid_output";
+/// The request alone exceeds a limit that waiting cannot lift (a byte cap, a per-request or
+/// per-minute token cap smaller than the request): not retried; compact it.
+pub const REQUEST_TOO_LARGE: &str = "request_too_large";
 
 /// Not a code of the vocabulary: the code that renderings (the wire form, tool results)
 /// give an error that nothing classifies.
 pub const UNCLASSIFIED: &str = "unclassified";
 
 /// Every code of the shared vocabulary.
-pub const ALL: [&str; 14] = [
+pub const ALL: [&str; 15] = [
     RATE_LIMIT,
     AUTH,
     TIMEOUT,
@@ -71,14 +74,15 @@ pub const ALL: [&str; 14] = [
     OUTPUT_TRUNCATED,
     CONTENT_FILTERED,
     INVALID_OUTPUT,
+    REQUEST_TOO_LARGE,
 ];
 
 /// The recovery an error with a shared code takes unless it says otherwise: `retry` for
 /// `rate_limit`, `timeout`, `provider_unavailable`, `stream_interrupted` and
 /// `invalid_output`; `continue` for `output_truncated`; `replan` for `invalid_input`,
 /// `tool_failed`, `guard_blocked` and `content_filtered`; `escalate` for `auth_error` and
-/// `budget_exhausted`; `abort` for `not_found`; `compact` for `context_overflow`. `None` for
-/// other codes.
+/// `budget_exhausted`; `abort` for `not_found`; `compact` for `context_overflow` and
+/// `request_too_large`. `None` for other codes.
 pub fn default_recovery(code: &str) -> Option<Recovery> {
     vocabulary_entry(code).map(|d| d.recovery)
 }
@@ -286,6 +290,14 @@ impl Catalog for Vocabulary {
             &[],
             Recovery::Retry,
             RETRIED_ONCE,
+        ),
+        entry(
+            REQUEST_TOO_LARGE,
+            "REQUEST_TOO_LARGE",
+            "The request alone exceeds a limit that waiting cannot lift.",
+            &["make the request smaller: compact the prompt, or send less at once"],
+            Recovery::Compact,
+            RetryPolicy::NEVER,
         ),
     ];
 }

@@ -1,24 +1,38 @@
-//! Provider bodies: what an error body says, read as JSON where it is JSON (OpenAI, Anthropic,
-//! Google, by the tables of `providers`), with the providers' phrases as the fallback for
-//! plain text. Bodies are kept to 64 KiB.
+//! Provider bodies: what an error body says, read as JSON where it is JSON (the names of
+//! `providers`, specific and generic, Google's details, a gateway's relayed body) and the
+//! phrase families of its message, each piece apart for `evidence` to weigh. Bodies are kept
+//! to 64 KiB.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
-use super::duration;
 use super::json::{self, ErrorBody};
 use super::kind::Kind;
-use super::providers::{ANTHROPIC, CONTEXT_OVERFLOW_MARKERS, GOOGLE, OPENAI, QUOTA_MARKERS, TGI};
+use super::providers::{DAILY_QUOTA, NAMES, PHRASES, QUOTA_METRIC, Weight, ZERO_LIMIT};
+use super::{delay, duration};
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
 
-/// What a body says.
+/// What a body says, each piece of evidence apart so that `evidence::decide` can weigh them
+/// in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BodyHints {
-    /// What the failure is, when the body names it.
-    pub(crate) kind: Option<Kind>,
-    /// Google's `RetryInfo.retryDelay`.
+    /// What the body's specific names say (`insufficient_quota`, Google's `API_KEY_INVALID`
+    /// reason or a daily quota, AWS's `ThrottlingException`, a moderation flag).
+    pub(crate) named: Option<Kind>,
+    /// What the message's phrase families say ("credit balance is too low", …).
+    pub(crate) phrase: Option<Kind>,
+    /// What the body's generic type says (`invalid_request_error`, `rate_limit_exceeded`,
+    /// `api_error`, Google's `RESOURCE_EXHAUSTED`).
+    pub(crate) generic: Option<Kind>,
+    /// A delay a field of the body gives (Google's `RetryInfo.retryDelay`).
     pub(crate) retry_delay: Option<Duration>,
+    /// A delay written only in the message ("Please try again in 11.054s").
+    pub(crate) message_delay: Option<Duration>,
+    /// The status that a number in the document stands for (`error.code`, `code`,
+    /// `http_status_code`, or a string code of three digits), when it is one (100 to 599).
+    pub(crate) status: Option<u16>,
 }
 
 /// The body as kept: at most [`MAX_BODY`] bytes, cut before a character the limit would
@@ -85,50 +99,141 @@ fn without_split_char(bytes: &[u8]) -> &[u8] {
     bytes
 }
 
-/// Reads a body: JSON in a provider's error shape, else the providers' phrases.
-pub(super) fn read(body: &str) -> BodyHints {
+/// Reads a body: JSON in a provider's error shape, else plain text and the providers'
+/// phrases in it.
+pub(crate) fn read(body: &str) -> BodyHints {
     match json::read(body.as_bytes()) {
-        Some(json) => read_json(&json),
+        Some(json) => read_json(&json, true),
         None => BodyHints {
-            kind: phrases(body),
-            retry_delay: None,
+            phrase: phrases(body),
+            message_delay: delay::in_message(body),
+            ..BodyHints::default()
         },
     }
 }
 
-/// What a JSON body says: the provider's name for the failure, else its message's phrases,
-/// and Google's `RetryInfo` delay.
-fn read_json(json: &ErrorBody<'_>) -> BodyHints {
+/// What a JSON body says: its names, specific and generic, the phrases of its message (and
+/// of the upstream body a gateway relays in it), its delays and a number standing for a
+/// status.
+///
+/// A relayed body is read one level deep: the upstream body's own relayed body is not.
+fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
+    let error = &json.error;
     let message = message(json);
+    let upstream = match error.raw.as_deref().filter(|_| relay) {
+        Some(raw) => match json::read(raw.as_bytes()) {
+            Some(upstream) => read_json(&upstream, false),
+            None => BodyHints {
+                phrase: phrases(raw),
+                ..BodyHints::default()
+            },
+        },
+        None => BodyHints::default(),
+    };
+    let named = names(json, Weight::Specific)
+        .or_else(|| google_quota(&error.details.quota_ids, message))
+        .or(error.flagged.then_some(Kind::ContentFiltered))
+        .or(upstream.named);
+    let status = [
+        error.code_number,
+        error.code.as_deref().and_then(status_text),
+        json.code_number,
+        json.http_status_code,
+    ]
+    .into_iter()
+    .flatten()
+    .find(|status| (100..=599).contains(status));
     BodyHints {
-        kind: kind(named(json), message),
+        named,
+        phrase: message.and_then(phrases).or(upstream.phrase),
+        generic: names(json, Weight::Generic).or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`.
-        retry_delay: json
-            .error
+        retry_delay: error
+            .details
             .retry_delays
             .iter()
             .find_map(|delay| duration::protobuf(delay)),
+        message_delay: message.and_then(delay::in_message),
+        status,
     }
 }
 
-/// The kind a body's own names give, the first that a table knows, most specific first:
-/// `error.code`, Anthropic's `error.type` (under `"type": "error"`), `error.type` as OpenAI
-/// names it, a `code` at the top (the Responses API's `error` event), Google's
-/// `error.status`, and Text Generation Inference's `error_type`.
-fn named(json: &ErrorBody<'_>) -> Option<Kind> {
+/// The first name of `weight` that the body gives, in the order its places are read:
+/// `error.code`, `error.type`, a top-level `type` (but Anthropic's `"error"`) and `code`,
+/// Google's `error.status` and `details[].reason`, TGI's `error_type`, AWS's `__type`
+/// (after its namespace's `#`) and Azure's `innererror.code`.
+fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Kind> {
     let error = &json.error;
-    let anthropic = json.kind.as_deref() == Some("error");
+    let amzn = json
+        .amzn_type
+        .as_deref()
+        .map(|name| name.rsplit('#').next().unwrap_or(name));
     [
-        (error.code.as_deref(), OPENAI),
-        (error.kind.as_deref().filter(|_| anthropic), ANTHROPIC),
-        (error.kind.as_deref(), OPENAI),
-        (json.code.as_deref(), OPENAI),
-        (error.status.as_deref(), GOOGLE),
-        (json.error_type.as_deref(), TGI),
+        error.code.as_deref(),
+        error.kind.as_deref(),
+        json.kind.as_deref().filter(|kind| *kind != "error"),
+        json.code.as_deref(),
+        error.status.as_deref(),
+        json.error_type.as_deref(),
+        amzn,
+        error.inner_code.as_deref(),
     ]
     .into_iter()
-    .find_map(|(id, table)| lookup(table, id?))
+    .flatten()
+    .chain(error.details.reasons.iter().map(|reason| reason.as_ref()))
+    .find_map(|name| name_of(name, weight))
+}
+
+/// The kind that the providers' names give `name`, when it has `weight`.
+pub(super) fn name_of(name: &str, weight: Weight) -> Option<Kind> {
+    NAMES
+        .iter()
+        .find(|(known, _, w)| *known == name && *w == weight)
+        .map(|(_, kind, _)| *kind)
+}
+
+/// A status written as text (`"code": "429"`, as LiteLLM's proxy writes it).
+fn status_text(code: &str) -> Option<u16> {
+    (code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| code.parse().ok())
+        .flatten()
+}
+
+/// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a
+/// plan's limit is spent when the quota counts per day or its limit is 0, and a rate limit
+/// otherwise.
+fn google_quota(quota_ids: &[Cow<'_, str>], message: Option<&str>) -> Option<Kind> {
+    let daily = quota_ids
+        .iter()
+        .any(|id| id.to_ascii_lowercase().contains(DAILY_QUOTA));
+    match message.map(quota_in_text) {
+        _ if daily => Some(Kind::BudgetExhausted),
+        Some(Some(kind)) => Some(kind),
+        _ if quota_ids.is_empty() => None,
+        _ => Some(Kind::RateLimit),
+    }
+}
+
+/// What a message naming Google's exceeded quota says: a plan's limit when its limit is 0 or
+/// it counts per day, else a rate limit; `None` when it names no quota.
+fn quota_in_text(text: &str) -> Option<Kind> {
+    let lower = lowercase_prefix(text);
+    if !lower.contains(QUOTA_METRIC) {
+        return None;
+    }
+    let zero = lower.match_indices(ZERO_LIMIT).any(|(at, found)| {
+        !lower[at + found.len()..]
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_digit() || b == b'.')
+    });
+    let daily = lower.contains("per_day") || lower.contains("perday") || lower.contains("per day");
+    Some(if zero || daily {
+        Kind::BudgetExhausted
+    } else {
+        Kind::RateLimit
+    })
 }
 
 /// What an error document says, read as a body after a status is: for an error that comes
@@ -138,9 +243,6 @@ fn named(json: &ErrorBody<'_>) -> Option<Kind> {
 pub(crate) struct Document {
     /// What the body says.
     pub(crate) hints: BodyHints,
-    /// The status that a number in the document stands for (`error.code`, `code`,
-    /// `http_status_code`), when it is one (100 to 599).
-    pub(crate) status: Option<u16>,
     /// The document's human-readable message, as the peer wrote it (neither folded nor cut).
     pub(crate) message: Option<String>,
 }
@@ -149,41 +251,17 @@ pub(crate) struct Document {
 /// stands for a status), else plain text and the providers' phrases in it.
 #[cfg(feature = "stream")]
 pub(crate) fn read_document(text: &str) -> Document {
-    let Some(json) = json::read(text.as_bytes()) else {
-        return Document {
-            hints: BodyHints {
-                kind: phrases(text),
-                retry_delay: None,
-            },
-            status: None,
-            message: None,
-        };
-    };
-    let status = [
-        json.error.code_number,
-        json.code_number,
-        json.http_status_code,
-    ]
-    .into_iter()
-    .flatten()
-    .find(|status| (100..=599).contains(status));
     Document {
-        hints: read_json(&json),
-        status,
-        message: message(&json).map(str::to_owned),
+        hints: read(text),
+        message: json::read(text.as_bytes())
+            .as_ref()
+            .and_then(message)
+            .map(str::to_owned),
     }
 }
 
-/// The kind that a provider's `table` gives `id`.
-fn lookup(table: &[(&str, Kind)], id: &str) -> Option<Kind> {
-    table
-        .iter()
-        .find(|(name, _)| *name == id)
-        .map(|(_, kind)| *kind)
-}
-
 /// The human-readable message of a JSON error: `error.message`, a string `error`
-/// (Ollama), a top-level `message` (vLLM) or `detail` (FastAPI), or the body itself
+/// (Ollama), a top-level `message` (vLLM, AWS) or `detail` (FastAPI), or the body itself
 /// when it is a JSON string.
 fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
     [
@@ -197,42 +275,24 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
     .find_map(|text| text.as_deref())
 }
 
-/// What the providers' phrases in free text say: an overflow, a spent quota, or nothing.
-/// The kind of a body: the one its provider code or type names, else what its message
-/// says; an invalid request whose message is about the prompt's length is an overflow.
-pub(super) fn kind(named: Option<Kind>, message: Option<&str>) -> Option<Kind> {
-    match named {
-        Some(Kind::InvalidInput) if message.is_some_and(shows_overflow) => {
-            Some(Kind::ContextOverflow)
-        }
-        Some(kind) => Some(kind),
-        None => message.and_then(phrases),
+/// What the providers' phrases in free text say: Google's quota reading when it names a
+/// quota, else the first phrase family that matches.
+pub(super) fn phrases(text: &str) -> Option<Kind> {
+    if let Some(kind) = quota_in_text(text) {
+        return Some(kind);
     }
+    let lower = lowercase_prefix(text);
+    PHRASES
+        .iter()
+        .find(|(_, needles)| needles.iter().any(|needle| lower.contains(needle)))
+        .map(|(kind, _)| *kind)
 }
 
-fn phrases(text: &str) -> Option<Kind> {
-    if shows_overflow(text) {
-        Some(Kind::ContextOverflow)
-    } else if contains_any(text, &QUOTA_MARKERS) {
-        Some(Kind::QuotaSpent)
-    } else {
-        None
-    }
+/// At most the first [`MAX_BODY`] bytes of `text`, in ASCII lowercase.
+fn lowercase_prefix(text: &str) -> String {
+    text[..text.floor_char_boundary(MAX_BODY)].to_ascii_lowercase()
 }
 
-/// Whether free text carries one of the providers' context-overflow messages.
-pub(super) fn shows_overflow(text: &str) -> bool {
-    contains_any(text, &CONTEXT_OVERFLOW_MARKERS)
-}
-
-fn contains_any(haystack: &str, needles: &[&str]) -> bool {
-    let haystack = haystack.to_ascii_lowercase();
-    needles.iter().any(|n| haystack.contains(n))
-}
-
-/// The reading against the `serde_json` reading it replaced.
-#[cfg(test)]
-mod agreement;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
 //! Server hints: what a response's headers say about retrying it and when (`Retry-After`,
-//! `retry-after-ms`, `x-should-retry`, OpenAI's `x-ratelimit-*`). Values that are not text are ignored.
+//! `retry-after-ms`, `x-should-retry`, OpenAI's `x-ratelimit-*`), the failure's name (AWS's
+//! `x-amzn-ErrorType`) and the provider's request id. Values that are not text are ignored.
 
 use super::providers::RATE_LIMITS;
 use std::time::{Duration, SystemTime};
@@ -83,31 +84,63 @@ pub fn server_delay(headers: &::http::HeaderMap, now: SystemTime) -> Option<Dura
 }
 
 /// What the headers of one response say.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct ServerHints {
-    /// The delay before trying again.
+    /// The delay `retry-after-ms` or `Retry-After` asks for.
     pub(super) retry_after: Option<Duration>,
+    /// On a 429 the server did not give a verdict on, the reset of OpenAI's spent limit.
+    pub(super) reset: Option<Duration>,
     /// `x-should-retry`: the server's own verdict, over the status's.
     pub(super) should_retry: Option<bool>,
+    /// The failure's name in `x-amzn-ErrorType` (AWS), before its `:`.
+    pub(super) error_name: Option<Box<str>>,
+    /// The provider's request id, folded and cut to [`MAX_REQUEST_ID`] bytes.
+    pub(super) request_id: Option<Box<str>>,
 }
+
+/// The headers that carry the provider's request id, most specific first: `cf-ray` (which
+/// names the CDN's hop, not the provider's request) only when none of the others is there.
+const REQUEST_ID_HEADERS: [&str; 4] = ["x-request-id", "request-id", "x-amzn-requestid", "cf-ray"];
+
+/// The most bytes of a request id kept: the providers' are 20 to 60.
+pub(super) const MAX_REQUEST_ID: usize = 128;
 
 impl ServerHints {
     /// Reads the hints of a response with this status; `now` dates `Retry-After`.
     ///
-    /// `retry-after-ms` wins over `Retry-After` (it is more precise). On a 429 that has
-    /// neither nor `x-should-retry`, OpenAI's reset headers give the delay.
+    /// `retry-after-ms` wins over `Retry-After` (it is more precise). On a 429 that has no
+    /// `x-should-retry`, OpenAI's reset headers give a delay, used when nothing else does.
     pub(super) fn read(headers: &::http::HeaderMap, status: u16, now: SystemTime) -> Self {
         let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
         let should_retry = text("x-should-retry").and_then(parse_bool);
-        let mut retry_after = server_delay(headers, now);
-        if status == 429 && retry_after.is_none() && should_retry.is_none() {
-            retry_after = rate_limit_reset(text);
-        }
+        let reset = (status == 429 && should_retry.is_none())
+            .then(|| rate_limit_reset(text))
+            .flatten();
         ServerHints {
-            retry_after,
+            retry_after: server_delay(headers, now),
+            reset,
             should_retry,
+            error_name: text("x-amzn-errortype")
+                .and_then(|name| name.split(':').next())
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(|name| fold_id(name).into()),
+            request_id: REQUEST_ID_HEADERS
+                .iter()
+                .find_map(|name| text(name).map(fold_id).filter(|id| !id.is_empty()))
+                .map(Into::into),
         }
     }
+}
+
+/// A peer's identifier as kept: visible ASCII only (spaces, controls and anything else
+/// dropped), at most [`MAX_REQUEST_ID`] bytes.
+pub(super) fn fold_id(value: &str) -> String {
+    value
+        .chars()
+        .filter(char::is_ascii_graphic)
+        .take(MAX_REQUEST_ID)
+        .collect()
 }
 
 fn parse_bool(value: &str) -> Option<bool> {

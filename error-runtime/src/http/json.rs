@@ -39,6 +39,9 @@ pub(super) struct ErrorBody<'a> {
     pub(super) error_type: Option<Cow<'a, str>>,
     /// The document's `http_status_code` when it is a status-sized whole number.
     pub(super) http_status_code: Option<u16>,
+    /// The document's `__type` (AWS: `ThrottlingException`, or a namespaced
+    /// `com.amazon…#ThrottlingException`).
+    pub(super) amzn_type: Option<Cow<'a, str>>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
@@ -58,9 +61,27 @@ pub(super) struct ErrorField<'a> {
     pub(super) code_number: Option<u16>,
     /// `error.message`.
     pub(super) message: Option<Cow<'a, str>>,
-    /// The `retryDelay` strings of the `error.details` whose `@type` is Google's `RetryInfo`,
-    /// in order.
+    /// What `error.details` says (Google).
+    pub(super) details: Details<'a>,
+    /// `error.innererror.code` (Azure: `ResponsibleAIPolicyViolation`).
+    pub(super) inner_code: Option<Cow<'a, str>>,
+    /// `error.metadata.raw`: the upstream provider's own body, relayed (OpenRouter).
+    pub(super) raw: Option<Cow<'a, str>>,
+    /// Whether `error.metadata` has a `flagged_input` member: a moderation refusal
+    /// (OpenRouter).
+    pub(super) flagged: bool,
+}
+
+/// What Google's `error.details` says, each list in order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Details<'a> {
+    /// The `retryDelay` strings of the details whose `@type` is `RetryInfo`.
     pub(super) retry_delays: Vec<Cow<'a, str>>,
+    /// The `reason` strings of the details (`ErrorInfo`: `API_KEY_INVALID`, …).
+    pub(super) reasons: Vec<Cow<'a, str>>,
+    /// The `quotaId` strings of the details' `violations` (`QuotaFailure`:
+    /// `GenerateRequestsPerDayPerProjectPerModel-FreeTier`, …).
+    pub(super) quota_ids: Vec<Cow<'a, str>>,
 }
 
 /// Reads `bytes` as a provider error body: `None` when they are not one JSON document (what
@@ -109,6 +130,7 @@ impl<'a> Reader<'a> {
                     "code" => (body.code, body.code_number) = reader.text_or_number()?,
                     "error_type" => body.error_type = reader.text_value()?,
                     "http_status_code" => body.http_status_code = reader.small_integer()?,
+                    "__type" => body.amzn_type = reader.text_value()?,
                     "error" => body.error = reader.error_value()?,
                     _ => reader.skip_value()?,
                 }
@@ -130,7 +152,9 @@ impl<'a> Reader<'a> {
                     "status" => error.status = reader.text_value()?,
                     "code" => (error.code, error.code_number) = reader.text_or_number()?,
                     "message" => error.message = reader.text_value()?,
-                    "details" => error.retry_delays = reader.retry_delays()?,
+                    "details" => error.details = reader.details()?,
+                    "innererror" => error.inner_code = reader.member("code")?,
+                    "metadata" => (error.raw, error.flagged) = reader.metadata()?,
                     _ => reader.skip_value()?,
                 }
                 Ok(())
@@ -140,32 +164,95 @@ impl<'a> Reader<'a> {
         Ok(error)
     }
 
-    /// `error.details`: the `retryDelay` of each `RetryInfo` detail that has a string one.
-    fn retry_delays(&mut self) -> Parsed<Vec<Cow<'a, str>>> {
-        let mut delays = Vec::new();
+    /// `error.details`: the `retryDelay` of each `RetryInfo` detail that has a string one,
+    /// every detail's string `reason`, and the string `quotaId` of each of its `violations`.
+    fn details(&mut self) -> Parsed<Details<'a>> {
+        let mut details = Details::default();
         if self.peek() != Some(b'[') {
             self.skip_value()?;
-            return Ok(delays);
+            return Ok(details);
         }
         self.array(|reader| {
             if reader.peek() != Some(b'{') {
                 return reader.skip_value();
             }
-            let (mut kind, mut delay) = (None, None);
+            let (mut kind, mut delay, mut reason) = (None, None, None);
+            let mut quota_ids = Vec::new();
             reader.object(|reader, key| {
                 match key.as_ref() {
                     "@type" => kind = reader.text_value()?,
                     "retryDelay" => delay = reader.text_value()?,
+                    "reason" => reason = reader.text_value()?,
+                    "violations" => quota_ids = reader.quota_ids()?,
                     _ => reader.skip_value()?,
                 }
                 Ok(())
             })?;
             if kind.is_some_and(|kind| kind.ends_with(RETRY_INFO)) {
-                delays.extend(delay);
+                details.retry_delays.extend(delay);
+            }
+            details.reasons.extend(reason);
+            details.quota_ids.append(&mut quota_ids);
+            Ok(())
+        })?;
+        Ok(details)
+    }
+
+    /// A `QuotaFailure`'s `violations`: the string `quotaId` of each (the last where one
+    /// repeats).
+    fn quota_ids(&mut self) -> Parsed<Vec<Cow<'a, str>>> {
+        let mut ids = Vec::new();
+        if self.peek() != Some(b'[') {
+            self.skip_value()?;
+            return Ok(ids);
+        }
+        self.array(|reader| {
+            if let Some(id) = reader.member("quotaId")? {
+                ids.push(id);
             }
             Ok(())
         })?;
-        Ok(delays)
+        Ok(ids)
+    }
+
+    /// `metadata`: its string `raw`, and whether it has a `flagged_input` member.
+    fn metadata(&mut self) -> Parsed<(Option<Cow<'a, str>>, bool)> {
+        let (mut raw, mut flagged) = (None, false);
+        if self.peek() != Some(b'{') {
+            self.skip_value()?;
+            return Ok((raw, flagged));
+        }
+        self.object(|reader, key| {
+            match key.as_ref() {
+                "raw" => raw = reader.text_value()?,
+                "flagged_input" => {
+                    flagged = true;
+                    reader.skip_value()?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok((raw, flagged))
+    }
+
+    /// The string member `name` of an object (the last where it repeats); `None` when the
+    /// value is not an object or has no such string. The rest is checked and skipped.
+    fn member(&mut self, name: &str) -> Parsed<Option<Cow<'a, str>>> {
+        let mut found = None;
+        if self.peek() != Some(b'{') {
+            self.skip_value()?;
+            return Ok(found);
+        }
+        self.object(|reader, key| {
+            if key == name {
+                found = reader.text_value()?;
+                Ok(())
+            } else {
+                reader.skip_value()
+            }
+        })?;
+        Ok(found)
     }
 
     /// A value kept as a string or as a number, whichever it is.

@@ -1,5 +1,6 @@
 //! What a response means: the kinds of failure, the status table, and each kind's one
 //! catalog entry, which is also where `StatusError` reads its code, policy, hints and recovery.
+//! Which kind a response is, from all its evidence, is decided in `evidence.rs`.
 
 use crate::catalog::CodeDoc;
 use crate::{Recovery, RetryPolicy, codes};
@@ -12,13 +13,17 @@ pub const HTTP_ERROR: &str = "http_error";
 pub(crate) enum Kind {
     InvalidInput,
     ContextOverflow,
+    /// The request alone exceeds a limit that waiting cannot lift (a byte cap, a per-request
+    /// or per-minute token cap smaller than the request).
+    RequestTooLarge,
     /// A refusal or a content filter (Azure's `content_filter`, …).
     ContentFiltered,
     Auth,
     NotFound,
     Timeout,
     RateLimit,
-    QuotaSpent,
+    /// Money, credits, a quota or a plan's limit is spent.
+    BudgetExhausted,
     Unavailable,
     /// A status that is not an error, or not one this table knows.
     Other,
@@ -30,36 +35,27 @@ impl Kind {
         match status {
             400 => Kind::InvalidInput,
             401 | 403 => Kind::Auth,
+            402 => Kind::BudgetExhausted,
             404 => Kind::NotFound,
             408 | 504 => Kind::Timeout,
+            413 => Kind::RequestTooLarge,
             429 => Kind::RateLimit,
-            500..=599 => Kind::Unavailable,
+            // Groq's flex tier out of capacity: come back later.
+            498 | 500..=599 => Kind::Unavailable,
             402..=499 => Kind::InvalidInput,
             _ => Kind::Other,
         }
     }
 
-    /// The kind of a response: the status's, refined by what the body names and overridden by
-    /// the server's `x-should-retry: true`.
-    ///
-    /// The body's kind counts on an error status (400 and up), except that only a 4xx can be
-    /// a context overflow: a server error is never the prompt's fault. `x-should-retry: true`
-    /// turns a kind that is not retried into `Unavailable`.
-    pub(super) fn resolve(status: u16, body: Option<Kind>, should_retry: Option<bool>) -> Kind {
-        let by_status = Kind::of_status(status);
-        let kind = match body {
-            Some(Kind::ContextOverflow | Kind::ContentFiltered)
-                if !(400..=499).contains(&status) =>
-            {
-                by_status
+    /// Whether a response whose status is `status` can be of this kind by what its body
+    /// says: a server error (5xx) is never the prompt's fault, so no body makes it an
+    /// overflow, a request too large or a filtered one.
+    pub(super) const fn fits(self, status: u16) -> bool {
+        match self {
+            Kind::ContextOverflow | Kind::RequestTooLarge | Kind::ContentFiltered => {
+                status < 500
             }
-            Some(kind) if status >= 400 => kind,
-            _ => by_status,
-        };
-        if should_retry == Some(true) && !kind.doc().policy.is_retryable() {
-            Kind::Unavailable
-        } else {
-            kind
+            _ => true,
         }
     }
 
@@ -68,12 +64,13 @@ impl Kind {
         match self {
             Kind::InvalidInput => &INVALID_INPUT,
             Kind::ContextOverflow => &CONTEXT_OVERFLOW,
+            Kind::RequestTooLarge => &REQUEST_TOO_LARGE,
             Kind::ContentFiltered => &CONTENT_FILTERED,
             Kind::Auth => &AUTH,
             Kind::NotFound => &NOT_FOUND,
             Kind::Timeout => &TIMEOUT,
             Kind::RateLimit => &RATE_LIMIT,
-            Kind::QuotaSpent => &QUOTA_SPENT,
+            Kind::BudgetExhausted => &BUDGET_EXHAUSTED,
             Kind::Unavailable => &UNAVAILABLE,
             Kind::Other => &OTHER,
         }
@@ -81,15 +78,16 @@ impl Kind {
 }
 
 /// Every kind's entry: `StatusError`'s catalog.
-pub(super) const TABLE: [CodeDoc; 10] = [
+pub(super) const TABLE: [CodeDoc; 11] = [
     INVALID_INPUT,
     CONTEXT_OVERFLOW,
+    REQUEST_TOO_LARGE,
     CONTENT_FILTERED,
     AUTH,
     NOT_FOUND,
     TIMEOUT,
     RATE_LIMIT,
-    QUOTA_SPENT,
+    BUDGET_EXHAUSTED,
     UNAVAILABLE,
     OTHER,
 ];
@@ -130,18 +128,29 @@ const CONTEXT_OVERFLOW: CodeDoc = row(
     codes::CONTEXT_OVERFLOW,
     "HTTP 400 (context overflow)",
     "HTTP 400 Bad Request: {body}",
-    "The prompt does not fit the model's context window: a 4xx whose body says so (OpenAI's `context_length_exceeded`, Anthropic's `request_too_large`, \"prompt is too long\", \"maximum context length\", …).",
+    "The prompt does not fit the model's context window: a 4xx (or a 413) whose body says so in a provider's words (OpenAI's `context_length_exceeded`, \"prompt is too long\", \"maximum context length\", \"input length and `max_tokens` exceed context limit\", \"too many tokens\", …), relayed through a gateway or not.",
     &["shorten the prompt: summarise or drop older turns"],
     RetryPolicy::NEVER,
     Recovery::Compact,
 )
 .with_status(400);
 
+const REQUEST_TOO_LARGE: CodeDoc = row(
+    codes::REQUEST_TOO_LARGE,
+    "HTTP 413 (request too large)",
+    "HTTP 413 Content Too Large: {body}",
+    "The request alone exceeds a limit that waiting cannot lift: a 413 (Anthropic's `request_too_large`, Groq's 413 even when its body says `rate_limit_exceeded`), or a 429 whose message says the request is too large for the per-minute token limit (\"Request too large … on tokens per min\"). It fails the same way every time.",
+    &["make the request smaller: compact the prompt, send fewer or smaller attachments, or lower max_tokens"],
+    RetryPolicy::NEVER,
+    Recovery::Compact,
+)
+.with_status(413);
+
 const CONTENT_FILTERED: CodeDoc = row(
     codes::CONTENT_FILTERED,
     "HTTP 400 (content filtered)",
     "HTTP 400 Bad Request: {body}",
-    "A content filter or the provider's policy refused the request: a 4xx whose body names it (Azure's `content_filter`, OpenAI's `cyber_policy`, `bio_policy`).",
+    "A content filter or the provider's policy refused the request: a 4xx whose body names it (Azure's `content_filter`, OpenAI's `content_policy_violation`, `cyber_policy`, `bio_policy`) or says so (a moderation refusal, \"flagged\").",
     &["change the request: the provider's policy refused it"],
     RetryPolicy::NEVER,
     Recovery::Replan,
@@ -163,7 +172,7 @@ const NOT_FOUND: CodeDoc = row(
     codes::NOT_FOUND,
     "HTTP 404",
     "HTTP 404 Not Found: {body}",
-    "The model or resource does not exist.",
+    "The model or resource does not exist (a 404 whatever its body's generic type: a missing model does not appear by waiting).",
     &[],
     RetryPolicy::NEVER,
     Recovery::Abort,
@@ -192,22 +201,22 @@ const RATE_LIMIT: CodeDoc = row(
 )
 .with_status(429);
 
-const QUOTA_SPENT: CodeDoc = row(
+const BUDGET_EXHAUSTED: CodeDoc = row(
     codes::BUDGET_EXHAUSTED,
-    "HTTP 429 (quota spent)",
-    "HTTP 429 Too Many Requests: {body}",
-    "The account's quota or credit is spent (OpenAI's `insufficient_quota`, …): retrying cannot help.",
-    &["the provider's quota is spent: check billing or raise the quota"],
+    "HTTP 402 (budget spent)",
+    "HTTP 402 Payment Required: {body}",
+    "Money, credits, a quota or a plan's limit is spent: a 402, or any error status whose body says so (OpenAI's `insufficient_quota`, Anthropic's credit balance, \"insufficient balance\", a spending or usage limit, a free tier whose limit is 0, a daily quota): waiting a minute does not help. A fallback moves on to the next candidate, which may have budget.",
+    &["the account's budget is spent: add credit, raise the limit, or use another account or provider"],
     RetryPolicy::NEVER,
     Recovery::Escalate,
 )
-.with_status(429);
+.with_status(402);
 
 const UNAVAILABLE: CodeDoc = row(
     codes::PROVIDER_UNAVAILABLE,
     "HTTP 5xx, 529",
     "HTTP 503 Service Unavailable: {body}",
-    "The provider is down or overloaded (also Anthropic's `overloaded_error`, and any response the server marks `x-should-retry: true`).",
+    "The provider is down or overloaded (also Anthropic's `overloaded_error` and 529, Groq's 498 when its flex tier is out of capacity, and any response the server marks `x-should-retry: true`).",
     &[],
     RetryPolicy::DEFAULT,
     Recovery::Retry,

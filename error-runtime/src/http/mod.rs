@@ -7,7 +7,10 @@
 //! - Rate limits, read from any response's headers: [`RateLimits`], what OpenAI's,
 //!   Anthropic's, the IETF and the `X-RateLimit-*` fields say remains of each limit and when
 //!   it resets.
-//! - Provider bodies: OpenAI, Anthropic and Google error JSON, and the providers' phrases in text.
+//! - Provider bodies: the error JSON of OpenAI, Anthropic, Google, AWS and the servers that
+//!   speak their APIs, and the providers' phrases in text; [`classify_body`] for a body that
+//!   came without a status. Which piece of evidence wins when they disagree is one ordered
+//!   table, on [`StatusError::from_parts`].
 //!
 //! A failed response, from whatever client read it, becomes a classified error; wrapped in
 //! your own enum with `#[error(transparent)]` it keeps that classification.
@@ -37,7 +40,9 @@ use crate::codes;
 use crate::core::agent::Message;
 
 pub(crate) mod body;
+pub(crate) mod delay;
 mod duration;
+pub(crate) mod evidence;
 mod headers;
 pub(crate) mod json;
 pub(crate) mod kind;
@@ -50,7 +55,7 @@ mod timestamp;
 pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
 pub use ratelimit::{Dimension, LimitReading, RateLimits};
-pub use status_error::StatusError;
+pub use status_error::{RetryAfterSource, StatusError};
 
 /// A status as the functions of this module take it: an integer literal (`429`), a `u16`,
 /// or the `http` crate's `StatusCode`. A number outside 0–65535 reads as 0, a status no
@@ -103,7 +108,8 @@ impl IntoStatus for &::http::StatusCode {
 /// What a status says about retrying.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StatusClass {
-    /// 408, 500–599 and 529: the same request may succeed later.
+    /// 408, 498 (Groq's flex tier out of capacity), 500–599 and 529: the same request may
+    /// succeed later.
     Retryable,
     /// 429: the client is being throttled.
     RateLimited,
@@ -111,7 +117,7 @@ pub enum StatusClass {
     Permanent,
 }
 
-/// Classifies a status: `Retryable` for 408, 500–599 and 529, `RateLimited` for 429,
+/// Classifies a status: `Retryable` for 408, 498, 500–599 and 529, `RateLimited` for 429,
 /// `Permanent` otherwise.
 ///
 /// ```
@@ -150,8 +156,11 @@ pub const fn classify_status(status: u16) -> StatusClass {
 /// assert!(is_context_overflow(&e));
 /// assert!(!is_context_overflow(&StatusError::new(500)));
 ///
-/// let anthropic = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#;
-/// assert!(is_context_overflow(&StatusError::new(413).with_body(anthropic)));
+/// let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 197626 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}"#;
+/// assert!(is_context_overflow(&StatusError::new(400).with_body(anthropic)));
+/// // A request too large is not an overflow (both compact).
+/// let bytes = r#"{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#;
+/// assert!(!is_context_overflow(&StatusError::new(413).with_body(bytes)));
 /// assert!(is_context_overflow(&std::io::Error::other("prompt is too long: 210000 tokens")));
 ///
 /// // Whatever code it was given, a provider's message still says it.
@@ -177,5 +186,35 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
 
 /// Whether `text` reads as a provider's context-window message.
 fn says_overflow(text: &str) -> bool {
-    body::read(text).kind == Some(kind::Kind::ContextOverflow)
+    let body = body::read(text);
+    evidence::Evidence {
+        body,
+        ..evidence::Evidence::default()
+    }
+    .decide()
+        == Some(kind::Kind::ContextOverflow)
+}
+
+/// Classifies an error body that came without a status — a stream's error event, a
+/// framework's error document, a body a client kept apart from its response — by the same
+/// reader as [`StatusError::from_parts`]: the body's specific names, the phrase families of its
+/// message, its generic type, and a number in it that stands for a status (`"code": 503`,
+/// `"http_status_code": 429`). `None` when the body says nothing this crate reads. At most
+/// [`StatusError::MAX_BODY`] bytes are read; any bytes are accepted, and it never panics.
+///
+/// ```
+/// use agent_error::{AgentError, http::classify_body};
+///
+/// let event = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+/// let e = classify_body(event).unwrap();
+/// assert_eq!((e.code(), e.is_retryable()), ("provider_unavailable", true));
+///
+/// let credit = r#"{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}"#;
+/// let e = classify_body(credit).unwrap();
+/// assert_eq!((e.code(), e.is_retryable()), ("budget_exhausted", false));
+///
+/// assert!(classify_body("<html>bad gateway</html>").is_none());
+/// ```
+pub fn classify_body(body: impl AsRef<[u8]>) -> Option<StatusError> {
+    StatusError::from_body(body.as_ref())
 }

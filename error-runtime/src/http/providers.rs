@@ -1,85 +1,176 @@
-//! What the providers say and how, as data: the error types and codes of OpenAI, Anthropic
-//! and Google bodies, the phrases of plain-text bodies, and the providers' rate-limit
-//! headers. The readers (`body`, `headers`, `json`, `ratelimit`) hold no provider name of
-//! their own.
+//! What the providers say and how, as data: the names of failures in their error bodies
+//! (each specific or generic), the phrase families of their messages, Google's quota
+//! reading, and the providers' rate-limit headers. The readers (`body`, `headers`, `json`,
+//! `ratelimit`) hold no provider name of their own; `evidence` says in what order each
+//! piece counts.
 
 use super::kind::Kind;
 use super::ratelimit::{Dimension, LimitFields, ResetForm};
 
-/// The providers' ways of saying the prompt does not fit the context window.
-pub(super) const CONTEXT_OVERFLOW_MARKERS: [&str; 7] = [
-    "prompt is too long",
-    "maximum context length",
-    "context_length_exceeded",
-    "max_tokens must be greater than thinking.budget_tokens",
-    "input is too long",
-    "exceeds the context window",
-    // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
-    "input token count",
+/// How much a name in an error body tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Weight {
+    /// It names this one failure (`insufficient_quota`, `context_length_exceeded`): it wins
+    /// over the message's phrases.
+    Specific,
+    /// It names a class of failures (`invalid_request_error`, `rate_limit_exceeded`,
+    /// `api_error`, Google's `RESOURCE_EXHAUSTED`): the message's phrases say more.
+    Generic,
+}
+
+/// Every name the providers give a failure in a body, wherever it stands (`error.code`,
+/// `error.type`, a top-level `type` or `code`, Google's `error.status` and
+/// `details[].reason`, TGI's `error_type`, AWS's `__type` and `x-amzn-ErrorType`, Azure's
+/// `innererror.code`), with what it means and how much it tells. Names are matched exactly.
+#[rustfmt::skip]
+pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
+    // Money, credits, quotas and plans.
+    ("insufficient_quota", Kind::BudgetExhausted, Weight::Specific),         // OpenAI
+    ("billing_hard_limit_reached", Kind::BudgetExhausted, Weight::Specific), // OpenAI
+    ("credit_balance_exhausted", Kind::BudgetExhausted, Weight::Specific),
+    ("billing_error", Kind::BudgetExhausted, Weight::Specific),              // Anthropic
+    ("insufficient_balance", Kind::BudgetExhausted, Weight::Specific),
+    ("insufficient_credits", Kind::BudgetExhausted, Weight::Specific),
+    ("budget_exceeded", Kind::BudgetExhausted, Weight::Specific),            // LiteLLM's proxy
+    ("ServiceQuotaExceededException", Kind::BudgetExhausted, Weight::Specific), // AWS
+    // A request too large to ever pass.
+    ("request_too_large", Kind::RequestTooLarge, Weight::Specific),          // Anthropic's 413
+    // The context window.
+    ("context_length_exceeded", Kind::ContextOverflow, Weight::Specific),    // OpenAI
+    ("model_context_window_exceeded", Kind::ContextOverflow, Weight::Specific),
+    ("exceed_context_size_error", Kind::ContextOverflow, Weight::Specific),  // llama.cpp
+    ("string_above_max_length", Kind::ContextOverflow, Weight::Specific),    // OpenAI
+    // Content policies.
+    ("content_filter", Kind::ContentFiltered, Weight::Specific),             // Azure
+    ("content_policy_violation", Kind::ContentFiltered, Weight::Specific),   // OpenAI
+    ("ResponsibleAIPolicyViolation", Kind::ContentFiltered, Weight::Specific), // Azure
+    ("cyber_policy", Kind::ContentFiltered, Weight::Specific),
+    ("bio_policy", Kind::ContentFiltered, Weight::Specific),
+    // Credentials.
+    ("invalid_api_key", Kind::Auth, Weight::Specific),                       // OpenAI
+    ("authentication_error", Kind::Auth, Weight::Specific),                  // Anthropic
+    ("permission_error", Kind::Auth, Weight::Specific),                      // Anthropic
+    ("API_KEY_INVALID", Kind::Auth, Weight::Specific),                       // Google's reason
+    ("API_KEY_SERVICE_BLOCKED", Kind::Auth, Weight::Specific),               // Google's reason
+    ("AccessDeniedException", Kind::Auth, Weight::Specific),                 // AWS
+    ("UnrecognizedClientException", Kind::Auth, Weight::Specific),           // AWS
+    ("ExpiredTokenException", Kind::Auth, Weight::Specific),                 // AWS
+    ("UNAUTHENTICATED", Kind::Auth, Weight::Generic),                        // Google
+    ("PERMISSION_DENIED", Kind::Auth, Weight::Generic),                      // Google
+    // What does not exist.
+    ("model_not_found", Kind::NotFound, Weight::Specific),                   // OpenAI
+    ("not_found_error", Kind::NotFound, Weight::Specific),                   // Anthropic
+    ("DeploymentNotFound", Kind::NotFound, Weight::Specific),                // Azure
+    ("ResourceNotFoundException", Kind::NotFound, Weight::Specific),         // AWS
+    ("NOT_FOUND", Kind::NotFound, Weight::Generic),                          // Google
+    ("NotFoundError", Kind::NotFound, Weight::Generic),                      // vLLM
+    // Time.
+    ("timeout_error", Kind::Timeout, Weight::Specific),                      // Anthropic
+    ("ModelTimeoutException", Kind::Timeout, Weight::Specific),              // AWS
+    ("DEADLINE_EXCEEDED", Kind::Timeout, Weight::Generic),                   // Google
+    // Throttling.
+    ("ThrottlingException", Kind::RateLimit, Weight::Specific),              // AWS
+    ("TooManyRequestsException", Kind::RateLimit, Weight::Specific),         // AWS
+    ("rate_limit_exceeded", Kind::RateLimit, Weight::Generic),               // OpenAI
+    ("rate_limit_error", Kind::RateLimit, Weight::Generic),                  // Anthropic
+    ("slow_down", Kind::RateLimit, Weight::Generic),
+    ("too_many_requests", Kind::RateLimit, Weight::Generic),
+    ("RESOURCE_EXHAUSTED", Kind::RateLimit, Weight::Generic),                // Google
+    ("RateLimitError", Kind::RateLimit, Weight::Generic),                    // Python SDKs' names
+    // The server's side.
+    ("ServiceUnavailableException", Kind::Unavailable, Weight::Specific),    // AWS
+    ("ModelNotReadyException", Kind::Unavailable, Weight::Specific),         // AWS
+    ("InternalServerException", Kind::Unavailable, Weight::Specific),        // AWS
+    ("ModelErrorException", Kind::Unavailable, Weight::Specific),            // AWS
+    ("generation", Kind::Unavailable, Weight::Specific),                     // TGI
+    ("incomplete_generation", Kind::Unavailable, Weight::Specific),          // TGI
+    ("overloaded", Kind::Unavailable, Weight::Specific),                     // TGI
+    ("server_is_overloaded", Kind::Unavailable, Weight::Generic),
+    ("overloaded_error", Kind::Unavailable, Weight::Generic),                // Anthropic
+    ("api_error", Kind::Unavailable, Weight::Generic),
+    ("server_error", Kind::Unavailable, Weight::Generic),                    // OpenAI
+    ("UNAVAILABLE", Kind::Unavailable, Weight::Generic),                     // Google
+    ("INTERNAL", Kind::Unavailable, Weight::Generic),                        // Google
+    ("InternalServerError", Kind::Unavailable, Weight::Generic),             // vLLM
+    // Bad requests.
+    ("invalid_request_error", Kind::InvalidInput, Weight::Generic),
+    ("INVALID_ARGUMENT", Kind::InvalidInput, Weight::Generic),               // Google
+    ("FAILED_PRECONDITION", Kind::InvalidInput, Weight::Generic),            // Google
+    ("validation", Kind::InvalidInput, Weight::Generic),                     // TGI
+    ("ValidationException", Kind::InvalidInput, Weight::Generic),            // AWS
+    ("BadRequestError", Kind::InvalidInput, Weight::Generic),                // vLLM
 ];
 
-/// The providers' ways of saying the quota or credit is spent (not worth retrying).
-pub(super) const QUOTA_MARKERS: [&str; 5] = [
-    "insufficient_quota",
-    "exceeded your current quota",
-    "quota exceeded",
-    "billing_hard_limit_reached",
-    "credit balance is too low",
+/// The phrase families: what a provider's message says in words, whatever the body's
+/// generic type, each family in order (the first that matches wins). Matched in lowercase
+/// against at most the first 64 KiB of the message.
+#[rustfmt::skip]
+pub(super) const PHRASES: &[(Kind, &[&str])] = &[
+    // Money and plan limits: waiting a minute does not help.
+    (Kind::BudgetExhausted, &[
+        "insufficient_quota",
+        "exceeded your current quota",
+        "billing_hard_limit_reached",
+        "credit balance is too low",
+        "insufficient balance",
+        "insufficient credits",
+        "insufficient account balance",
+        "credits exhausted",
+        "run out of credits",
+        "out of credits",
+        "spending limit",
+        "usage limit",
+        "api usage limits",
+        "extra usage is required",
+        "budget has been exceeded",
+        "exceeded budget",
+        "payment required",
+    ]),
+    // A request that alone exceeds a limit waiting cannot lift.
+    (Kind::RequestTooLarge, &[
+        "request too large",
+        "request exceeds the maximum size",
+        "request entity too large",
+        "payload too large",
+    ]),
+    // The context window, in every provider's words.
+    (Kind::ContextOverflow, &[
+        "prompt is too long",
+        "maximum context length",
+        "context_length_exceeded",
+        "max_tokens must be greater than thinking.budget_tokens",
+        "input is too long",
+        "exceeds the context window",
+        "exceed context limit",
+        "context window",
+        "context length",
+        // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
+        "input token count",
+        "exceeds the maximum number of tokens",
+        "too many tokens:",
+        "max_new_tokens` must be <=",
+        "maximum prompt length",
+        "exceeds the available context size",
+    ]),
+    // Content policies and moderation.
+    (Kind::ContentFiltered, &[
+        "content_policy_violation",
+        "content management policy",
+        "content policy",
+        "safety system",
+        "input was flagged",
+        "moderation",
+    ]),
 ];
 
-/// OpenAI's `error.code`, then `error.type`, and the names of the servers that speak its API
-/// (vLLM, Ollama, OpenRouter, Azure); also a `code` at the top, as the Responses API's
-/// `error` event has it.
-pub(super) const OPENAI: &[(&str, Kind)] = &[
-    ("insufficient_quota", Kind::QuotaSpent),
-    ("billing_hard_limit_reached", Kind::QuotaSpent),
-    ("credit_balance_exhausted", Kind::QuotaSpent),
-    ("context_length_exceeded", Kind::ContextOverflow),
-    ("invalid_api_key", Kind::Auth),
-    ("rate_limit_exceeded", Kind::RateLimit),
-    ("slow_down", Kind::RateLimit),
-    ("too_many_requests", Kind::RateLimit),
-    ("server_error", Kind::Unavailable),
-    ("server_is_overloaded", Kind::Unavailable),
-    ("api_error", Kind::Unavailable),
-    ("content_filter", Kind::ContentFiltered),
-    ("cyber_policy", Kind::ContentFiltered),
-    ("bio_policy", Kind::ContentFiltered),
-];
-
-/// Text Generation Inference's `error_type`. A failed generation is the server's fault,
-/// whatever 4xx it is sent with.
-pub(super) const TGI: &[(&str, Kind)] = &[
-    ("generation", Kind::Unavailable),
-    ("incomplete_generation", Kind::Unavailable),
-    ("overloaded", Kind::Unavailable),
-    ("validation", Kind::InvalidInput),
-];
-
-/// Anthropic's `error.type`, under `"type": "error"`.
-pub(super) const ANTHROPIC: &[(&str, Kind)] = &[
-    ("overloaded_error", Kind::Unavailable),
-    ("api_error", Kind::Unavailable),
-    ("timeout_error", Kind::Timeout),
-    ("billing_error", Kind::QuotaSpent),
-    ("rate_limit_error", Kind::RateLimit),
-    ("request_too_large", Kind::ContextOverflow),
-    ("authentication_error", Kind::Auth),
-    ("permission_error", Kind::Auth),
-    ("not_found_error", Kind::NotFound),
-    ("invalid_request_error", Kind::InvalidInput),
-];
-
-/// Google's `error.status` (a `google.rpc.Code` name).
-pub(super) const GOOGLE: &[(&str, Kind)] = &[
-    ("RESOURCE_EXHAUSTED", Kind::RateLimit),
-    ("UNAVAILABLE", Kind::Unavailable),
-    ("DEADLINE_EXCEEDED", Kind::Timeout),
-    ("UNAUTHENTICATED", Kind::Auth),
-    ("PERMISSION_DENIED", Kind::Auth),
-    ("NOT_FOUND", Kind::NotFound),
-    ("INVALID_ARGUMENT", Kind::InvalidInput),
-];
+/// Google's quota reading: a `QuotaFailure` whose `quotaId` counts per day is a plan's
+/// limit, spent until the next day; so is a free tier whose limit is 0 (the model is not in
+/// the plan at all). A per-minute quota is a rate limit.
+pub(super) const DAILY_QUOTA: &str = "perday";
+/// Google's message for a quota whose limit is 0 (the plan does not include it).
+pub(super) const ZERO_LIMIT: &str = "limit: 0";
+/// Google's message naming the quota that was exceeded.
+pub(super) const QUOTA_METRIC: &str = "quota exceeded for metric";
 
 /// The `@type` suffix of Google's `RetryInfo` error detail.
 pub(super) const RETRY_INFO: &str = "google.rpc.RetryInfo";

@@ -8,8 +8,10 @@ use std::time::{Duration, SystemTime};
 
 use super::IntoStatus;
 use super::body::{self, BodyHints};
-use super::headers::{ServerHints, parse_retry_after};
+use super::evidence::Evidence;
+use super::headers::{ServerHints, fold_id, parse_retry_after};
 use super::kind::{Kind, TABLE};
+use super::providers::Weight;
 use crate::catalog::{Catalog, CodeDoc};
 use crate::core::summary::{ELLIPSIS, OneLine};
 use crate::{AgentError, Recovery, RetryPolicy};
@@ -59,14 +61,16 @@ const DO_NOT_RETRY_HINT: &str =
 /// ```
 #[derive(Debug)]
 pub struct StatusError {
-    status: u16,
+    /// `None` for a body read without a status ([`classify_body`](super::classify_body)).
+    status: Option<u16>,
     /// From a header, or `with_retry_after`.
     retry_after: Option<Duration>,
     body: String,
-    /// What the body says, read once when it is set.
+    /// What the body says, read once when it is set (with the headers' names).
     body_hints: BodyHints,
-    /// `x-should-retry`.
-    should_retry: Option<bool>,
+    /// What the headers say besides the delay: `x-should-retry`, the rate-limit reset, the
+    /// failure's name, the request id.
+    server: ServerHints,
     op: Cow<'static, str>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
     kind: Kind,
@@ -97,15 +101,39 @@ impl StatusError {
     pub fn new(status: impl IntoStatus) -> Self {
         let status = status.into_status();
         StatusError {
-            status,
+            status: Some(status),
             retry_after: None,
             body: String::new(),
             body_hints: BodyHints::default(),
-            should_retry: None,
+            server: ServerHints::default(),
             op: Cow::Borrowed("http"),
             source: None,
             kind: Kind::of_status(status),
         }
+    }
+
+    /// A body that came without a status, classified by what it says, or `None` when it says
+    /// nothing this crate reads. See [`classify_body`](super::classify_body).
+    pub(super) fn from_body(body: &[u8]) -> Option<Self> {
+        let body = body::keep(body);
+        let hints = body::read(&body);
+        let status = hints.status.filter(|status| *status >= 400);
+        let kind = Evidence {
+            status,
+            body: hints,
+            ..Evidence::default()
+        }
+        .decide()?;
+        Some(StatusError {
+            status,
+            retry_after: None,
+            body,
+            body_hints: hints,
+            server: ServerHints::default(),
+            op: Cow::Borrowed("http"),
+            source: None,
+            kind,
+        })
     }
 
     /// A failed response from the `http` crate's parts: the status, the headers and the body
@@ -227,10 +255,9 @@ impl StatusError {
         now: SystemTime,
     ) -> Self {
         let status = status.into_status();
-        let hints = ServerHints::read(headers, status, now);
         let mut e = Self::new(status);
-        e.retry_after = hints.retry_after;
-        e.should_retry = hints.should_retry;
+        e.server = ServerHints::read(headers, status, now);
+        e.retry_after = e.server.retry_after;
         e.set_body(body::keep(body.as_ref()));
         e
     }
@@ -304,9 +331,26 @@ impl StatusError {
         self
     }
 
-    /// The HTTP status.
+    /// Sets the provider's request id (folded to visible ASCII and cut to 128 bytes), for a
+    /// client that read it from somewhere other than the headers
+    /// [`from_parts`](Self::from_parts) reads.
+    ///
+    /// ```
+    /// use agent_error::http::StatusError;
+    ///
+    /// let e = StatusError::new(500).with_request_id("req_\n123");
+    /// assert_eq!(e.request_id(), Some("req_123"));
+    /// ```
+    #[must_use]
+    pub fn with_request_id(mut self, id: &str) -> Self {
+        self.server.request_id = Some(fold_id(id)).filter(|id| !id.is_empty()).map(Into::into);
+        self
+    }
+
+    /// The HTTP status; 0 for a body read without one ([`classify_body`](super::classify_body)
+    /// of a document that names no status).
     pub fn status(&self) -> u16 {
-        self.status
+        self.status.unwrap_or(0)
     }
 
     /// The response body, as kept.
@@ -314,23 +358,141 @@ impl StatusError {
         &self.body
     }
 
+    /// The provider's request id, to quote to the provider: the first of `x-request-id`,
+    /// `request-id` (Anthropic), `x-amzn-requestid` (AWS) and, as a last resort, `cf-ray`,
+    /// folded to visible ASCII and cut to 128 bytes. It is in [`Debug`](fmt::Debug) and the
+    /// wire form, never in Display, tool text or text for people.
+    ///
+    /// ```
+    /// use agent_error::http::StatusError;
+    /// use http::{HeaderMap, HeaderValue};
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("request-id", HeaderValue::from_static("req_018EeWyXxfu5pfWkrYcMdjWG"));
+    /// let e = StatusError::from_parts(529u16, &headers, "");
+    /// assert_eq!(e.request_id(), Some("req_018EeWyXxfu5pfWkrYcMdjWG"));
+    /// assert!(!e.to_string().contains("req_"));
+    /// ```
+    pub fn request_id(&self) -> Option<&str> {
+        self.server.request_id.as_deref()
+    }
+
+    /// Where [`retry_after`](AgentError::retry_after) came from, when there is one: a
+    /// header (`retry-after-ms`, `Retry-After`, or [`with_retry_after`](Self::with_retry_after)),
+    /// a field of the body (Google's `RetryInfo`), the message's text ("try again in
+    /// 11.054s"), or OpenAI's rate-limit reset header. The first of these that gives a delay
+    /// is the one used.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use agent_error::{AgentError, http::{RetryAfterSource, StatusError}};
+    ///
+    /// let body = r#"{"error":{"message":"Rate limit reached for gpt-4o. Please try again in 1.5s.","type":"requests","code":"rate_limit_exceeded"}}"#;
+    /// let e = StatusError::new(429).with_body(body);
+    /// assert_eq!(e.retry_after(), Some(Duration::from_millis(1500)));
+    /// assert_eq!(e.retry_after_source(), Some(RetryAfterSource::Message));
+    /// ```
+    pub fn retry_after_source(&self) -> Option<RetryAfterSource> {
+        self.retry_policy()
+            .retry_after()
+            .and(self.wait().map(|(_, source)| source))
+    }
+
+    /// The wait the response asks for and where it came from, retried or not.
+    fn wait(&self) -> Option<(Duration, RetryAfterSource)> {
+        let hints = &self.body_hints;
+        [
+            (self.retry_after, RetryAfterSource::Header),
+            (hints.retry_delay, RetryAfterSource::BodyField),
+            (hints.message_delay, RetryAfterSource::Message),
+            (self.server.reset, RetryAfterSource::RateLimitReset),
+        ]
+        .into_iter()
+        .find_map(|(delay, source)| Some((delay?, source)))
+    }
+
     fn set_body(&mut self, body: String) {
-        self.body_hints = body::read(&body);
+        let mut hints = body::read(&body);
+        if let Some(name) = self.server.error_name.as_deref() {
+            hints.named = hints.named.or(body::name_of(name, Weight::Specific));
+            hints.generic = hints.generic.or(body::name_of(name, Weight::Generic));
+        }
+        self.body_hints = hints;
         self.body = body;
-        self.kind = Kind::resolve(self.status, self.body_hints.kind, self.should_retry);
+        self.kind = Evidence {
+            status: self.status,
+            should_retry: self.server.should_retry,
+            body: hints,
+        }
+        .decide()
+        .unwrap_or(Kind::Other);
     }
 
     /// The server said not to retry what would otherwise have been retried.
     fn retry_refused(&self) -> bool {
-        self.should_retry == Some(false) && self.kind.doc().policy.is_retryable()
+        self.server.should_retry == Some(false) && self.kind.doc().policy.is_retryable()
     }
 
     fn write_status(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP {}", self.status)?;
-        match reason(self.status) {
+        let Some(status) = self.status else {
+            return f.write_str("provider error");
+        };
+        write!(f, "HTTP {status}")?;
+        match reason(status) {
             Some(reason) => write!(f, " {reason}"),
             None => Ok(()),
         }
+    }
+}
+
+/// Where a [`StatusError`]'s wait came from, first found first: the server's headers, a
+/// field of its body, the text of its message, or OpenAI's rate-limit reset.
+///
+/// ```
+/// use agent_error::http::RetryAfterSource;
+///
+/// assert_eq!(RetryAfterSource::Message.as_str(), "message");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RetryAfterSource {
+    /// `retry-after-ms` or `Retry-After` (or a delay the caller set).
+    Header,
+    /// A field of the body: Google's `RetryInfo.retryDelay`.
+    BodyField,
+    /// The message's text: "Please try again in 11.054s", "Please retry in 33s".
+    Message,
+    /// On a 429, OpenAI's `x-ratelimit-reset-*` of the spent limit.
+    RateLimitReset,
+}
+
+impl RetryAfterSource {
+    /// The name on the wire: `header`, `body`, `message` or `reset`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RetryAfterSource::Header => "header",
+            RetryAfterSource::BodyField => "body",
+            RetryAfterSource::Message => "message",
+            RetryAfterSource::RateLimitReset => "reset",
+        }
+    }
+
+    /// The source a wire name names (see [`as_str`](Self::as_str)).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            RetryAfterSource::Header,
+            RetryAfterSource::BodyField,
+            RetryAfterSource::Message,
+            RetryAfterSource::RateLimitReset,
+        ]
+        .into_iter()
+        .find(|source| source.as_str() == name)
+    }
+}
+
+impl fmt::Display for RetryAfterSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -415,10 +577,10 @@ impl AgentError for StatusError {
 
     fn retry_policy(&self) -> RetryPolicy {
         let policy = self.kind.doc().policy;
-        if self.should_retry == Some(false) || !policy.is_retryable() {
+        if self.server.should_retry == Some(false) || !policy.is_retryable() {
             return RetryPolicy::NEVER;
         }
-        policy.with_retry_after(self.retry_after.or(self.body_hints.retry_delay))
+        policy.with_retry_after(self.wait().map(|(delay, _)| delay))
     }
 
     fn hints(&self) -> Vec<Cow<'static, str>> {
@@ -434,7 +596,7 @@ impl AgentError for StatusError {
     }
 
     fn status(&self) -> Option<u16> {
-        Some(self.status)
+        self.status
     }
 
     fn recovery(&self) -> Recovery {

@@ -38,8 +38,14 @@ mod lenient;
 /// ```json
 /// {"op":"llm.generate","code":"rate_limit","message":"provider returned 429",
 ///  "retryable":true,"rate_limited":true,"retry_after_ms":2000,"recovery":"retry",
-///  "hints":["lower the request rate"],"status":429,"docs_url":"https://…","cause":{…}}
+///  "hints":["lower the request rate"],"status":429,"docs_url":"https://…",
+///  "request_id":"req_123","retry_after_source":"header","cause":{…}}
 /// ```
+///
+/// `request_id` and `retry_after_source` are a failed response's
+/// ([`StatusError::request_id`](crate::http::StatusError::request_id),
+/// [`retry_after_source`](crate::http::StatusError::retry_after_source)): what to quote to the
+/// provider, and why the retrier waited.
 ///
 /// `code` and `message` are required on input. A deserialized `Report` implements
 /// [`AgentError`] and [`std::error::Error`], so [`find`](crate::find),
@@ -76,8 +82,15 @@ struct Inner {
     hints: Vec<String>,
     status: Option<u16>,
     docs_url: Option<String>,
+    /// The provider's request id (a `StatusError`'s), folded and capped.
+    request_id: Option<String>,
+    /// Where `retry_after` came from: `header`, `body`, `message` or `reset`.
+    retry_after_source: Option<&'static str>,
     cause: Option<Box<Report>>,
 }
+
+/// The names a wait's source has on the wire.
+const WAIT_SOURCES: [&str; 4] = ["header", "body", "message", "reset"];
 
 impl Report {
     /// A report of `inner` (a private constructor: rustdoc shows no `From` of a private type).
@@ -136,13 +149,15 @@ impl Report {
             .collect();
         let mut cause = None;
         while let Some(link) = below.pop() {
-            cause = Some(Report::of(&*link, cause));
+            cause = Some(Report::of(&link, cause));
         }
-        Report::of(&*top, cause)
+        Report::of(&top, cause)
     }
 
     /// One classified link, with the report of its cause.
-    fn of(e: &dyn AgentError, cause: Option<Report>) -> Report {
+    fn of(link: &crate::Classified<'_>, cause: Option<Report>) -> Report {
+        let e: &dyn AgentError = &**link;
+        let (request_id, retry_after_source) = response_facts(link.link());
         Report::from_inner(Inner {
             op: crate::core::codes::public_op(e.op()).to_string(),
             code: crate::core::codes::public_code(e.code()).to_string(),
@@ -154,8 +169,26 @@ impl Report {
             hints: e.hints().into_iter().map(Cow::into_owned).collect(),
             status: e.status(),
             docs_url: e.docs_url().map(str::to_string),
+            request_id,
+            retry_after_source,
             cause: cause.map(Box::new),
         })
+    }
+
+    /// The provider's request id, when the error was a failed response that carried one
+    /// ([`StatusError::request_id`](crate::http::StatusError::request_id)): to quote to the
+    /// provider. It travels on the wire (`request_id`), never in text for people or the
+    /// model.
+    pub fn request_id(&self) -> Option<&str> {
+        self.inner.request_id.as_deref()
+    }
+
+    /// Where the wait ([`retry_after`](AgentError::retry_after)) came from, when the error was
+    /// a failed response that gave one: `"header"`, `"body"` (a field such as Google's
+    /// `RetryInfo`), `"message"` (its text) or `"reset"` (a rate-limit reset header); see
+    /// [`RetryAfterSource`](crate::http::RetryAfterSource).
+    pub fn retry_after_source(&self) -> Option<&str> {
+        self.inner.retry_after_source
     }
 
     /// A report built by hand: not retryable, recovery `abort`, no hints. A `code` outside
@@ -177,6 +210,8 @@ impl Report {
             hints: Vec::new(),
             status: None,
             docs_url: None,
+            request_id: None,
+            retry_after_source: None,
             cause: None,
         })
     }
@@ -268,6 +303,8 @@ impl Report {
             let mut report = Report::capture(&from_status);
             report.inner.op = op;
             report.inner.retry_after = problem.retry_after_ms.map(Duration::from_millis);
+            // The problem's own members say when to come back, not its detail's words.
+            report.inner.retry_after_source = None;
             if let Some(retryable) = problem.retryable {
                 report.inner.retryable = retryable;
             }
@@ -297,9 +334,31 @@ impl Report {
             hints: problem.hints,
             status,
             docs_url: (problem.type_uri != Problem::ABOUT_BLANK).then_some(problem.type_uri),
+            request_id: None,
+            retry_after_source: None,
             cause: None,
         })
     }
+}
+
+/// The request id and the wait's source of a link that is a failed response.
+fn response_facts(link: &(dyn StdError + 'static)) -> (Option<String>, Option<&'static str>) {
+    #[cfg(feature = "http")]
+    if let Some(response) = link.downcast_ref::<crate::http::StatusError>() {
+        return (
+            response.request_id().map(str::to_string),
+            response.retry_after_source().map(|source| source.as_str()),
+        );
+    }
+    let _ = link;
+    (None, None)
+}
+
+/// A request id from the wire: visible ASCII only, at most 128 bytes; `None` when nothing is
+/// left.
+fn valid_request_id(id: &str) -> Option<String> {
+    let id: String = id.chars().filter(char::is_ascii_graphic).take(128).collect();
+    (!id.is_empty()).then_some(id)
 }
 
 /// A status from the wire, when it is one HTTP can send (100–599).
@@ -416,6 +475,8 @@ impl Report {
             hints: bounded_hints(r.hints.iter().map(String::as_str)),
             status: None,
             docs_url: None,
+            request_id: None,
+            retry_after_source: None,
             cause: None,
         })
     }
@@ -554,6 +615,8 @@ struct WireReport {
     hints: Vec<String>,
     status: Option<u16>,
     docs_url: Option<String>,
+    request_id: Option<String>,
+    retry_after_source: Option<String>,
     cause: Option<Box<Report>>,
 }
 
@@ -579,6 +642,10 @@ impl<'de> Deserialize<'de> for Report {
                         "hints" => w.hints = map.next_value::<Strings>()?.0,
                         "status" => w.status = map.next_value::<Lenient<u16>>()?.0,
                         "docs_url" => w.docs_url = map.next_value::<Lenient<String>>()?.0,
+                        "request_id" => w.request_id = map.next_value::<Lenient<String>>()?.0,
+                        "retry_after_source" => {
+                            w.retry_after_source = map.next_value::<Lenient<String>>()?.0
+                        }
                         "cause" => w.cause = map.next_value::<Option<Box<Report>>>()?,
                         _ => return Ok(false),
                     }
@@ -621,6 +688,10 @@ impl Report {
             hints: w.hints,
             status: valid_status(w.status),
             docs_url: w.docs_url,
+            request_id: w.request_id.as_deref().and_then(valid_request_id),
+            retry_after_source: w
+                .retry_after_source
+                .and_then(|name| WAIT_SOURCES.into_iter().find(|known| *known == name)),
             cause: w.cause,
         })
     }
@@ -645,6 +716,10 @@ struct WireRef<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     docs_url: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a Report>,
 }
 
@@ -662,6 +737,8 @@ impl Serialize for Report {
             hints: &i.hints,
             status: i.status,
             docs_url: i.docs_url.as_deref(),
+            request_id: i.request_id.as_deref(),
+            retry_after_source: i.retry_after_source,
             cause: i.cause.as_deref(),
         }
         .serialize(serializer)

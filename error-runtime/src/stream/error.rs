@@ -9,6 +9,7 @@ use super::provider::Provider;
 use crate::catalog::{Catalog, CodeDoc};
 use crate::core::summary::OneLine;
 use crate::http::body::Document;
+use crate::http::evidence::Evidence;
 use crate::http::kind::Kind;
 use crate::{AgentError, Recovery, RetryPolicy, codes};
 
@@ -199,18 +200,19 @@ impl StreamError {
     /// An error event, classified from its document as a body after a status is: the
     /// names in it, then a number in it standing for the status, else `stream_interrupted`.
     pub(super) fn from_document(document: Document) -> Self {
-        let kind = document.hints.kind.or_else(|| {
-            document
-                .status
-                .map(Kind::of_status)
-                .filter(|kind| *kind != Kind::Other && !matches!(document.status, Some(0..=399)))
-        });
+        let status = document.hints.status.filter(|status| *status >= 400);
+        let kind = Evidence {
+            status,
+            body: document.hints,
+            ..Evidence::default()
+        }
+        .decide();
         let mut e = *StreamError::new(Failure::ErrorEvent).0;
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);
-        e.status = document.status;
+        e.status = status;
         e.peer_message = document.message.map(String::into_boxed_str);
         e.retry_after = document.hints.retry_delay;
-        e.message_delay = e.peer_message.as_deref().and_then(super::delay::in_message);
+        e.message_delay = document.hints.message_delay;
         StreamError(Box::new(e))
     }
 

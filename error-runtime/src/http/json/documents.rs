@@ -180,20 +180,36 @@ fn object(member: impl Strategy<Value = (String, Doc)>) -> impl Strategy<Value =
     prop::collection::vec(member, 0..6).prop_map(Doc::Object)
 }
 
-/// Google's `error.details`.
+/// Google's `error.details`: `RetryInfo`, `ErrorInfo` and `QuotaFailure` shaped.
 fn details() -> impl Strategy<Value = Doc> {
+    let violation = object((
+        key(&["quotaId", "quotaMetric"]),
+        value(&["GenerateRequestsPerDayPerProjectPerModel-FreeTier", "x"]),
+    ));
     let detail = object((
-        key(&["@type", "retryDelay"]),
-        value(&[
-            "type.googleapis.com/google.rpc.RetryInfo",
-            "google.rpc.RetryInfo",
-            "google.rpc.ErrorInfo",
-            "30s",
-            "1.5s",
-            "x",
-        ]),
+        key(&["@type", "retryDelay", "reason", "violations"]),
+        prop_oneof![
+            4 => value(&[
+                "type.googleapis.com/google.rpc.RetryInfo",
+                "google.rpc.RetryInfo",
+                "google.rpc.ErrorInfo",
+                "API_KEY_INVALID",
+                "30s",
+                "1.5s",
+                "x",
+            ]),
+            1 => prop::collection::vec(violation, 0..3).prop_map(Doc::Array),
+        ],
     ));
     prop::collection::vec(detail, 0..4).prop_map(Doc::Array)
+}
+
+/// `innererror` (Azure) and `metadata` (OpenRouter) shaped members of `error`.
+fn nested() -> impl Strategy<Value = Doc> {
+    object((
+        key(&["code", "raw", "flagged_input", "reasons"]),
+        value(&["ResponsibleAIPolicyViolation", "{\"error\":{}}", "prompt is too long"]),
+    ))
 }
 
 /// Error bodies shaped like the providers' (OpenAI, Anthropic, Google, Ollama, vLLM), with
@@ -210,15 +226,16 @@ pub(in crate::http) fn provider() -> impl Strategy<Value = Doc> {
         "error",
     ];
     let error_member = (
-        key(&["type", "status", "code", "message", "details"]),
+        key(&["type", "status", "code", "message", "details", "innererror", "metadata"]),
         prop_oneof![
             3 => value(names),
             1 => details(),
+            1 => nested(),
         ],
     );
     let error = prop_oneof![object(error_member), value(names)];
     let top = object((
-        key(&["type", "error", "message", "detail"]),
+        key(&["type", "error", "message", "detail", "__type"]),
         prop_oneof![
             2 => value(names),
             2 => error,

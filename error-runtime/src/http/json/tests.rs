@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::documents::{doc, provider};
-use super::{ErrorBody, ErrorField, RETRY_INFO, read};
+use super::{Details, ErrorBody, ErrorField, RETRY_INFO, read};
 
 /// The fields that `serde_json`'s reading of `value` holds, as the reader should keep them.
 fn expected(value: &Value) -> ErrorBody<'static> {
@@ -29,6 +29,7 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         code_number: doc.get("code").and_then(small),
         error_type: text(doc, "error_type"),
         http_status_code: doc.get("http_status_code").and_then(small),
+        amzn_type: text(doc, "__type"),
         error: ErrorField {
             text: error.as_str().map(owned),
             kind: text(error, "type"),
@@ -36,12 +37,32 @@ fn expected(value: &Value) -> ErrorBody<'static> {
             code: text(error, "code"),
             code_number: error.get("code").and_then(small),
             message: text(error, "message"),
-            retry_delays: details
-                .into_iter()
-                .flatten()
-                .filter(|d| text(d, "@type").is_some_and(|t| t.ends_with(RETRY_INFO)))
-                .filter_map(|d| text(d, "retryDelay"))
-                .collect(),
+            details: Details {
+                retry_delays: details
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| text(d, "@type").is_some_and(|t| t.ends_with(RETRY_INFO)))
+                    .filter_map(|d| text(d, "retryDelay"))
+                    .collect(),
+                reasons: details
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| text(d, "reason"))
+                    .collect(),
+                quota_ids: details
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|d| d.get("violations").and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|v| text(v, "quotaId"))
+                    .collect(),
+            },
+            inner_code: error.get("innererror").and_then(|inner| text(inner, "code")),
+            raw: error.get("metadata").and_then(|m| text(m, "raw")),
+            flagged: error
+                .get("metadata")
+                .and_then(Value::as_object)
+                .is_some_and(|m| m.contains_key("flagged_input")),
         },
     }
 }
@@ -70,7 +91,7 @@ fn keeps_the_fields_of_the_providers_shapes() {
     let body = read(google).unwrap();
     assert_eq!(body.error.status.as_deref(), Some("RESOURCE_EXHAUSTED"));
     assert_eq!(body.error.code, None);
-    assert_eq!(body.error.retry_delays, ["30s"]);
+    assert_eq!(body.error.details.retry_delays, ["30s"]);
     let anthropic =
         br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     let body = read(anthropic).unwrap();
@@ -177,7 +198,7 @@ fn reads_ten_megabytes_in_one_pass() {
     big.extend_from_slice(b"\"}");
     let body = read(&big).unwrap();
     assert_eq!(body.message.map(|m| m.len()), Some(1_000_000));
-    assert!(body.error.retry_delays.is_empty());
+    assert!(body.error.details.retry_delays.is_empty());
 }
 
 proptest! {

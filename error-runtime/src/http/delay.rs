@@ -1,0 +1,114 @@
+//! A delay written only in a message ("Please try again in 11.054s", as OpenAI's and Groq's
+//! rate-limit messages say; "Please retry in 33.36s", as Google's do): read by a small bounded
+//! parser, for when no header or field gives one.
+
+use std::time::Duration;
+
+/// The most of a message searched for the delay, in bytes.
+const SEARCHED: usize = 4096;
+
+/// The longest delay read from a message: a longer one is not believed (the retrier's own
+/// `max_wait` caps what it waits in any case).
+const LONGEST: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The words a delay follows, in lowercase.
+const LEADS: [&str; 3] = ["try again in ", "retry in ", "retry after "];
+
+/// The delay in `message` after "try again in", "retry in" or "retry after" (any case): a
+/// decimal number of `ms`, `s`, `m` or `h`, or of milliseconds, seconds, minutes or hours
+/// spelt out, with Go's compound form read whole (`"1m30s"`, `"6m0s"`). `None` when the
+/// message has none, or the number is not a plain decimal, or the delay is longer than a day.
+///
+/// ```ignore
+/// assert_eq!(in_message("Please try again in 11.054s."), Some(Duration::from_millis(11_054)));
+/// ```
+pub(crate) fn in_message(message: &str) -> Option<Duration> {
+    let searched = &message[..message.floor_char_boundary(SEARCHED)];
+    let lower = searched.to_ascii_lowercase();
+    let at = LEADS
+        .iter()
+        .filter_map(|lead| lower.find(lead).map(|at| at + lead.len()))
+        .min()?;
+    let (mut seconds, mut rest, mut compact) = segment(&lower[at..])?;
+    // Go's compound durations go on with a digit right after the unit: "1m30s".
+    while compact && rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        let Some((part, after, more)) = segment(rest) else {
+            break;
+        };
+        (seconds, rest, compact) = (seconds + part, after, more);
+    }
+    let delay = Duration::try_from_secs_f64(seconds).ok()?;
+    (delay <= LONGEST).then_some(delay)
+}
+
+/// One number and its unit at the start of `text`: the seconds it stands for, the text after
+/// it, and whether the unit was a one-letter or two-letter abbreviation (`ms`, `s`, `m`,
+/// `h`), after which Go's compound form may go on.
+fn segment(text: &str) -> Option<(f64, &str, bool)> {
+    let digits = text
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    let number: f64 = text.get(..digits)?.parse().ok()?;
+    let unit = text[digits..].trim_start();
+    let word_len = unit.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let word = &unit[..word_len];
+    let scale = match word {
+        "ms" | "millisecond" | "milliseconds" => 0.001,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+        _ => return None,
+    };
+    let compact = matches!(word, "ms" | "s" | "m" | "h");
+    Some((number * scale, &unit[word_len..], compact))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn reads_the_providers_phrasings() {
+        let cases = [
+            (
+                "Rate limit reached for gpt-4o. Please try again in 11.054s. Visit …",
+                Some(11_054),
+            ),
+            ("Please try again in 20ms.", Some(20)),
+            ("Try again in 2m.", Some(120_000)),
+            ("try again in 1.5 s", Some(1_500)),
+            ("Please try again in 1m30s.", Some(90_000)),
+            ("Please try again in 6m0s.", Some(360_000)),
+            ("Please try again in 2h1m3.5s", Some(7_263_500)),
+            ("Please retry in 33.360230493s.", Some(33_360)),
+            ("try again in 20 seconds", Some(20_000)),
+            ("try again in 250 milliseconds", Some(250)),
+            ("try again in 3 minutes", Some(180_000)),
+            ("Please try again later.", None),
+            ("try again in 99999999h", None),
+            ("try again in 23h59m61s", None),
+            ("try again in .s", None),
+            ("try again in 5 days", None),
+            ("no delay here", None),
+        ];
+        for (message, ms) in cases {
+            assert_eq!(
+                in_message(message).map(|d| d.as_millis()),
+                ms.map(u128::from),
+                "{message}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_and_never_believes_more_than_a_day(text in "\\PC{0,64}", tail in "[0-9.]{0,12}[a-z ]{0,3}([0-9.]{0,4}[a-z]{0,2}){0,3}") {
+            let message = format!("{text}try again in {tail}");
+            if let Some(delay) = in_message(&message) {
+                prop_assert!(delay <= LONGEST);
+            }
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The provider corpus (`tests/corpus/*.toml`, described in `tests/corpus/README.md`): real
+//! error responses from LLM providers and gateways, each quoted from a public source, read as
+//! a response ([`StatusError::from_parts`]) or, without a status, as a body alone
+//! ([`http::classify_body`], and a stream's error event through `stream::Tracker`). Every case
+//! must give its expected code, retrying, recovery, wait, wait source and request id; a
+//! failure prints one line a case.
+
+#![cfg(feature = "http")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use agent_error::AgentError;
+use agent_error::http::{self, StatusError};
+use serde::Deserialize;
+
+/// One file: a provider or gateway and its cases.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    provider: String,
+    #[serde(rename = "case")]
+    cases: Vec<Case>,
+}
+
+/// One response and what it means.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    source: String,
+    status: Option<u16>,
+    #[serde(default)]
+    event: bool,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    body: String,
+    code: String,
+    retryable: bool,
+    recovery: String,
+    wait: Option<String>,
+    wait_source: Option<String>,
+    request_id: Option<String>,
+    #[allow(dead_code)] // read by people
+    note: Option<String>,
+}
+
+/// What a case was classified as.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    code: String,
+    retryable: bool,
+    recovery: String,
+    wait: Option<Duration>,
+    wait_source: Option<String>,
+    request_id: Option<String>,
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/corpus")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load(path: &Path) -> File {
+    let text = std::fs::read_to_string(path).expect("a corpus file");
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `"20s"`, `"1500ms"`, `"2m"`, `"1h"`, decimals allowed.
+fn duration(text: &str) -> Duration {
+    let (number, scale) = [("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
+        .into_iter()
+        .find_map(|(unit, scale)| Some((text.strip_suffix(unit)?, scale)))
+        .unwrap_or_else(|| panic!("a duration with a unit: {text}"));
+    let number: f64 = number.trim().parse().expect("a decimal");
+    Duration::from_secs_f64(number * scale)
+}
+
+fn expected(case: &Case) -> Outcome {
+    Outcome {
+        code: case.code.clone(),
+        retryable: case.retryable,
+        recovery: case.recovery.clone(),
+        wait: case.wait.as_deref().map(duration),
+        wait_source: case.wait_source.clone(),
+        request_id: case.request_id.clone(),
+    }
+}
+
+fn outcome_of(e: &StatusError) -> Outcome {
+    Outcome {
+        code: e.code().to_string(),
+        retryable: e.is_retryable(),
+        recovery: e.recovery().as_str().to_string(),
+        wait: e.retry_after(),
+        wait_source: e.retry_after_source().map(|s| s.as_str().to_string()),
+        request_id: e.request_id().map(str::to_string),
+    }
+}
+
+/// A case classified as this crate classifies it: a response by its parts, a body without a
+/// status by `classify_body` (what it cannot read is, in a stream, an interruption).
+fn classify(case: &Case) -> Outcome {
+    let mut headers = ::http::HeaderMap::new();
+    for (name, value) in &case.headers {
+        headers.append(
+            ::http::HeaderName::from_bytes(name.as_bytes()).expect("a header name"),
+            ::http::HeaderValue::from_str(value).expect("a header value"),
+        );
+    }
+    match case.status {
+        Some(status) => outcome_of(&StatusError::from_parts_at(
+            status,
+            &headers,
+            &case.body,
+            SystemTime::now(),
+        )),
+        None => match http::classify_body(&case.body) {
+            Some(e) => outcome_of(&e),
+            None => Outcome {
+                code: "(nothing read)".to_string(),
+                retryable: false,
+                recovery: String::new(),
+                wait: None,
+                wait_source: None,
+                request_id: None,
+            },
+        },
+    }
+}
+
+/// Whether two waits are the same to the millisecond (a decimal in a message is read as
+/// seconds in `f64`).
+fn same_wait(a: Option<Duration>, b: Option<Duration>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.abs_diff(b) < Duration::from_millis(1),
+        (a, b) => a == b,
+    }
+}
+
+#[test]
+fn every_response_is_classified_as_it_means() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for path in corpus_files() {
+        let file = load(&path);
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for case in &file.cases {
+            count += 1;
+            let (want, got) = (expected(case), classify(case));
+            let agrees = want.code == got.code
+                && want.retryable == got.retryable
+                && want.recovery == got.recovery
+                && same_wait(want.wait, got.wait)
+                && want.wait_source == got.wait_source
+                && want.request_id == got.request_id;
+            if !agrees {
+                failures.push(format!(
+                    "{stem} / {}: expected {} retryable={} {} wait={:?} from {:?} id={:?}; got {} retryable={} {} wait={:?} from {:?} id={:?}",
+                    case.name,
+                    want.code, want.retryable, want.recovery, want.wait, want.wait_source, want.request_id,
+                    got.code, got.retryable, got.recovery, got.wait, got.wait_source, got.request_id,
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases classified against what they mean:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A stream's error event is read by the same reader as a body after a status (with nothing
+/// delivered yet, it is retried as its code says).
+#[cfg(feature = "stream")]
+#[test]
+fn every_error_event_reads_in_a_stream_as_its_body_does() {
+    use agent_error::stream::{Event, Tracker};
+    let mut failures = Vec::new();
+    for path in corpus_files() {
+        for case in load(&path).cases.iter().filter(|case| case.event) {
+            let e = Tracker::new()
+                .observe(&Event::new("error", case.body.as_str()))
+                .expect_err("an error event");
+            let by_body = http::classify_body(&case.body);
+            let want = by_body
+                .as_ref()
+                .map_or("stream_interrupted", |e| e.code());
+            if e.code() != want || e.is_retryable() != by_body.as_ref().is_none_or(|b| b.is_retryable()) {
+                failures.push(format!(
+                    "{} / {}: the stream says {} retryable={}, the body {want}",
+                    path.display(),
+                    case.name,
+                    e.code(),
+                    e.is_retryable()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The corpus is what it says it is: every case sourced, named once, its expectation one of
+/// the codes an agent acts on, with a recovery that fits it; large enough to mean something.
+#[test]
+fn the_corpus_is_sourced_and_broad() {
+    let mut by_provider: BTreeMap<String, usize> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for path in corpus_files() {
+        let file = load(&path);
+        let mut names = BTreeSet::new();
+        for case in &file.cases {
+            let at = format!("{} / {}", path.display(), case.name);
+            if !case.source.starts_with("https://") {
+                problems.push(format!("{at}: source is not a link"));
+            }
+            if !names.insert(case.name.as_str()) {
+                problems.push(format!("{at}: a second case of this name"));
+            }
+            if case.event && case.status.is_some() {
+                problems.push(format!("{at}: an event has no status"));
+            }
+            if case.wait.is_some() != case.wait_source.is_some() {
+                problems.push(format!("{at}: a wait and its source go together"));
+            }
+            if case.wait.is_some() && !case.retryable {
+                problems.push(format!("{at}: a wait on a case that is not retried"));
+            }
+            let recovery = match case.code.as_str() {
+                "rate_limit" | "provider_unavailable" | "timeout" => "retry",
+                "budget_exhausted" | "auth_error" => "escalate",
+                "request_too_large" | "context_overflow" => "compact",
+                "content_filtered" | "invalid_input" => "replan",
+                "not_found" | "http_error" => "abort",
+                other => {
+                    problems.push(format!("{at}: unknown code {other}"));
+                    continue;
+                }
+            };
+            // `x-should-retry: false` turns a retry into a fallback.
+            let refused = case.recovery == "fallback" && recovery == "retry";
+            if case.recovery != recovery && !refused {
+                problems.push(format!("{at}: {} recovers by {recovery}", case.code));
+            }
+        }
+        *by_provider.entry(file.provider).or_default() += file.cases.len();
+    }
+    let total: usize = by_provider.values().sum();
+    eprintln!("{total} cases from {} providers: {by_provider:?}", by_provider.len());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(total >= 250, "{total} cases");
+    assert!(by_provider.len() >= 20, "{} providers", by_provider.len());
+}
