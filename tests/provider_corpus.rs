@@ -124,6 +124,15 @@ fn classify(case: &Case) -> Outcome {
         )),
         None => match http::classify_body(&case.body) {
             Some(e) => outcome_of(&e),
+            // A stream's error event that says nothing readable ends the stream early.
+            None if case.event => Outcome {
+                code: "stream_interrupted".to_string(),
+                retryable: true,
+                recovery: "retry".to_string(),
+                wait: None,
+                wait_source: None,
+                request_id: None,
+            },
             None => Outcome {
                 code: "(nothing read)".to_string(),
                 retryable: false,
@@ -192,10 +201,10 @@ fn every_error_event_reads_in_a_stream_as_its_body_does() {
                 .observe(&Event::new("error", case.body.as_str()))
                 .expect_err("an error event");
             let by_body = http::classify_body(&case.body);
-            let want = by_body
-                .as_ref()
-                .map_or("stream_interrupted", |e| e.code());
-            if e.code() != want || e.is_retryable() != by_body.as_ref().is_none_or(|b| b.is_retryable()) {
+            let want = by_body.as_ref().map_or("stream_interrupted", |e| e.code());
+            if e.code() != want
+                || e.is_retryable() != by_body.as_ref().is_none_or(|b| b.is_retryable())
+            {
                 failures.push(format!(
                     "{} / {}: the stream says {} retryable={}, the body {want}",
                     path.display(),
@@ -236,7 +245,7 @@ fn the_corpus_is_sourced_and_broad() {
                 problems.push(format!("{at}: a wait on a case that is not retried"));
             }
             let recovery = match case.code.as_str() {
-                "rate_limit" | "provider_unavailable" | "timeout" => "retry",
+                "rate_limit" | "provider_unavailable" | "timeout" | "stream_interrupted" => "retry",
                 "budget_exhausted" | "auth_error" => "escalate",
                 "request_too_large" | "context_overflow" => "compact",
                 "content_filtered" | "invalid_input" => "replan",
@@ -255,7 +264,10 @@ fn the_corpus_is_sourced_and_broad() {
         *by_provider.entry(file.provider).or_default() += file.cases.len();
     }
     let total: usize = by_provider.values().sum();
-    eprintln!("{total} cases from {} providers: {by_provider:?}", by_provider.len());
+    eprintln!(
+        "{total} cases from {} providers: {by_provider:?}",
+        by_provider.len()
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(total >= 250, "{total} cases");
     assert!(by_provider.len() >= 20, "{} providers", by_provider.len());

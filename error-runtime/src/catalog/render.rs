@@ -95,7 +95,9 @@ pub fn prompt(entries: &[&CodeDoc]) -> String {
         let d = docs[0];
         let behaviour = match (d.retry_from_cause, d.rate_limited, d.retryable) {
             (true, _, _) => "retry and recover as its cause",
-            _ if d.retry_from_status => "retry as its status says: 429 later, 408, 498 and 5xx again",
+            _ if d.retry_from_status => {
+                "retry as its status says: 429 later, 408, 498 and 5xx again"
+            }
             (false, true, _) => "retry later; rate-limited",
             (false, false, true) => "retry",
             (false, false, false) => "do not retry",

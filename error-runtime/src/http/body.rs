@@ -3,10 +3,9 @@
 //! phrase families of its message, each piece apart for `evidence` to weigh. Bodies are kept
 //! to 64 KiB.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
-use super::json::{self, ErrorBody};
+use super::json::{self, Details, ErrorBody, ErrorField};
 use super::kind::Kind;
 use super::providers::{DAILY_QUOTA, NAMES, PHRASES, QUOTA_METRIC, Weight, ZERO_LIMIT};
 use super::{delay, duration};
@@ -118,9 +117,10 @@ pub(crate) fn read(body: &str) -> BodyHints {
 ///
 /// A relayed body is read one level deep: the upstream body's own relayed body is not.
 fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
-    let error = &json.error;
+    let error = error_of(json);
     let message = message(json);
-    let upstream = match error.raw.as_deref().filter(|_| relay) {
+    let raw = error.metadata.raw.as_ref().or(json.metadata.raw.as_ref());
+    let upstream = match raw.filter(|_| relay) {
         Some(raw) => match json::read(raw.as_bytes()) {
             Some(upstream) => read_json(&upstream, false),
             None => BodyHints {
@@ -130,9 +130,10 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
         },
         None => BodyHints::default(),
     };
+    let flagged = error.metadata.flagged || json.metadata.flagged;
     let named = names(json, Weight::Specific)
-        .or_else(|| google_quota(&error.details.quota_ids, message))
-        .or(error.flagged.then_some(Kind::ContentFiltered))
+        .or_else(|| google_quota(&error.details, message))
+        .or(flagged.then_some(Kind::ContentFiltered))
         .or(upstream.named);
     let status = [
         error.code_number,
@@ -148,12 +149,16 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
         phrase: message.and_then(phrases).or(upstream.phrase),
         generic: names(json, Weight::Generic).or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-        // "retryDelay": "30s"}`.
+        // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds).
         retry_delay: error
             .details
             .retry_delays
             .iter()
-            .find_map(|delay| duration::protobuf(delay)),
+            .find_map(|delay| duration::protobuf(delay))
+            .or_else(|| {
+                let seconds = json.estimated_time.filter(|s| *s >= 0.0)?;
+                Duration::try_from_secs_f64(seconds).ok()
+            }),
         message_delay: message.and_then(delay::in_message),
         status,
     }
@@ -164,10 +169,11 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
 /// Google's `error.status` and `details[].reason`, TGI's `error_type`, AWS's `__type`
 /// (after its namespace's `#`) and Azure's `innererror.code`.
 fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Kind> {
-    let error = &json.error;
+    let error = error_of(json);
     let amzn = json
         .amzn_type
         .as_deref()
+        .or(json.output_type.as_deref())
         .map(|name| name.rsplit('#').next().unwrap_or(name));
     [
         error.code.as_deref(),
@@ -200,17 +206,28 @@ fn status_text(code: &str) -> Option<u16> {
         .flatten()
 }
 
+/// The `error` the body's names and message are read from: `error`, or the Responses API's
+/// `response.error` when there is no `error`.
+fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
+    if json.error == ErrorField::default() {
+        &json.response_error
+    } else {
+        &json.error
+    }
+}
+
 /// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a
-/// plan's limit is spent when the quota counts per day or its limit is 0, and a rate limit
-/// otherwise.
-fn google_quota(quota_ids: &[Cow<'_, str>], message: Option<&str>) -> Option<Kind> {
-    let daily = quota_ids
+/// plan's limit is spent when the quota counts per day or its limit is 0 (also an
+/// `ErrorInfo` whose `quota_limit_value` is `"0"`), and a rate limit otherwise.
+fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Kind> {
+    let daily = details
+        .quota_ids
         .iter()
         .any(|id| id.to_ascii_lowercase().contains(DAILY_QUOTA));
     match message.map(quota_in_text) {
-        _ if daily => Some(Kind::BudgetExhausted),
+        _ if daily || details.zero_limit => Some(Kind::BudgetExhausted),
         Some(Some(kind)) => Some(kind),
-        _ if quota_ids.is_empty() => None,
+        _ if details.quota_ids.is_empty() => None,
         _ => Some(Kind::RateLimit),
     }
 }
@@ -264,10 +281,11 @@ pub(crate) fn read_document(text: &str) -> Document {
 /// (Ollama), a top-level `message` (vLLM, AWS) or `detail` (FastAPI), or the body itself
 /// when it is a JSON string.
 fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
+    let error = error_of(json);
     [
         &json.text,
-        &json.error.text,
-        &json.error.message,
+        &error.text,
+        &error.message,
         &json.message,
         &json.detail,
     ]
@@ -292,7 +310,6 @@ pub(super) fn phrases(text: &str) -> Option<Kind> {
 fn lowercase_prefix(text: &str) -> String {
     text[..text.floor_char_boundary(MAX_BODY)].to_ascii_lowercase()
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -7,17 +7,25 @@ use std::time::Duration;
 /// The most of a message searched for the delay, in bytes.
 const SEARCHED: usize = 4096;
 
-/// The longest delay read from a message: a longer one is not believed (the retrier's own
-/// `max_wait` caps what it waits in any case).
-const LONGEST: Duration = Duration::from_secs(24 * 60 * 60);
+/// The longest delay read from a message: a longer one is not believed. Anything up to it is
+/// read as the server wrote it, so that the retrier's own `max_wait` ends a run the server
+/// put days away (OpenAI has written "Please try again in 114h18m0s") instead of retrying
+/// it on backoff.
+const LONGEST: Duration = Duration::from_secs(31 * 24 * 60 * 60);
 
 /// The words a delay follows, in lowercase.
-const LEADS: [&str; 3] = ["try again in ", "retry in ", "retry after "];
+const LEADS: [&str; 4] = [
+    "try again in ",
+    "try again after ",
+    "retry in ",
+    "retry after ",
+];
 
-/// The delay in `message` after "try again in", "retry in" or "retry after" (any case): a
+/// The delay in `message` after "try again in", "try again after", "retry in" or "retry
+/// after" (any case): a
 /// decimal number of `ms`, `s`, `m` or `h`, or of milliseconds, seconds, minutes or hours
 /// spelt out, with Go's compound form read whole (`"1m30s"`, `"6m0s"`). `None` when the
-/// message has none, or the number is not a plain decimal, or the delay is longer than a day.
+/// message has none, or the number is not a plain decimal, or the delay is longer than 31 days.
 ///
 /// ```ignore
 /// assert_eq!(in_message("Please try again in 11.054s."), Some(Duration::from_millis(11_054)));
@@ -88,7 +96,9 @@ mod tests {
             ("try again in 3 minutes", Some(180_000)),
             ("Please try again later.", None),
             ("try again in 99999999h", None),
-            ("try again in 23h59m61s", None),
+            ("Please try again in 114h18m0s.", Some(411_480_000)),
+            ("please try again after 1 seconds", Some(1_000)),
+            ("Please retry after 22 seconds", Some(22_000)),
             ("try again in .s", None),
             ("try again in 5 days", None),
             ("no delay here", None),
@@ -104,7 +114,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn never_panics_and_never_believes_more_than_a_day(text in "\\PC{0,64}", tail in "[0-9.]{0,12}[a-z ]{0,3}([0-9.]{0,4}[a-z]{0,2}){0,3}") {
+        fn never_panics_and_never_believes_more_than_a_month(text in "\\PC{0,64}", tail in "[0-9.]{0,12}[a-z ]{0,3}([0-9.]{0,4}[a-z]{0,2}){0,3}") {
             let message = format!("{text}try again in {tail}");
             if let Some(delay) = in_message(&message) {
                 prop_assert!(delay <= LONGEST);

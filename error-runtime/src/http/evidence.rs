@@ -12,8 +12,9 @@
 //!
 //! A name in a header (AWS's `x-amzn-ErrorType`) counts as the same name in the body.
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
-//! A server error (5xx) is never made a context overflow, a request too large or a filtered
-//! request by its body: the server failed, not the prompt.
+//! A server error (5xx) is never made a request too large or a filtered request by its body;
+//! it is a context overflow only when its body names or says one (llama.cpp answers an
+//! overflow with a 500).
 
 use super::body::BodyHints;
 use super::kind::Kind;
@@ -94,31 +95,56 @@ mod tests {
         assert_eq!(decide(Some(429), all), Some(Auth));
         let no_name = body(None, Some(BudgetExhausted), Some(RateLimit));
         assert_eq!(decide(Some(429), no_name), Some(BudgetExhausted));
-        assert_eq!(decide(Some(400), body(None, None, Some(RateLimit))), Some(RateLimit));
+        assert_eq!(
+            decide(Some(400), body(None, None, Some(RateLimit))),
+            Some(RateLimit)
+        );
         assert_eq!(decide(Some(400), BodyHints::default()), Some(InvalidInput));
         assert_eq!(decide(None, BodyHints::default()), None);
-        assert_eq!(decide(None, body(None, None, Some(Unavailable))), Some(Unavailable));
+        assert_eq!(
+            decide(None, body(None, None, Some(Unavailable))),
+            Some(Unavailable)
+        );
     }
 
     #[test]
     fn a_413_is_too_large_unless_the_body_shows_an_overflow() {
         use Kind::*;
-        assert_eq!(decide(Some(413), body(None, None, Some(RateLimit))), Some(RequestTooLarge));
-        assert_eq!(decide(Some(413), body(None, Some(ContextOverflow), None)), Some(ContextOverflow));
+        assert_eq!(
+            decide(Some(413), body(None, None, Some(RateLimit))),
+            Some(RequestTooLarge)
+        );
+        assert_eq!(
+            decide(Some(413), body(None, Some(ContextOverflow), None)),
+            Some(ContextOverflow)
+        );
     }
 
     #[test]
-    fn a_server_error_is_never_the_prompts_fault() {
+    fn a_server_error_is_never_a_filter_or_a_size_limit() {
         use Kind::*;
-        for kind in [ContextOverflow, RequestTooLarge, ContentFiltered] {
-            assert_eq!(decide(Some(500), body(Some(kind), Some(kind), None)), Some(Unavailable));
+        for kind in [RequestTooLarge, ContentFiltered] {
+            assert_eq!(
+                decide(Some(500), body(Some(kind), Some(kind), None)),
+                Some(Unavailable)
+            );
             assert_eq!(decide(None, body(Some(kind), None, None)), Some(kind));
         }
+        // llama.cpp's overflow comes as a 500 that says so.
+        let overflow = body(None, Some(ContextOverflow), Some(Unavailable));
+        assert_eq!(decide(Some(500), overflow), Some(ContextOverflow));
+        assert_eq!(
+            decide(Some(500), body(None, None, Some(Unavailable))),
+            Some(Unavailable)
+        );
     }
 
     #[test]
     fn a_success_status_is_not_read_for_a_failure() {
-        assert_eq!(decide(Some(200), body(Some(Kind::Auth), None, None)), Some(Kind::Other));
+        assert_eq!(
+            decide(Some(200), body(Some(Kind::Auth), None, None)),
+            Some(Kind::Other)
+        );
     }
 
     #[test]

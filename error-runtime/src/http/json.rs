@@ -21,7 +21,7 @@ pub(crate) mod syntax;
 ///
 /// The document is the body itself or, when the body is an array of exactly one element,
 /// that element (Google's REST endpoints may wrap the error so).
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct ErrorBody<'a> {
     /// The document, when it is a JSON string.
     pub(super) text: Option<Cow<'a, str>>,
@@ -42,6 +42,15 @@ pub(super) struct ErrorBody<'a> {
     /// The document's `__type` (AWS: `ThrottlingException`, or a namespaced
     /// `com.amazon…#ThrottlingException`).
     pub(super) amzn_type: Option<Cow<'a, str>>,
+    /// The document's `Output.__type` (AWS's older protocols).
+    pub(super) output_type: Option<Cow<'a, str>>,
+    /// The document's `estimated_time` when it is a number: the seconds until a model has
+    /// loaded (Hugging Face).
+    pub(super) estimated_time: Option<f64>,
+    /// The document's `metadata` (OpenRouter, when it sends its error object alone).
+    pub(super) metadata: Metadata<'a>,
+    /// The document's `response.error` (the Responses API's `response.failed` event).
+    pub(super) response_error: ErrorField<'a>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
@@ -59,16 +68,22 @@ pub(super) struct ErrorField<'a> {
     pub(super) code: Option<Cow<'a, str>>,
     /// `error.code` when it is a status-sized whole number (vLLM, Google).
     pub(super) code_number: Option<u16>,
-    /// `error.message`.
+    /// `error.message`, or the string `error.message.error` (LiteLLM's guardrails).
     pub(super) message: Option<Cow<'a, str>>,
     /// What `error.details` says (Google).
     pub(super) details: Details<'a>,
     /// `error.innererror.code` (Azure: `ResponsibleAIPolicyViolation`).
     pub(super) inner_code: Option<Cow<'a, str>>,
-    /// `error.metadata.raw`: the upstream provider's own body, relayed (OpenRouter).
+    /// `error.metadata` (OpenRouter).
+    pub(super) metadata: Metadata<'a>,
+}
+
+/// What OpenRouter's `metadata` says.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Metadata<'a> {
+    /// `raw`: the upstream provider's own body, relayed.
     pub(super) raw: Option<Cow<'a, str>>,
-    /// Whether `error.metadata` has a `flagged_input` member: a moderation refusal
-    /// (OpenRouter).
+    /// Whether there is a `flagged_input` member: a moderation refusal.
     pub(super) flagged: bool,
 }
 
@@ -82,6 +97,9 @@ pub(super) struct Details<'a> {
     /// The `quotaId` strings of the details' `violations` (`QuotaFailure`:
     /// `GenerateRequestsPerDayPerProjectPerModel-FreeTier`, …).
     pub(super) quota_ids: Vec<Cow<'a, str>>,
+    /// Whether a detail's `metadata.quota_limit_value` is `"0"` (`ErrorInfo`: a quota the
+    /// plan does not include).
+    pub(super) zero_limit: bool,
 }
 
 /// Reads `bytes` as a provider error body: `None` when they are not one JSON document (what
@@ -131,6 +149,10 @@ impl<'a> Reader<'a> {
                     "error_type" => body.error_type = reader.text_value()?,
                     "http_status_code" => body.http_status_code = reader.small_integer()?,
                     "__type" => body.amzn_type = reader.text_value()?,
+                    "Output" => body.output_type = reader.member("__type")?,
+                    "estimated_time" => body.estimated_time = reader.decimal()?,
+                    "metadata" => body.metadata = reader.metadata()?,
+                    "response" => body.response_error = reader.response_error()?,
                     "error" => body.error = reader.error_value()?,
                     _ => reader.skip_value()?,
                 }
@@ -151,10 +173,13 @@ impl<'a> Reader<'a> {
                     "type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
                     "code" => (error.code, error.code_number) = reader.text_or_number()?,
+                    "message" if reader.peek() == Some(b'{') => {
+                        error.message = reader.member("error")?;
+                    }
                     "message" => error.message = reader.text_value()?,
                     "details" => error.details = reader.details()?,
                     "innererror" => error.inner_code = reader.member("code")?,
-                    "metadata" => (error.raw, error.flagged) = reader.metadata()?,
+                    "metadata" => error.metadata = reader.metadata()?,
                     _ => reader.skip_value()?,
                 }
                 Ok(())
@@ -176,7 +201,7 @@ impl<'a> Reader<'a> {
             if reader.peek() != Some(b'{') {
                 return reader.skip_value();
             }
-            let (mut kind, mut delay, mut reason) = (None, None, None);
+            let (mut kind, mut delay, mut reason, mut limit) = (None, None, None, None);
             let mut quota_ids = Vec::new();
             reader.object(|reader, key| {
                 match key.as_ref() {
@@ -184,6 +209,7 @@ impl<'a> Reader<'a> {
                     "retryDelay" => delay = reader.text_value()?,
                     "reason" => reason = reader.text_value()?,
                     "violations" => quota_ids = reader.quota_ids()?,
+                    "metadata" => limit = reader.member("quota_limit_value")?,
                     _ => reader.skip_value()?,
                 }
                 Ok(())
@@ -193,6 +219,7 @@ impl<'a> Reader<'a> {
             }
             details.reasons.extend(reason);
             details.quota_ids.append(&mut quota_ids);
+            details.zero_limit |= limit.as_deref() == Some("0");
             Ok(())
         })?;
         Ok(details)
@@ -216,24 +243,42 @@ impl<'a> Reader<'a> {
     }
 
     /// `metadata`: its string `raw`, and whether it has a `flagged_input` member.
-    fn metadata(&mut self) -> Parsed<(Option<Cow<'a, str>>, bool)> {
-        let (mut raw, mut flagged) = (None, false);
+    fn metadata(&mut self) -> Parsed<Metadata<'a>> {
+        let mut metadata = Metadata::default();
         if self.peek() != Some(b'{') {
             self.skip_value()?;
-            return Ok((raw, flagged));
+            return Ok(metadata);
         }
         self.object(|reader, key| {
             match key.as_ref() {
-                "raw" => raw = reader.text_value()?,
+                "raw" => metadata.raw = reader.text_value()?,
                 "flagged_input" => {
-                    flagged = true;
+                    metadata.flagged = true;
                     reader.skip_value()?;
                 }
                 _ => reader.skip_value()?,
             }
             Ok(())
         })?;
-        Ok((raw, flagged))
+        Ok(metadata)
+    }
+
+    /// `response`: its `error` member, read as a body's `error` is.
+    fn response_error(&mut self) -> Parsed<ErrorField<'a>> {
+        let mut error = ErrorField::default();
+        if self.peek() != Some(b'{') {
+            self.skip_value()?;
+            return Ok(error);
+        }
+        self.object(|reader, key| {
+            if key == "error" {
+                error = reader.error_value()?;
+                Ok(())
+            } else {
+                reader.skip_value()
+            }
+        })?;
+        Ok(error)
     }
 
     /// The string member `name` of an object (the last where it repeats); `None` when the

@@ -48,13 +48,12 @@ impl Kind {
     }
 
     /// Whether a response whose status is `status` can be of this kind by what its body
-    /// says: a server error (5xx) is never the prompt's fault, so no body makes it an
-    /// overflow, a request too large or a filtered one.
+    /// says: a server error (5xx) is not a filter's refusal nor a size limit, so no body
+    /// makes it one. (It can be a context overflow: llama.cpp answers one with a 500 whose
+    /// body says so, and sending the same prompt again fails the same way.)
     pub(super) const fn fits(self, status: u16) -> bool {
         match self {
-            Kind::ContextOverflow | Kind::RequestTooLarge | Kind::ContentFiltered => {
-                status < 500
-            }
+            Kind::RequestTooLarge | Kind::ContentFiltered => status < 500,
             _ => true,
         }
     }

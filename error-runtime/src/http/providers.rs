@@ -33,6 +33,8 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("insufficient_credits", Kind::BudgetExhausted, Weight::Specific),
     ("budget_exceeded", Kind::BudgetExhausted, Weight::Specific),            // LiteLLM's proxy
     ("ServiceQuotaExceededException", Kind::BudgetExhausted, Weight::Specific), // AWS
+    ("exceeded_current_quota_error", Kind::BudgetExhausted, Weight::Specific), // Moonshot
+    ("Arrearage", Kind::BudgetExhausted, Weight::Specific),                  // Alibaba
     // A request too large to ever pass.
     ("request_too_large", Kind::RequestTooLarge, Weight::Specific),          // Anthropic's 413
     // The context window.
@@ -46,6 +48,8 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("ResponsibleAIPolicyViolation", Kind::ContentFiltered, Weight::Specific), // Azure
     ("cyber_policy", Kind::ContentFiltered, Weight::Specific),
     ("bio_policy", Kind::ContentFiltered, Weight::Specific),
+    ("data_inspection_failed", Kind::ContentFiltered, Weight::Specific),     // Alibaba
+    ("DataInspectionFailed", Kind::ContentFiltered, Weight::Specific),       // Alibaba
     // Credentials.
     ("invalid_api_key", Kind::Auth, Weight::Specific),                       // OpenAI
     ("authentication_error", Kind::Auth, Weight::Specific),                  // Anthropic
@@ -55,10 +59,15 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("AccessDeniedException", Kind::Auth, Weight::Specific),                 // AWS
     ("UnrecognizedClientException", Kind::Auth, Weight::Specific),           // AWS
     ("ExpiredTokenException", Kind::Auth, Weight::Specific),                 // AWS
+    ("unsupported_country_region_territory", Kind::Auth, Weight::Specific),  // OpenAI
+    ("InvalidApiKey", Kind::Auth, Weight::Specific),                         // Alibaba
     ("UNAUTHENTICATED", Kind::Auth, Weight::Generic),                        // Google
     ("PERMISSION_DENIED", Kind::Auth, Weight::Generic),                      // Google
     // What does not exist.
     ("model_not_found", Kind::NotFound, Weight::Specific),                   // OpenAI
+    ("model_decommissioned", Kind::NotFound, Weight::Specific),              // Groq
+    ("invalid_model", Kind::NotFound, Weight::Specific),                     // Mistral, Perplexity
+    ("UnknownOperationException", Kind::NotFound, Weight::Specific),         // AWS
     ("not_found_error", Kind::NotFound, Weight::Specific),                   // Anthropic
     ("DeploymentNotFound", Kind::NotFound, Weight::Specific),                // Azure
     ("ResourceNotFoundException", Kind::NotFound, Weight::Specific),         // AWS
@@ -82,6 +91,7 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("ModelNotReadyException", Kind::Unavailable, Weight::Specific),         // AWS
     ("InternalServerException", Kind::Unavailable, Weight::Specific),        // AWS
     ("ModelErrorException", Kind::Unavailable, Weight::Specific),            // AWS
+    ("engine_overloaded_error", Kind::Unavailable, Weight::Specific),        // Moonshot
     ("generation", Kind::Unavailable, Weight::Specific),                     // TGI
     ("incomplete_generation", Kind::Unavailable, Weight::Specific),          // TGI
     ("overloaded", Kind::Unavailable, Weight::Specific),                     // TGI
@@ -102,14 +112,15 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
 ];
 
 /// The phrase families: what a provider's message says in words, whatever the body's
-/// generic type, each family in order (the first that matches wins). Matched in lowercase
-/// against at most the first 64 KiB of the message.
+/// generic type, each family in order (the first that matches wins). Matched in ASCII
+/// lowercase against at most the first 64 KiB of the message.
 #[rustfmt::skip]
 pub(super) const PHRASES: &[(Kind, &[&str])] = &[
     // Money and plan limits: waiting a minute does not help.
     (Kind::BudgetExhausted, &[
         "insufficient_quota",
         "exceeded your current quota",
+        "exceeded current quota",
         "billing_hard_limit_reached",
         "credit balance is too low",
         "insufficient balance",
@@ -119,12 +130,27 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "run out of credits",
         "out of credits",
         "spending limit",
-        "usage limit",
         "api usage limits",
-        "extra usage is required",
+        "usage limit reached",
+        "reached your usage limit",
+        "session usage limit",
+        "hourly usage limit",
+        "daily usage limit",
+        "weekly usage limit",
+        "monthly usage limit",
+        "extra usage",
         "budget has been exceeded",
+        "exceededtokenbudget",
         "exceeded budget",
+        "max budget",
         "payment required",
+        "calls / month",
+        "free-models-per-day",
+        "in good standing",
+        "overdue payment",
+        "arrears",
+        "欠费",     // in arrears
+        "余额不足", // insufficient balance
     ]),
     // A request that alone exceeds a limit waiting cannot lift.
     (Kind::RequestTooLarge, &[
@@ -132,6 +158,8 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "request exceeds the maximum size",
         "request entity too large",
         "payload too large",
+        "image exceeds",
+        "too many tokens in batch",
     ]),
     // The context window, in every provider's words.
     (Kind::ContextOverflow, &[
@@ -144,22 +172,68 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "exceed context limit",
         "context window",
         "context length",
+        "context size",
         // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
         "input token count",
         "exceeds the maximum number of tokens",
-        "too many tokens:",
+        "too many tokens: total number of tokens",
+        "too many tokens: size limit exceeded",
         "max_new_tokens` must be <=",
         "maximum prompt length",
-        "exceeds the available context size",
+        "reduce the length of the messages",
+        "range of input length",
+        "exceeded model token limit",
     ]),
     // Content policies and moderation.
     (Kind::ContentFiltered, &[
         "content_policy_violation",
         "content management policy",
         "content policy",
+        "content filtering",
+        "content blocked",
+        "guardrail",
         "safety system",
         "input was flagged",
         "moderation",
+        "inappropriate content",
+        "considered high risk",
+        "敏感内容", // sensitive content
+    ]),
+    // Who may call at all: a person must act.
+    (Kind::Auth, &[
+        "organization has been disabled",
+        "account has been disabled",
+        "location is not supported",
+    ]),
+    // What does not exist.
+    (Kind::NotFound, &[
+        "model not found",
+        "model identifier is invalid",
+        "has been decommissioned",
+        "模型不存在", // the model does not exist
+    ]),
+    // Throttling, said in words only.
+    (Kind::RateLimit, &[
+        "rate limit exceeded",
+        "rate limit reached",
+        "tokens per minute limit exceeded",
+        "too many requests",
+    ]),
+    // The server failed, said in words only.
+    (Kind::Unavailable, &[
+        "capacity exceeded",
+        "unable to process your request",
+        "try your request again",
+        "error was encountered while running the model",
+        "failed to generate a response",
+        "incomplete generation",
+        "model busy",
+        "currently loading",
+        "overloaded",
+    ]),
+    // A parameter the server does not support, whatever status it is sent with.
+    (Kind::InvalidInput, &[
+        "unsupported param",
     ]),
 ];
 

@@ -343,7 +343,9 @@ impl StatusError {
     /// ```
     #[must_use]
     pub fn with_request_id(mut self, id: &str) -> Self {
-        self.server.request_id = Some(fold_id(id)).filter(|id| !id.is_empty()).map(Into::into);
+        self.server.request_id = Some(fold_id(id))
+            .filter(|id| !id.is_empty())
+            .map(Into::into);
         self
     }
 

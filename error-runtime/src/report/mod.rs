@@ -357,7 +357,11 @@ fn response_facts(link: &(dyn StdError + 'static)) -> (Option<String>, Option<&'
 /// A request id from the wire: visible ASCII only, at most 128 bytes; `None` when nothing is
 /// left.
 fn valid_request_id(id: &str) -> Option<String> {
-    let id: String = id.chars().filter(char::is_ascii_graphic).take(128).collect();
+    let id: String = id
+        .chars()
+        .filter(char::is_ascii_graphic)
+        .take(128)
+        .collect();
     (!id.is_empty()).then_some(id)
 }
 

@@ -29,7 +29,6 @@
 //! blank line, and a JSON document written on its own lines (Gemini's error after a chunk)
 //! is read as an error document instead of being dropped.
 
-
 mod error;
 mod event;
 mod frames;

@@ -208,7 +208,11 @@ fn details() -> impl Strategy<Value = Doc> {
 fn nested() -> impl Strategy<Value = Doc> {
     object((
         key(&["code", "raw", "flagged_input", "reasons"]),
-        value(&["ResponsibleAIPolicyViolation", "{\"error\":{}}", "prompt is too long"]),
+        value(&[
+            "ResponsibleAIPolicyViolation",
+            "{\"error\":{}}",
+            "prompt is too long",
+        ]),
     ))
 }
 
@@ -226,7 +230,15 @@ pub(in crate::http) fn provider() -> impl Strategy<Value = Doc> {
         "error",
     ];
     let error_member = (
-        key(&["type", "status", "code", "message", "details", "innererror", "metadata"]),
+        key(&[
+            "type",
+            "status",
+            "code",
+            "message",
+            "details",
+            "innererror",
+            "metadata",
+        ]),
         prop_oneof![
             3 => value(names),
             1 => details(),

@@ -226,6 +226,14 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A value kept only if it is a number, as `f64` (as `serde_json`'s `as_f64` reads it).
+    pub(crate) fn decimal(&mut self) -> Parsed<Option<f64>> {
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.trim_end().parse().ok()),
+            _ => self.skip_value().map(|()| None),
+        }
+    }
+
     /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, within `f64`'s
     /// range as `serde_json` requires (`1e400` is refused); its text.
     fn number(&mut self) -> Parsed<&'a str> {

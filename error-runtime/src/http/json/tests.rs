@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::documents::{doc, provider};
-use super::{Details, ErrorBody, ErrorField, RETRY_INFO, read};
+use super::{Details, ErrorBody, ErrorField, Metadata, RETRY_INFO, read};
 
 /// The fields that `serde_json`'s reading of `value` holds, as the reader should keep them.
 fn expected(value: &Value) -> ErrorBody<'static> {
@@ -18,8 +18,6 @@ fn expected(value: &Value) -> ErrorBody<'static> {
     };
     let owned = |text: &str| Cow::Owned(text.to_owned());
     let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(owned);
-    let error = doc.get("error").unwrap_or(&Value::Null);
-    let details = error.get("details").and_then(Value::as_array);
     ErrorBody {
         text: doc.as_str().map(owned),
         kind: text(doc, "type"),
@@ -30,40 +28,78 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         error_type: text(doc, "error_type"),
         http_status_code: doc.get("http_status_code").and_then(small),
         amzn_type: text(doc, "__type"),
-        error: ErrorField {
-            text: error.as_str().map(owned),
-            kind: text(error, "type"),
-            status: text(error, "status"),
-            code: text(error, "code"),
-            code_number: error.get("code").and_then(small),
-            message: text(error, "message"),
-            details: Details {
-                retry_delays: details
-                    .into_iter()
-                    .flatten()
-                    .filter(|d| text(d, "@type").is_some_and(|t| t.ends_with(RETRY_INFO)))
-                    .filter_map(|d| text(d, "retryDelay"))
-                    .collect(),
-                reasons: details
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|d| text(d, "reason"))
-                    .collect(),
-                quota_ids: details
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|d| d.get("violations").and_then(Value::as_array))
-                    .flatten()
-                    .filter_map(|v| text(v, "quotaId"))
-                    .collect(),
-            },
-            inner_code: error.get("innererror").and_then(|inner| text(inner, "code")),
-            raw: error.get("metadata").and_then(|m| text(m, "raw")),
-            flagged: error
-                .get("metadata")
-                .and_then(Value::as_object)
-                .is_some_and(|m| m.contains_key("flagged_input")),
+        output_type: doc.get("Output").and_then(|o| text(o, "__type")),
+        estimated_time: doc.get("estimated_time").and_then(Value::as_f64),
+        metadata: metadata(doc.get("metadata")),
+        response_error: error_field(
+            doc.get("response")
+                .and_then(|r| r.get("error"))
+                .unwrap_or(&Value::Null),
+        ),
+        error: error_field(doc.get("error").unwrap_or(&Value::Null)),
+    }
+}
+
+/// OpenRouter's `metadata`, as the reader should keep it.
+fn metadata(value: Option<&Value>) -> Metadata<'static> {
+    let owned = |text: &str| Cow::Owned(text.to_owned());
+    Metadata {
+        raw: value
+            .and_then(|m| m.get("raw"))
+            .and_then(Value::as_str)
+            .map(owned),
+        flagged: value
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key("flagged_input")),
+    }
+}
+
+/// An `error` member, as the reader should keep it.
+fn error_field(error: &Value) -> ErrorField<'static> {
+    let owned = |text: &str| Cow::Owned(text.to_owned());
+    let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(owned);
+    let details = error.get("details").and_then(Value::as_array);
+    let message = error.get("message").and_then(|m| match m {
+        Value::Object(_) => text(m, "error"),
+        _ => m.as_str().map(owned),
+    });
+    ErrorField {
+        text: error.as_str().map(owned),
+        kind: text(error, "type"),
+        status: text(error, "status"),
+        code: text(error, "code"),
+        code_number: error.get("code").and_then(small),
+        message,
+        details: Details {
+            retry_delays: details
+                .into_iter()
+                .flatten()
+                .filter(|d| text(d, "@type").is_some_and(|t| t.ends_with(RETRY_INFO)))
+                .filter_map(|d| text(d, "retryDelay"))
+                .collect(),
+            reasons: details
+                .into_iter()
+                .flatten()
+                .filter_map(|d| text(d, "reason"))
+                .collect(),
+            quota_ids: details
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.get("violations").and_then(Value::as_array))
+                .flatten()
+                .filter_map(|v| text(v, "quotaId"))
+                .collect(),
+            zero_limit: details.into_iter().flatten().any(|d| {
+                d.get("metadata")
+                    .and_then(|m| m.get("quota_limit_value"))
+                    .and_then(Value::as_str)
+                    == Some("0")
+            }),
         },
+        inner_code: error
+            .get("innererror")
+            .and_then(|inner| text(inner, "code")),
+        metadata: metadata(error.get("metadata")),
     }
 }
 
