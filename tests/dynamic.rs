@@ -239,6 +239,7 @@ fn the_vocabulary_has_the_spec_values() {
     assert_eq!(codes::OUTPUT_TRUNCATED, "output_truncated");
     assert_eq!(codes::CONTENT_FILTERED, "content_filtered");
     assert_eq!(codes::INVALID_OUTPUT, "invalid_output");
+    assert_eq!(codes::REQUEST_TOO_LARGE, "request_too_large");
 }
 
 #[test]
@@ -263,6 +264,7 @@ fn all_lists_the_vocabulary_in_its_catalog_order() {
             "output_truncated",
             "content_filtered",
             "invalid_output",
+            "request_too_large",
         ]
     );
 }

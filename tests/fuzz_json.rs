@@ -54,7 +54,7 @@ fn provider_body() -> impl Strategy<Value = (Value, &'static str, Option<Duratio
     let anthropic = prop::sample::select(vec![
         ("overloaded_error", "provider_unavailable"),
         ("rate_limit_error", "rate_limit"),
-        ("request_too_large", "context_overflow"),
+        ("request_too_large", "request_too_large"),
         ("not_found_error", "not_found"),
     ]);
     // With whether the code is retried: only then is the delay the policy's.

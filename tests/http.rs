@@ -172,7 +172,12 @@ fn context_overflow_is_found_anywhere_in_a_chain_but_never_in_a_bare_500() {
     assert!(is_context_overflow(foreign.as_ref()));
     assert!(!is_context_overflow(&StatusError::new(500)));
     assert!(!is_context_overflow(
-        &StatusError::new(500).with_body("maximum context length")
+        &StatusError::new(500).with_body("internal error")
+    ));
+    // A 500 whose body says so is one: llama.cpp answers an overflow so, and the same
+    // prompt fails the same way every time.
+    assert!(is_context_overflow(
+        &StatusError::new(500).with_body("Context size has been exceeded.")
     ));
     assert!(!is_context_overflow(
         &StatusError::new(400).with_body("missing field `model`")
@@ -191,7 +196,7 @@ fn a_classified_link_whose_message_says_so_is_a_context_overflow() {
     // A classified link is read by its message, not by its cause's text: the 500 below it
     // decides for itself, and is not one.
     let over_a_500 = agent_error::Error::new("llm.generate", "provider_unavailable", "call failed")
-        .with_source(StatusError::new(500).with_body("maximum context length"));
+        .with_source(StatusError::new(500).with_body("tokenizer crashed on the context"));
     assert!(!is_context_overflow(&over_a_500));
 }
 
@@ -664,7 +669,7 @@ fn anthropic_bodies_by_error_type() {
             413,
             "request_too_large",
             "Request exceeds the maximum allowed number of bytes",
-            "context_overflow",
+            "request_too_large",
         ),
         (
             401,
@@ -791,7 +796,7 @@ fn google_bodies_by_error_status() {
             400,
             "FAILED_PRECONDITION",
             "User location is not supported",
-            "invalid_input",
+            "auth_error",
         ),
         (
             500,
@@ -855,17 +860,21 @@ fn google_retry_info_is_the_delay_when_no_header_gave_one() {
 }
 
 #[test]
-fn a_body_refines_only_an_error_status_and_never_makes_a_5xx_an_overflow() {
+fn a_body_refines_only_an_error_status_and_never_a_status_whose_meaning_is_specific() {
     let overflow = r#"{"error":{"code":"context_length_exceeded"}}"#;
-    for status in [400, 404, 413, 422, 429, 499] {
+    for status in [400, 413, 422, 429, 499, 500, 503, 504] {
         assert_eq!(code(status, overflow), "context_overflow", "{status}");
     }
-    for status in [500, 503, 529] {
-        let e = parts(status, &[], overflow);
-        assert_eq!(e.code(), "provider_unavailable", "{status}");
-        assert!(!is_context_overflow(&e));
-    }
-    assert_eq!(code(504, overflow), "timeout");
+    // 404, 402 and 529 say what they mean whatever the body's names.
+    assert_eq!(code(404, overflow), "not_found");
+    assert_eq!(code(402, overflow), "budget_exhausted");
+    let e = parts(529, &[], overflow);
+    assert_eq!(e.code(), "provider_unavailable");
+    assert!(!is_context_overflow(&e));
+    // A server error is not a filter's refusal nor a size limit, whatever its body says.
+    let filtered = r#"{"error":{"code":"content_policy_violation"}}"#;
+    assert_eq!(code(500, filtered), "provider_unavailable");
+    assert_eq!(code(400, filtered), "content_filtered");
     assert_eq!(code(200, overflow), "http_error");
     assert_eq!(
         code(302, r#"{"error":{"code":"rate_limit_exceeded"}}"#),
@@ -895,11 +904,8 @@ fn plain_text_bodies_fall_back_to_the_providers_phrases() {
             "This request exceeds the context window",
             "context_overflow",
         ),
-        (
-            500,
-            "maximum context length exceeded",
-            "provider_unavailable",
-        ),
+        (500, "maximum context length exceeded", "context_overflow"),
+        (500, "internal error", "provider_unavailable"),
         (
             429,
             "You exceeded your current quota, please check your plan",
@@ -1003,10 +1009,10 @@ fn invalid_utf8_is_decoded_lossily() {
         e.message(),
         "HTTP 400 Bad Request: bad \u{FFFD}\u{FFFD} body"
     );
-    let e = StatusError::from_parts_at(429u16, &HeaderMap::new(), b"quota exceeded \xc3", now());
+    let e = StatusError::from_parts_at(429u16, &HeaderMap::new(), b"credits exhausted \xc3", now());
     assert_eq!(
         (e.code(), e.body()),
-        ("budget_exhausted", "quota exceeded \u{FFFD}")
+        ("budget_exhausted", "credits exhausted \u{FFFD}")
     );
 }
 

@@ -185,7 +185,7 @@ async fn every_code_of_a_provider_with_a_name_for_it_reads_back_as_itself() {
         (Provider::OpenAiResponses, codes::CONTENT_FILTERED),
         (Provider::Anthropic, codes::RATE_LIMIT),
         (Provider::Anthropic, codes::AUTH),
-        (Provider::Anthropic, codes::CONTEXT_OVERFLOW),
+        (Provider::Anthropic, codes::REQUEST_TOO_LARGE),
         (Provider::Anthropic, codes::INVALID_INPUT),
         (Provider::Gemini, codes::TIMEOUT),
         (Provider::Gemini, codes::NOT_FOUND),

@@ -59,7 +59,8 @@ fn capture_keeps_the_classified_links_as_a_tree() {
             "docs_url": "https://docs.example.com/errors/index_busy",
             "cause": {
                 "op": "http.get", "code": "provider_unavailable", "message": "HTTP 503 Service Unavailable",
-                "retryable": true, "rate_limited": false, "retry_after_ms": 1500, "recovery": "retry", "status": 503,
+                "retryable": true, "rate_limited": false, "retry_after_ms": 1500,
+                "retry_after_source": "header", "recovery": "retry", "status": 503,
             },
         })
     );

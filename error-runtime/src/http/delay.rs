@@ -106,7 +106,7 @@ mod tests {
         for (message, ms) in cases {
             assert_eq!(
                 in_message(message).map(|d| d.as_millis()),
-                ms.map(u128::from),
+                ms.map(|ms: u64| u128::from(ms)),
                 "{message}"
             );
         }

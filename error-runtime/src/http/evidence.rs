@@ -11,6 +11,9 @@
 //! | 6 | the status class | 400, 401, 429, 503 … | the status table of `StatusError` |
 //!
 //! A name in a header (AWS's `x-amzn-ErrorType`) counts as the same name in the body.
+//! A generic type that says only "invalid request" (`invalid_request_error`,
+//! `INVALID_ARGUMENT`, `BadRequestError`) counts only when there is no status: a 401 whose
+//! body says `invalid_request_error` is an auth error.
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
 //! A server error (5xx) is never made a request too large or a filtered request by its body;
 //! it is a context overflow only when its body names or says one (llama.cpp answers an
@@ -58,10 +61,14 @@ impl Evidence {
             Some(498 | 529) => Some(Kind::Unavailable),
             _ => None,
         };
+        // "Invalid request" says only "a client's error": a status says more.
+        let generic = body
+            .generic
+            .filter(|kind| *kind != Kind::InvalidInput || status.is_none());
         by_status
             .or(body.named.filter(fits))
             .or(body.phrase.filter(fits))
-            .or(body.generic.filter(fits))
+            .or(generic.filter(fits))
     }
 }
 

@@ -58,7 +58,7 @@ mod lenient;
 ///
 /// let server_side = StatusError::new(429).with_op("llm.generate").with_retry_after(std::time::Duration::from_secs(2));
 /// let json = serde_json::to_string(&Report::capture(&server_side)).unwrap();
-/// assert_eq!(json, r#"{"op":"llm.generate","code":"rate_limit","message":"HTTP 429 Too Many Requests","retryable":true,"rate_limited":true,"retry_after_ms":2000,"recovery":"retry","hints":["wait before retrying, lower the request rate, or use another model"],"status":429}"#);
+/// assert_eq!(json, r#"{"op":"llm.generate","code":"rate_limit","message":"HTTP 429 Too Many Requests","retryable":true,"rate_limited":true,"retry_after_ms":2000,"recovery":"retry","hints":["wait before retrying, lower the request rate, or use another model"],"status":429,"retry_after_source":"header"}"#);
 ///
 /// let client_side: Report = serde_json::from_str(&json).unwrap();
 /// assert!(agent_error::is_retryable(&client_side));
@@ -229,8 +229,8 @@ impl Report {
     /// The HTTP status to answer with: the error's own (`#[agent(status)]`, a
     /// `StatusError`'s), else one that fits its code: 429 for `rate_limit` and
     /// `budget_exhausted`, 504 `timeout`, 503 `provider_unavailable`, 401 `auth_error`,
-    /// 403 `guard_blocked`, 404 `not_found`, 400 `invalid_input` and `context_overflow`,
-    /// 500 otherwise. Always an error status (400–599): a status outside it (a relayed
+    /// 403 `guard_blocked`, 404 `not_found`, 413 `request_too_large`, 400 `invalid_input`
+    /// and `context_overflow`, 500 otherwise. Always an error status (400–599): a status outside it (a relayed
     /// report that says `200`, `101` or `304`) is not the error's, and the code decides.
     pub fn http_status(&self) -> u16 {
         if let Some(status) = self.inner.status.filter(|s| (400..=599).contains(s)) {
@@ -243,6 +243,7 @@ impl Report {
             crate::core::codes::AUTH => 401,
             crate::core::codes::GUARD_BLOCKED => 403,
             crate::core::codes::NOT_FOUND => 404,
+            crate::core::codes::REQUEST_TOO_LARGE => 413,
             crate::core::codes::INVALID_INPUT | crate::core::codes::CONTEXT_OVERFLOW => 400,
             _ => 500,
         }

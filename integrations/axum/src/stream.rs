@@ -9,7 +9,7 @@ use ::axum::response::sse::Event;
 use agent_error_runtime::codes::{
     AUTH, BUDGET_EXHAUSTED, CONTENT_FILTERED, CONTEXT_OVERFLOW, GUARD_BLOCKED, INVALID_INPUT,
     INVALID_OUTPUT, NOT_FOUND, OUTPUT_TRUNCATED, PROVIDER_UNAVAILABLE, RATE_LIMIT,
-    STREAM_INTERRUPTED, TIMEOUT, TOOL_FAILED,
+    REQUEST_TOO_LARGE, STREAM_INTERRUPTED, TIMEOUT, TOOL_FAILED,
 };
 use agent_error_runtime::display::{MAX_SUMMARY_BYTES, one_line};
 use agent_error_runtime::stream::Provider;
@@ -42,6 +42,7 @@ use serde_json::Value;
 /// | `budget_exhausted` | `insufficient_quota`, `insufficient_quota` | `insufficient_quota` | `billing_error` | 429 `RESOURCE_EXHAUSTED` |
 /// | `not_found` | `invalid_request_error`, 404 | 404 | `not_found_error` | 404 `NOT_FOUND` |
 /// | `context_overflow` | `invalid_request_error`, `context_length_exceeded` | `context_length_exceeded` | `request_too_large` | 400 `INVALID_ARGUMENT` |
+/// | `request_too_large` | `invalid_request_error`, 413 | 413 | `request_too_large` | 413 `FAILED_PRECONDITION` |
 /// | `content_filtered` | `invalid_request_error`, `content_filter` | `content_filter` | `invalid_request_error` | 400 `FAILED_PRECONDITION` |
 /// | `tool_failed` | `invalid_request_error`, 400 | 400 | `invalid_request_error` | 400 `FAILED_PRECONDITION` |
 /// | `guard_blocked` | `invalid_request_error`, `content_filter` | `content_filter` | `invalid_request_error` | 400 `FAILED_PRECONDITION` |
@@ -61,8 +62,9 @@ use serde_json::Value;
 ///   `content_filtered` for `guard_blocked` in OpenAI's shapes), and `output_truncated` and
 ///   `invalid_output` as `stream_interrupted` in OpenAI's shapes and `provider_unavailable`
 ///   in Anthropic's and Gemini's: none is an error event in a provider's stream;
-/// - Anthropic: `stream_interrupted` reads as `provider_unavailable` (`api_error`), and
-///   `content_filtered` as `invalid_input`;
+/// - Anthropic: `stream_interrupted` reads as `provider_unavailable` (`api_error`),
+///   `content_filtered` as `invalid_input`, and `context_overflow` as `request_too_large`
+///   (Anthropic has no type of its own for an overflow; both compact, neither is retried);
 /// - Gemini: `budget_exhausted` reads as `rate_limit` (Google says `RESOURCE_EXHAUSTED` for
 ///   both), `context_overflow` and `content_filtered` as `invalid_input`,
 ///   `stream_interrupted` as `provider_unavailable`.
@@ -203,6 +205,7 @@ fn openai_names(code: &str, status: u16) -> (&str, OpenAiCode<'_>) {
         BUDGET_EXHAUSTED => ("insufficient_quota", Name("insufficient_quota")),
         NOT_FOUND => ("invalid_request_error", Status(404)),
         CONTEXT_OVERFLOW => ("invalid_request_error", Name("context_length_exceeded")),
+        REQUEST_TOO_LARGE => ("invalid_request_error", Status(413)),
         CONTENT_FILTERED | GUARD_BLOCKED => ("invalid_request_error", Name("content_filter")),
         // Names no reader knows: read as `stream_interrupted`.
         STREAM_INTERRUPTED | OUTPUT_TRUNCATED | INVALID_OUTPUT => (code, Name(code)),
@@ -228,7 +231,7 @@ fn anthropic_type(code: &str, status: u16) -> &'static str {
         PROVIDER_UNAVAILABLE => "overloaded_error",
         BUDGET_EXHAUSTED => "billing_error",
         NOT_FOUND => "not_found_error",
-        CONTEXT_OVERFLOW => "request_too_large",
+        CONTEXT_OVERFLOW | REQUEST_TOO_LARGE => "request_too_large",
         STREAM_INTERRUPTED | OUTPUT_TRUNCATED | INVALID_OUTPUT => "api_error",
         _ => match status {
             401 => "authentication_error",

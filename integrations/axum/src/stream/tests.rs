@@ -54,6 +54,7 @@ fn read_as(code: &'static str, provider: Provider) -> &'static str {
         (codes::CONTENT_FILTERED, Anthropic | Gemini) => codes::INVALID_INPUT,
         (codes::BUDGET_EXHAUSTED, Gemini) => codes::RATE_LIMIT,
         (codes::CONTEXT_OVERFLOW, Gemini) => codes::INVALID_INPUT,
+        (codes::CONTEXT_OVERFLOW, Anthropic) => codes::REQUEST_TOO_LARGE,
         (code, _) => code,
     }
 }
@@ -75,7 +76,7 @@ async fn every_shared_code_is_read_back_by_a_watch_as_documented() {
             round_trips += usize::from(read.code() == code);
         }
     }
-    assert_eq!(round_trips, 4 * 14 - 22);
+    assert_eq!(round_trips, 4 * 15 - 23);
 }
 
 /// Codes of a service's own, with and without a status.
