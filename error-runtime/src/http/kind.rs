@@ -33,7 +33,6 @@ impl Kind {
     /// The status table.
     pub(crate) const fn of_status(status: u16) -> Kind {
         match status {
-            400 => Kind::InvalidInput,
             401 | 403 => Kind::Auth,
             402 => Kind::BudgetExhausted,
             404 => Kind::NotFound,
@@ -42,7 +41,7 @@ impl Kind {
             429 => Kind::RateLimit,
             // Groq's flex tier out of capacity: come back later.
             498 | 500..=599 => Kind::Unavailable,
-            402..=499 => Kind::InvalidInput,
+            400..=499 => Kind::InvalidInput,
             _ => Kind::Other,
         }
     }

@@ -7,7 +7,7 @@ use std::fmt::{self, Write as _};
 use std::time::{Duration, SystemTime};
 
 use super::IntoStatus;
-use super::body::{self, BodyHints};
+use super::body;
 use super::evidence::Evidence;
 use super::headers::{ServerHints, fold_id, parse_retry_after};
 use super::kind::{Kind, TABLE};
@@ -66,14 +66,28 @@ pub struct StatusError {
     /// From a header, or `with_retry_after`.
     retry_after: Option<Duration>,
     body: String,
-    /// What the body says, read once when it is set (with the headers' names).
-    body_hints: BodyHints,
-    /// What the headers say besides the delay: `x-should-retry`, the rate-limit reset, the
-    /// failure's name, the request id.
-    server: ServerHints,
+    /// `x-should-retry`.
+    should_retry: Option<bool>,
+    /// The failure's name in `x-amzn-ErrorType`, specific and generic, for the body's
+    /// reading.
+    header_names: [Option<Kind>; 2],
+    /// What else the response says, when it says anything: boxed, so that a
+    /// `Result<T, StatusError>` stays small.
+    facts: Option<Box<Facts>>,
     op: Cow<'static, str>,
     source: Option<Box<dyn StdError + Send + Sync + 'static>>,
     kind: Kind,
+}
+
+/// What a response says besides its status, body and header delay.
+#[derive(Debug, Default)]
+struct Facts {
+    /// The wait the body gives (a field, else its message's text).
+    body_wait: Option<(Duration, RetryAfterSource)>,
+    /// On a 429 the server gave no verdict on, the reset of OpenAI's spent limit.
+    reset: Option<Duration>,
+    /// The provider's request id, folded and cut.
+    request_id: Option<Box<str>>,
 }
 
 impl StatusError {
@@ -104,8 +118,9 @@ impl StatusError {
             status: Some(status),
             retry_after: None,
             body: String::new(),
-            body_hints: BodyHints::default(),
-            server: ServerHints::default(),
+            should_retry: None,
+            header_names: [None; 2],
+            facts: None,
             op: Cow::Borrowed("http"),
             source: None,
             kind: Kind::of_status(status),
@@ -124,16 +139,20 @@ impl StatusError {
             ..Evidence::default()
         }
         .decide()?;
-        Some(StatusError {
+        let mut e = StatusError {
             status,
             retry_after: None,
             body,
-            body_hints: hints,
-            server: ServerHints::default(),
+            should_retry: None,
+            header_names: [None; 2],
+            facts: None,
             op: Cow::Borrowed("http"),
             source: None,
             kind,
-        })
+        };
+        e.facts_mut().body_wait = body_wait(&hints);
+        e.drop_empty_facts();
+        Some(e)
     }
 
     /// A failed response from the `http` crate's parts: the status, the headers and the body
@@ -256,8 +275,18 @@ impl StatusError {
     ) -> Self {
         let status = status.into_status();
         let mut e = Self::new(status);
-        e.server = ServerHints::read(headers, status, now);
-        e.retry_after = e.server.retry_after;
+        let server = ServerHints::read(headers, status, now);
+        e.retry_after = server.retry_after;
+        e.should_retry = server.should_retry;
+        if let Some(name) = server.error_name.as_deref() {
+            e.header_names = [
+                body::name_of(name, Weight::Specific),
+                body::name_of(name, Weight::Generic),
+            ];
+        }
+        let facts = e.facts_mut();
+        facts.reset = server.reset;
+        facts.request_id = server.request_id;
         e.set_body(body::keep(body.as_ref()));
         e
     }
@@ -343,9 +372,10 @@ impl StatusError {
     /// ```
     #[must_use]
     pub fn with_request_id(mut self, id: &str) -> Self {
-        self.server.request_id = Some(fold_id(id))
+        self.facts_mut().request_id = Some(fold_id(id))
             .filter(|id| !id.is_empty())
             .map(Into::into);
+        self.drop_empty_facts();
         self
     }
 
@@ -376,7 +406,7 @@ impl StatusError {
     /// assert!(!e.to_string().contains("req_"));
     /// ```
     pub fn request_id(&self) -> Option<&str> {
-        self.server.request_id.as_deref()
+        self.facts.as_ref()?.request_id.as_deref()
     }
 
     /// Where [`retry_after`](AgentError::retry_after) came from, when there is one: a
@@ -402,37 +432,49 @@ impl StatusError {
 
     /// The wait the response asks for and where it came from, retried or not.
     fn wait(&self) -> Option<(Duration, RetryAfterSource)> {
-        let hints = &self.body_hints;
-        [
-            (self.retry_after, RetryAfterSource::Header),
-            (hints.retry_delay, RetryAfterSource::BodyField),
-            (hints.message_delay, RetryAfterSource::Message),
-            (self.server.reset, RetryAfterSource::RateLimitReset),
-        ]
-        .into_iter()
-        .find_map(|(delay, source)| Some((delay?, source)))
+        let facts = self.facts.as_deref();
+        let reset = facts.and_then(|f| f.reset);
+        self.retry_after
+            .map(|delay| (delay, RetryAfterSource::Header))
+            .or(facts.and_then(|f| f.body_wait))
+            .or(reset.map(|delay| (delay, RetryAfterSource::RateLimitReset)))
     }
 
     fn set_body(&mut self, body: String) {
         let mut hints = body::read(&body);
-        if let Some(name) = self.server.error_name.as_deref() {
-            hints.named = hints.named.or(body::name_of(name, Weight::Specific));
-            hints.generic = hints.generic.or(body::name_of(name, Weight::Generic));
-        }
-        self.body_hints = hints;
+        let [specific, generic] = self.header_names;
+        hints.named = hints.named.or(specific);
+        hints.generic = hints.generic.or(generic);
         self.body = body;
+        self.facts_mut().body_wait = body_wait(&hints);
+        self.drop_empty_facts();
         self.kind = Evidence {
             status: self.status,
-            should_retry: self.server.should_retry,
+            should_retry: self.should_retry,
             body: hints,
         }
         .decide()
         .unwrap_or(Kind::Other);
     }
 
+    fn facts_mut(&mut self) -> &mut Facts {
+        self.facts.get_or_insert_default()
+    }
+
+    /// Frees the facts when they say nothing.
+    fn drop_empty_facts(&mut self) {
+        if let Some(f) = &self.facts
+            && f.body_wait.is_none()
+            && f.reset.is_none()
+            && f.request_id.is_none()
+        {
+            self.facts = None;
+        }
+    }
+
     /// The server said not to retry what would otherwise have been retried.
     fn retry_refused(&self) -> bool {
-        self.server.should_retry == Some(false) && self.kind.doc().policy.is_retryable()
+        self.should_retry == Some(false) && self.kind.doc().policy.is_retryable()
     }
 
     fn write_status(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -496,6 +538,16 @@ impl fmt::Display for RetryAfterSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The wait a body gives: a field of it, else its message's text.
+fn body_wait(hints: &body::BodyHints) -> Option<(Duration, RetryAfterSource)> {
+    hints
+        .retry_delay
+        .map(|delay| (delay, RetryAfterSource::BodyField))
+        .or(hints
+            .message_delay
+            .map(|delay| (delay, RetryAfterSource::Message)))
 }
 
 fn reason(status: u16) -> Option<&'static str> {
@@ -579,7 +631,7 @@ impl AgentError for StatusError {
 
     fn retry_policy(&self) -> RetryPolicy {
         let policy = self.kind.doc().policy;
-        if self.server.should_retry == Some(false) || !policy.is_retryable() {
+        if self.should_retry == Some(false) || !policy.is_retryable() {
             return RetryPolicy::NEVER;
         }
         policy.with_retry_after(self.wait().map(|(delay, _)| delay))
@@ -623,4 +675,20 @@ impl Catalog for StatusError {
     /// One entry per kind of the table above; the op is set at run time (`"http"` by
     /// default). `x-should-retry` changes a response's retrying at run time, not its code.
     const CODES: &'static [CodeDoc] = &TABLE;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StatusError;
+
+    /// A `Result<T, StatusError>` stays under clippy's `result_large_err` threshold (128
+    /// bytes): what a response rarely says lives behind one box.
+    #[test]
+    fn a_status_error_stays_small() {
+        assert!(
+            size_of::<StatusError>() <= 112,
+            "{}",
+            size_of::<StatusError>()
+        );
+    }
 }
