@@ -21,7 +21,7 @@ fn now() -> SystemTime {
 
 #[test]
 fn statuses_are_classified() {
-    for status in [408, 500, 502, 503, 504, 529, 599] {
+    for status in [408, 498, 500, 502, 503, 504, 529, 599] {
         assert_eq!(classify_status(status), StatusClass::Retryable, "{status}");
     }
     assert_eq!(classify_status(429), StatusClass::RateLimited);
