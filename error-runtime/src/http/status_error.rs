@@ -22,26 +22,30 @@ const DO_NOT_RETRY_HINT: &str =
 
 /// A failed HTTP response, classified.
 ///
-/// The status decides first:
+/// By its status alone:
 ///
 /// | status | code | retried | recovery |
 /// |---|---|---|---|
 /// | 400 | `invalid_input` | no | replan |
 /// | 401, 403 | `auth_error` | no | escalate |
+/// | 402 | `budget_exhausted` | no | escalate |
 /// | 404 | `not_found` | no | abort |
 /// | 408, 504 | `timeout` | yes | retry |
+/// | 413 | `request_too_large` | no | compact |
 /// | 429 | `rate_limit` | yes, rate-limited | retry |
-/// | other 5xx, 529 | `provider_unavailable` | yes | retry |
+/// | 498 (Groq's flex tier out of capacity), other 5xx, 529 | `provider_unavailable` | yes | retry |
 /// | other 4xx | `invalid_input` | no | replan |
 /// | anything else (a redirect not followed, a non-standard status) | `http_error` | no | abort |
 ///
-/// Then, on an error status (400 and up), the body refines it when it names the failure
-/// (see [`from_parts`](Self::from_parts) for the bodies read); a body can make a 4xx a
-/// `context_overflow` (recovery `compact`) but never a 5xx. A spent quota is
-/// `budget_exhausted` (not retried, recovery `escalate`). Last, `x-should-retry` overrides
-/// both.
+/// On an error status (400 and up) the headers and the body say more, and when they disagree
+/// the order of evidence decides (see [`from_parts`](Self::from_parts)): server hints, then a
+/// status whose meaning is specific (402, 404, 413, 498, 529), then the body's specific names,
+/// then the phrase families of its message (a spent budget, a request too large, a context
+/// overflow, a content policy), then its generic type, and last the status class.
 ///
-/// The server's delay, when given, is the policy's `retry_after`. Display shows
+/// The server's delay, when given, is the policy's `retry_after`, and
+/// [`retry_after_source`](Self::retry_after_source) says where it came from;
+/// [`request_id`](Self::request_id) is the provider's id for the request. Display shows
 /// `http [code]: HTTP 429 Too Many Requests: <first line of the body>`; the public
 /// message leaves the body out.
 ///
@@ -168,44 +172,37 @@ impl StatusError {
     ///   `fallback` ("not here: use another provider"); the rest keep their recovery.
     ///   `true`: what would not have been retried becomes `provider_unavailable`, retried
     ///   with the default policy.
-    /// - on a 429 with none of the above, OpenAI's `x-ratelimit-reset-requests` and
+    /// - on a 429 without `x-should-retry`, OpenAI's `x-ratelimit-reset-requests` and
     ///   `x-ratelimit-reset-tokens` ([`parse_rate_limit_reset`](super::parse_rate_limit_reset)):
     ///   the reset of the limit that `x-ratelimit-remaining-*` says is `0` (the later one when
-    ///   both are), else the sooner of the two.
+    ///   both are), else the sooner of the two, when nothing else gives a wait;
+    /// - `x-amzn-ErrorType`: AWS's name for the failure, read as the same name in the body;
+    /// - `x-request-id`, `request-id`, `x-amzn-requestid`, else `cf-ray`: the provider's
+    ///   request id ([`request_id`](Self::request_id)).
     ///
-    /// Provider bodies read as JSON (on an error status they override the status's code,
-    /// except that only a 4xx can be a `context_overflow`):
+    /// When the status, the headers and the body disagree, the first of these that says
+    /// anything decides:
     ///
-    /// | provider | field | value | code |
+    /// | # | evidence | examples | gives |
     /// |---|---|---|---|
-    /// | OpenAI and the servers that speak its API | `error.code`, else `error.type`, else a top-level `code` | `insufficient_quota`, `billing_hard_limit_reached`, `credit_balance_exhausted` | `budget_exhausted` |
-    /// | | | `context_length_exceeded` | `context_overflow` |
-    /// | | | `invalid_api_key` | `auth_error` |
-    /// | | | `rate_limit_exceeded`, `slow_down`, `too_many_requests` | `rate_limit` |
-    /// | | | `server_error`, `server_is_overloaded`, `api_error` | `provider_unavailable` |
-    /// | | | `content_filter`, `cyber_policy`, `bio_policy` | `content_filtered` (a 4xx only) |
-    /// | Anthropic (`"type": "error"`) | `error.type` | `overloaded_error`, `api_error` | `provider_unavailable` |
-    /// | | | `timeout_error` | `timeout` |
-    /// | | | `billing_error` | `budget_exhausted` |
-    /// | | | `rate_limit_error` | `rate_limit` |
-    /// | | | `request_too_large` | `context_overflow` |
-    /// | | | `authentication_error`, `permission_error` | `auth_error` |
-    /// | | | `not_found_error` | `not_found` |
-    /// | | | `invalid_request_error` | `invalid_input`* |
-    /// | Google (also in a one-element array) | `error.status` | `RESOURCE_EXHAUSTED` | `rate_limit` |
-    /// | | | `UNAVAILABLE` | `provider_unavailable` |
-    /// | | | `DEADLINE_EXCEEDED` | `timeout` |
-    /// | | | `UNAUTHENTICATED`, `PERMISSION_DENIED` | `auth_error` |
-    /// | | | `NOT_FOUND` | `not_found` |
-    /// | | | `INVALID_ARGUMENT` | `invalid_input`* |
-    /// | Text Generation Inference | `error_type` | `generation`, `incomplete_generation`, `overloaded` | `provider_unavailable` |
-    /// | | | `validation` | `invalid_input` |
+    /// | 1 | server hints | `x-should-retry`, `retry-after-ms`, `Retry-After` | retrying and the wait |
+    /// | 2 | a status whose meaning is specific | 402, 404, 413 (a context overflow if the body says so), 498, 529 | `budget_exhausted`, `not_found`, `request_too_large`, `provider_unavailable` |
+    /// | 3 | the body's specific names | `error.code`, a specific `error.type` (`insufficient_quota`, `context_length_exceeded`, `content_policy_violation`, `model_not_found`, `billing_error`, `request_too_large`), Google's `details[].reason` (`API_KEY_INVALID`) and quotas (per day, or a limit of 0: `budget_exhausted`; per minute: `rate_limit`), AWS's `__type`, Azure's `innererror.code`, TGI's `error_type`, a moderation flag | what they name |
+    /// | 4 | phrase families in the message | a spent budget ("credit balance is too low", "insufficient balance", "usage limit reached"), a request too large ("Request too large … tokens per min"), a context overflow ("prompt is too long", "maximum context length", "input length and `max_tokens` exceed context limit", …), a content policy, and a few more | `budget_exhausted`, `request_too_large`, `context_overflow`, `content_filtered`, … |
+    /// | 5 | the body's generic type | `rate_limit_exceeded`, `rate_limit_error`, `overloaded_error`, `api_error`, `server_error`, Google's `RESOURCE_EXHAUSTED`, `UNAVAILABLE` | what it names |
+    /// | 6 | the status class | the table on [`StatusError`] | |
     ///
-    /// \* `context_overflow` when the message shows one ("prompt is too long", "input token
-    /// count", …). When the JSON names nothing above, its message (`error.message`, a string
-    /// `error`, `message` or `detail`) is read as plain text is: the providers' phrases for a
-    /// context overflow or a spent quota. Google's `RetryInfo.retryDelay` (`"30s"`) is the
-    /// delay when no header gave one.
+    /// A generic type that says only "invalid request" (`invalid_request_error`,
+    /// `INVALID_ARGUMENT`) counts only without a status; a 5xx is never made a request too
+    /// large or a filtered one by its body (it is an overflow when its body says so); a
+    /// gateway's relayed body (OpenRouter's `metadata.raw`) is read one level deep. The
+    /// message is `error.message` (or its `error` string), a string `error`, `message` or
+    /// `detail`, or a plain-text body; the guide's HTTP chapter lists what each provider
+    /// sends and how it reads.
+    ///
+    /// The wait of a failure that is retried, first found: the headers above, a field of the
+    /// body (Google's `RetryInfo.retryDelay`, Hugging Face's `estimated_time`), the message's
+    /// text ("Please try again in 11.054s"), OpenAI's rate-limit reset.
     ///
     /// ```
     /// use std::time::Duration;
