@@ -87,6 +87,17 @@ fn a_specific_name_wins_over_the_phrases_and_the_phrases_over_a_generic_type() {
         (e.code(), e.is_retryable(), e.recovery()),
         ("request_too_large", false, Recovery::Compact)
     );
+    // A throttle whose request alone asks for more than the limit (Groq: "Used 0").
+    let over = r#"{"error":{"message":"Rate limit reached for model `llama3-70b-8192` in organization `org_x` on tokens per minute (TPM): Limit 7000, Used 0, Requested ~12903. Please try again in 50.597142857s.","type":"tokens","code":"rate_limit_exceeded"}}"#;
+    assert_eq!(
+        (
+            code(429, over).as_str(),
+            response(429, &[], over).retry_after()
+        ),
+        ("request_too_large", None)
+    );
+    let under = r#"{"error":{"message":"Rate limit reached for gpt-4o-mini on tokens per min (TPM): Limit 100,000, Used 96,749, Requested 19,126. Please try again in 9.5s.","type":"tokens","code":"rate_limit_exceeded"}}"#;
+    assert_eq!(code(429, under), "rate_limit");
     // A specific code is not overruled by a phrase in the message.
     let named = r#"{"error":{"message":"Request too large","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
     assert_eq!(code(400, named), "context_overflow");
@@ -187,7 +198,12 @@ fn every_wait_says_where_it_came_from_and_the_first_found_wins() {
         ("x-ratelimit-remaining-requests", "0"),
         ("x-ratelimit-reset-requests", "6s"),
     ];
-    let cases: [(&[(&str, &str)], &str, Option<(u64, RetryAfterSource)>); 5] = [
+    type Case<'a> = (
+        &'a [(&'static str, &'a str)],
+        &'a str,
+        Option<(u64, RetryAfterSource)>,
+    );
+    let cases: [Case<'_>; 5] = [
         (
             &[("retry-after", "7")],
             message,

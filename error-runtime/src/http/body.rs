@@ -219,23 +219,28 @@ fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
 /// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a
 /// plan's limit is spent when the quota counts per day or its limit is 0 (also an
 /// `ErrorInfo` whose `quota_limit_value` is `"0"`), and a rate limit otherwise.
+///
+/// Without quota details, a message naming a quota is read with the phrases.
 fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Kind> {
+    if details.quota_ids.is_empty() && !details.zero_limit {
+        return None;
+    }
     let daily = details
         .quota_ids
         .iter()
         .any(|id| id.to_ascii_lowercase().contains(DAILY_QUOTA));
-    match message.map(quota_in_text) {
-        _ if daily || details.zero_limit => Some(Kind::BudgetExhausted),
-        Some(Some(kind)) => Some(kind),
-        _ if details.quota_ids.is_empty() => None,
-        _ => Some(Kind::RateLimit),
+    if daily || details.zero_limit {
+        return Some(Kind::BudgetExhausted);
     }
+    message
+        .and_then(|text| quota_in_text(&lowercase_prefix(text)))
+        .or(Some(Kind::RateLimit))
 }
 
 /// What a message naming Google's exceeded quota says: a plan's limit when its limit is 0 or
-/// it counts per day, else a rate limit; `None` when it names no quota.
-fn quota_in_text(text: &str) -> Option<Kind> {
-    let lower = lowercase_prefix(text);
+/// it counts per day, else a rate limit; `None` when it names no quota. `lower` is the
+/// message in ASCII lowercase.
+fn quota_in_text(lower: &str) -> Option<Kind> {
     if !lower.contains(QUOTA_METRIC) {
         return None;
     }
@@ -268,12 +273,15 @@ pub(crate) struct Document {
 /// stands for a status), else plain text and the providers' phrases in it.
 #[cfg(feature = "stream")]
 pub(crate) fn read_document(text: &str) -> Document {
-    Document {
-        hints: read(text),
-        message: json::read(text.as_bytes())
-            .as_ref()
-            .and_then(message)
-            .map(str::to_owned),
+    match json::read(text.as_bytes()) {
+        Some(json) => Document {
+            hints: read_json(&json, true),
+            message: message(&json).map(str::to_owned),
+        },
+        None => Document {
+            hints: read(text),
+            message: None,
+        },
     }
 }
 
@@ -296,14 +304,43 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
 /// What the providers' phrases in free text say: Google's quota reading when it names a
 /// quota, else the first phrase family that matches.
 pub(super) fn phrases(text: &str) -> Option<Kind> {
-    if let Some(kind) = quota_in_text(text) {
+    let lower = lowercase_prefix(text);
+    if let Some(kind) = quota_in_text(&lower) {
         return Some(kind);
     }
-    let lower = lowercase_prefix(text);
-    PHRASES
+    let family = PHRASES
         .iter()
         .find(|(_, needles)| needles.iter().any(|needle| lower.contains(needle)))
-        .map(|(kind, _)| *kind)
+        .map(|(kind, _)| *kind);
+    // A throttle's message whose request alone is over the limit: waiting cannot help.
+    match family {
+        Some(Kind::RateLimit) | None if request_over_limit(&lower) => Some(Kind::RequestTooLarge),
+        _ => family,
+    }
+}
+
+/// Whether a rate limit's message says the request alone asks for more than the limit, as
+/// OpenAI's and Groq's do ("… (TPM): Limit 7000, Used 0, Requested ~12903."): both numbers
+/// read, the request larger. `lower` is the message in ASCII lowercase.
+fn request_over_limit(lower: &str) -> bool {
+    // The first number after `label` (digits, with `,` between thousands), at most 20
+    // digits: the first place the label is followed by one.
+    let number_after = |label: &str| {
+        lower.match_indices(label).find_map(|(at, _)| {
+            let digits: String = lower[at + label.len()..]
+                .trim_start_matches([' ', '~'])
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .filter(char::is_ascii_digit)
+                .take(20)
+                .collect();
+            digits.parse::<u64>().ok()
+        })
+    };
+    match (number_after("limit "), number_after("requested ")) {
+        (Some(limit), Some(requested)) => requested > limit,
+        _ => false,
+    }
 }
 
 /// At most the first [`MAX_BODY`] bytes of `text`, in ASCII lowercase.

@@ -61,6 +61,7 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("ExpiredTokenException", Kind::Auth, Weight::Specific),                 // AWS
     ("unsupported_country_region_territory", Kind::Auth, Weight::Specific),  // OpenAI
     ("InvalidApiKey", Kind::Auth, Weight::Specific),                         // Alibaba
+    ("organization_restricted", Kind::Auth, Weight::Specific),               // Groq
     ("UNAUTHENTICATED", Kind::Auth, Weight::Generic),                        // Google
     ("PERMISSION_DENIED", Kind::Auth, Weight::Generic),                      // Google
     // What does not exist.
@@ -68,6 +69,8 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("model_decommissioned", Kind::NotFound, Weight::Specific),              // Groq
     ("invalid_model", Kind::NotFound, Weight::Specific),                     // Mistral, Perplexity
     ("UnknownOperationException", Kind::NotFound, Weight::Specific),         // AWS
+    ("model_not_available", Kind::NotFound, Weight::Specific),               // Together
+    ("dedicated_endpoint_not_running", Kind::NotFound, Weight::Specific),    // Together
     ("not_found_error", Kind::NotFound, Weight::Specific),                   // Anthropic
     ("DeploymentNotFound", Kind::NotFound, Weight::Specific),                // Azure
     ("ResourceNotFoundException", Kind::NotFound, Weight::Specific),         // AWS
@@ -183,6 +186,7 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "reduce the length of the messages",
         "range of input length",
         "exceeded model token limit",
+        "input_too_large",
     ]),
     // Content policies and moderation.
     (Kind::ContentFiltered, &[
@@ -197,11 +201,13 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "moderation",
         "inappropriate content",
         "considered high risk",
+        "content exists risk",
         "敏感内容", // sensitive content
     ]),
     // Who may call at all: a person must act.
     (Kind::Auth, &[
         "organization has been disabled",
+        "organization has been restricted",
         "account has been disabled",
         "location is not supported",
     ]),
@@ -219,8 +225,14 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
         "tokens per minute limit exceeded",
         "too many requests",
     ]),
+    // A deadline passed, said in words only.
+    (Kind::Timeout, &[
+        "timed out waiting",
+    ]),
     // The server failed, said in words only.
     (Kind::Unavailable, &[
+        "server had an error",
+        "temporarily unavailable",
         "capacity exceeded",
         "unable to process your request",
         "try your request again",
