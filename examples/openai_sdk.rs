@@ -3,9 +3,9 @@
 //! OpenAI server on 127.0.0.1 (axum) answers 429 `rate_limit_exceeded`, then 200, then 429
 //! `insufficient_quota`.
 //!
-//! async-openai retries 429s by itself in the client it builds; the client here gets the
-//! plain transport (`with_http_service(ReqwestService::new(..))`, its `middleware` feature)
-//! so that the retrier alone decides.
+//! async-openai retries 429s by itself in the client it builds; the client here is built
+//! with `agent_error::openai::client`, which gives it the plain transport, so that the
+//! retrier alone decides.
 //!
 //! `cargo run --example openai_sdk --features async-openai,tokio`
 
@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use agent_error::retry::{Retrier, tokio_sleep};
 use async_openai::config::OpenAIConfig;
-use async_openai::middleware::ReqwestService;
 use async_openai::types::chat::{ChatCompletionRequestMessage, CreateChatCompletionRequestArgs};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -52,12 +51,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .no_proxy()
         .timeout(Duration::from_secs(10))
         .build()?;
-    let client = async_openai::Client::with_config(
+    let client = agent_error::openai::client(
         OpenAIConfig::new()
             .with_api_base(format!("http://{addr}/v1"))
             .with_api_key("sk-example"),
-    )
-    .with_http_service(ReqwestService::new(http));
+        http,
+    );
     let request = CreateChatCompletionRequestArgs::default()
         .model("gpt-4o-mini")
         .messages([ChatCompletionRequestMessage::User("Hi".into())])

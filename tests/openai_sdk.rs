@@ -11,7 +11,6 @@ use agent_error::retry::{Retrier, tokio_sleep};
 use agent_error::{Recovery, classify, codes};
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
-use async_openai::middleware::ReqwestService;
 use async_openai::types::chat::{
     ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
 };
@@ -57,20 +56,24 @@ async fn serve(script: Vec<(u16, String)>) -> (SocketAddr, Fake, tokio::task::Jo
     (addr, fake, server)
 }
 
-/// async-openai's client on the plain transport: without its own 429/5xx retry layer, so
-/// that the `Retrier` alone decides.
-fn client(addr: SocketAddr) -> async_openai::Client<OpenAIConfig> {
-    let http = reqwest::Client::builder()
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(5))
         .build()
-        .unwrap();
-    async_openai::Client::with_config(
-        OpenAIConfig::new()
-            .with_api_base(format!("http://{addr}/v1"))
-            .with_api_key("sk-test"),
-    )
-    .with_http_service(ReqwestService::new(http))
+        .unwrap()
+}
+
+fn config(addr: SocketAddr) -> OpenAIConfig {
+    OpenAIConfig::new()
+        .with_api_base(format!("http://{addr}/v1"))
+        .with_api_key("sk-test")
+}
+
+/// async-openai's client on the plain transport: without its own 429/5xx retry layer, so
+/// that the `Retrier` alone decides.
+fn client(addr: SocketAddr) -> async_openai::Client<OpenAIConfig> {
+    agent_error::openai::client(config(addr), http())
 }
 
 fn request() -> CreateChatCompletionRequest {
@@ -200,4 +203,115 @@ fn an_invalid_argument_is_invalid_input() {
     let c = classify(&err).unwrap();
     assert_eq!(c.code(), codes::INVALID_INPUT);
     assert_eq!(c.message(), "the request could not be built");
+}
+
+/// A server that always answers 503 with `retry-after: 0`, counting the requests.
+async fn always_unavailable() -> (SocketAddr, Arc<AtomicU32>, tokio::task::JoinHandle<()>) {
+    let hits = Arc::new(AtomicU32::new(0));
+    let counted = hits.clone();
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [("retry-after", "0")],
+                    openai_error("server_error", "server_error", "The server is overloaded."),
+                )
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (addr, hits, server)
+}
+
+/// A retrier of three attempts around `client`, against a provider that is down: how many
+/// requests reached it.
+async fn attempts_against_an_outage(
+    client: async_openai::Client<OpenAIConfig>,
+    hits: &AtomicU32,
+) -> u32 {
+    let err = Retrier::new()
+        .max_attempts(3)
+        .seed(7)
+        .run_async(
+            |_| {
+                let client = client.clone();
+                async move { client.chat().create(request()).await }
+            },
+            tokio_sleep,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(classify(&err).unwrap().code(), codes::PROVIDER_UNAVAILABLE);
+    hits.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn the_retrier_is_the_only_retry_loop() {
+    // async-openai's own client retries by itself: the attempts multiply.
+    let (addr, hits, server) = always_unavailable().await;
+    let own = async_openai::Client::build(http(), config(addr));
+    assert_eq!(
+        attempts_against_an_outage(own, &hits).await,
+        12,
+        "3 × (1 + 3)"
+    );
+    server.abort();
+    // Built with `openai::client`, each of the retrier's attempts is one request.
+    let (addr, hits, server) = always_unavailable().await;
+    assert_eq!(attempts_against_an_outage(client(addr), &hits).await, 3);
+    server.abort();
+}
+
+#[tokio::test]
+async fn a_body_that_cannot_be_read_is_invalid_output_tried_once_more() {
+    let (addr, fake, server) = serve(vec![
+        (200, "{\"id\": \"chatcmpl-1\", \"choi".to_string()),
+        (200, "<html>proxy page</html>".to_string()),
+    ])
+    .await;
+    let err = chat(addr).await.unwrap_err();
+    assert!(matches!(err, OpenAIError::JSONDeserialize(..)), "{err:?}");
+    let c = classify(&err).unwrap();
+    assert_eq!((c.code(), c.is_retryable()), (codes::INVALID_OUTPUT, true));
+    assert_eq!(
+        fake.hits.load(Ordering::SeqCst),
+        2,
+        "invalid output is tried once more"
+    );
+    server.abort();
+}
+
+#[tokio::test]
+async fn a_rate_limit_without_its_header_waits_what_its_message_says() {
+    let limited = openai_error(
+        "rate_limit_exceeded",
+        "requests",
+        "Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 300ms.",
+    );
+    let (addr, fake, server) = serve(vec![(429, limited)]).await;
+    let waits = Arc::new(Mutex::new(Vec::new()));
+    let seen = waits.clone();
+    let client = client(addr);
+    let answer = retrier()
+        .on_retry(move |_, _, delay| seen.lock().unwrap().push(delay))
+        .run_async(
+            |_| {
+                let client = client.clone();
+                async move { client.chat().create(request()).await }
+            },
+            tokio_sleep,
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.choices[0].message.content.as_deref(), Some("hello"));
+    assert_eq!(fake.hits.load(Ordering::SeqCst), 2);
+    assert_eq!(*waits.lock().unwrap(), [Duration::from_millis(300)]);
+    server.abort();
 }

@@ -9,7 +9,6 @@ use std::time::Duration;
 use agent_error::stream::{Failure, StreamError};
 use agent_error::{AgentError, Recovery, codes};
 use async_openai::config::OpenAIConfig;
-use async_openai::middleware::ReqwestService;
 use async_openai::types::chat::{
     ChatCompletionRequestMessage, CreateChatCompletionRequest, CreateChatCompletionRequestArgs,
     CreateChatCompletionStreamResponse,
@@ -51,12 +50,12 @@ fn client(server: &sse::Server) -> async_openai::Client<OpenAIConfig> {
         .build()
         .unwrap();
     let base = server.url.trim_end_matches("/stream");
-    async_openai::Client::with_config(
+    agent_error::openai::client(
         OpenAIConfig::new()
             .with_api_base(base)
             .with_api_key("sk-test"),
+        http,
     )
-    .with_http_service(ReqwestService::new(http))
 }
 
 fn request() -> CreateChatCompletionRequest {
@@ -235,4 +234,71 @@ async fn an_error_status_is_the_opening_error_classified() {
         (Failure::Opening, codes::PROVIDER_UNAVAILABLE)
     );
     assert!(e.is_retryable());
+}
+
+/// The first error async-openai's own stream yields for `script`, without a watch.
+async fn first_error(script: Script) -> async_openai::error::OpenAIError {
+    let server = sse::serve(script).await;
+    let mut stream = client(&server)
+        .chat()
+        .create_stream(request())
+        .await
+        .expect("the stream opens");
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(item) = stream.next().await {
+            if let Err(e) = item {
+                return e;
+            }
+        }
+        panic!("the stream ended without an error");
+    })
+    .await
+    .expect("an error within 5 s")
+}
+
+#[tokio::test]
+async fn without_a_watch_an_error_event_is_classified_as_its_body() {
+    let overloaded = r#"data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}
+
+"#;
+    let e = first_error(Script::ok(Framing::Chunked).send_all([role(), overloaded.into()])).await;
+    assert!(matches!(
+        e,
+        async_openai::error::OpenAIError::JSONDeserialize(..)
+    ));
+    let c = agent_error::classify(&e).expect("classified");
+    assert_eq!(
+        (c.code(), c.is_retryable()),
+        (codes::PROVIDER_UNAVAILABLE, true)
+    );
+    let limited = r#"data: {"error":{"message":"Rate limit reached for gpt-4o-mini. Please try again in 1.5s.","type":"requests","param":null,"code":"rate_limit_exceeded"}}
+
+"#;
+    let e = first_error(Script::ok(Framing::Chunked).send(limited)).await;
+    let c = agent_error::classify(&e).expect("classified");
+    assert_eq!(c.code(), codes::RATE_LIMIT);
+    assert_eq!(c.retry_after(), Some(Duration::from_millis(1500)));
+    // A chunk that is no error and cannot be read is output the model broke.
+    let e = first_error(Script::ok(Framing::Chunked).send("data: {\"choices\": 7}\n\n")).await;
+    let c = agent_error::classify(&e).expect("classified");
+    assert_eq!(c.code(), codes::INVALID_OUTPUT);
+}
+
+#[tokio::test]
+async fn without_a_watch_a_cut_stream_is_interrupted() {
+    let e = first_error(
+        Script::ok(Framing::Chunked)
+            .send_all([role(), text("Hel")])
+            .cut_chunk(&text("lo").as_bytes()[..20]),
+    )
+    .await;
+    assert!(
+        matches!(e, async_openai::error::OpenAIError::StreamError(_)),
+        "{e:?}"
+    );
+    let c = agent_error::classify(&e).expect("classified");
+    assert_eq!(
+        (c.code(), c.is_retryable()),
+        (codes::STREAM_INTERRUPTED, true)
+    );
 }

@@ -8,28 +8,37 @@
 //! | `Reqwest` | left to its cause, the `reqwest::Error` (feature `reqwest`): timeout → `timeout`, connect → `provider_unavailable`, both retried |
 //! | `InvalidArgument` | `invalid_input`: the request could not be built |
 //! | `Boxed` (from a tower middleware) | the boxed error's own classification |
-//! | `JSONDeserialize`, `StreamError`, file errors | unclassified, not retried |
+//! | `JSONDeserialize(_, data)`: a stream's error event (`data: {"error": …}`) or a body async-openai could not read | the data read as an error body without a status ([`classify_body`]): `server_error` → `provider_unavailable`, `rate_limit_exceeded` → `rate_limit`, …; data that is no error document → `invalid_output` (the provider's output could not be read: retried once) |
+//! | `StreamError(EventStream)`: the stream's transport failed or its bytes broke | `stream_interrupted` (retried) |
+//! | `StreamError(UnknownEvent)` | its data read as an error body, else `invalid_output` |
+//! | file errors | unclassified, not retried |
 //!
-//! With the feature `stream`, `watch_chat` reads a streaming call's chunks and classifies
+//! A stream's failure classified on its own does not know what the stream had delivered:
+//! with the feature `stream`, [`watch_chat`] reads a streaming call's chunks and classifies
 //! its failures after `200 OK` (an error event mid-stream, a cut connection, a stream that
-//! ends without its finish reason) as `stream::Watch` does.
+//! ends without its finish reason) as `stream::Watch` does, so that a stream that already
+//! showed text is never re-run from the start.
 //!
 //! async-openai keeps only the status and the JSON error body of a failed response, not its
-//! headers: a `Retry-After` (or `x-ratelimit-reset-*`) the server sent is not seen here, and
-//! the wait is the policy's backoff.
+//! headers: a `Retry-After` (or `x-ratelimit-reset-*`) the server sent is not seen here. The
+//! wait is read from the body instead, where OpenAI writes it in the message ("Please try
+//! again in 1.5s"), and is the policy's backoff otherwise.
 //!
-//! async-openai retries 429s and 5xx by itself (up to 3 times, its own backoff) in the
-//! client it builds. Under a `Retrier` that would multiply attempts (4 × the retrier's), so
-//! give the client the plain transport, without that layer (its `middleware` feature):
+//! **One retry loop.** async-openai's own client retries 429s, 5xx and refused connections
+//! by itself (3 retries, its own backoff). Under a [`Retrier`](agent_error_runtime::retry::Retrier)
+//! that multiplies the attempts (4 × the retrier's: a test counts 12 requests for a retrier
+//! of 3), so build the client with [`client`], which gives async-openai the plain transport
+//! (its `middleware` feature) and leaves the retrying to the retrier:
 //!
 //! ```no_run
-//! # fn client() -> async_openai::Client<async_openai::config::OpenAIConfig> {
-//! use async_openai::{config::OpenAIConfig, middleware::ReqwestService, Client};
+//! # fn make() -> async_openai::Client<async_openai::config::OpenAIConfig> {
+//! use async_openai::config::OpenAIConfig;
 //!
-//! let client = Client::with_config(OpenAIConfig::new())
-//!     .with_http_service(ReqwestService::new(reqwest::Client::new()));
+//! let client = agent_error::openai::client(OpenAIConfig::new(), reqwest::Client::new());
 //! # client }
 //! ```
+//!
+//! Supported: async-openai 0.43 (the version this crate is built and tested with).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -40,10 +49,12 @@ mod stream;
 #[cfg(feature = "stream")]
 pub use stream::{Watched, watch, watch_chat};
 
-use ::async_openai::error::{ApiErrorResponse, OpenAIError, WrappedError};
+use ::async_openai::config::Config;
+use ::async_openai::error::{ApiErrorResponse, OpenAIError, StreamError as SseError, WrappedError};
+use ::async_openai::middleware::ReqwestService;
 
-use agent_error_runtime::codes::INVALID_INPUT;
-use agent_error_runtime::http::StatusError;
+use agent_error_runtime::codes::{INVALID_INPUT, INVALID_OUTPUT, STREAM_INTERRUPTED};
+use agent_error_runtime::http::{StatusError, classify_body};
 
 /// The op of every `OpenAIError` classification.
 pub const OP: &str = "openai";
@@ -78,6 +89,31 @@ pub fn status_error(response: &ApiErrorResponse) -> StatusError {
         .with_op(OP)
 }
 
+/// async-openai's client with `config`, sending its requests through `http` once each:
+/// without async-openai's own retry layer, so that a
+/// [`Retrier`](agent_error_runtime::retry::Retrier) around its calls is the only loop and
+/// attempts never multiply.
+///
+/// ```
+/// use async_openai::config::OpenAIConfig;
+///
+/// let http = reqwest::Client::builder().timeout(std::time::Duration::from_secs(60)).build().unwrap();
+/// let client = agent_error::openai::client(OpenAIConfig::new().with_api_key("sk-…"), http);
+/// # let _ = client;
+/// ```
+pub fn client<C: Config>(config: C, http: reqwest::Client) -> ::async_openai::Client<C> {
+    ::async_openai::Client::with_config(config).with_http_service(ReqwestService::new(http))
+}
+
+/// Data async-openai could not read, classified as the error body it may be, else as
+/// output that could not be read.
+fn unreadable(data: &str, what: &'static str) -> agent_error_runtime::Error {
+    match classify_body(data) {
+        Some(e) => agent_error_runtime::Error::classification_of(&e.with_op(OP)),
+        None => agent_error_runtime::Error::new(OP, INVALID_OUTPUT, what),
+    }
+}
+
 fn classify(e: &OpenAIError) -> Option<agent_error_runtime::Error> {
     match e {
         OpenAIError::ApiError(response) => Some(agent_error_runtime::Error::classification_of(
@@ -91,6 +127,21 @@ fn classify(e: &OpenAIError) -> Option<agent_error_runtime::Error> {
         // `#[error(transparent)]`: its `source()` skips the boxed error, so look at it here.
         OpenAIError::Boxed(inner) => agent_error_runtime::classify(inner.as_ref())
             .map(|c| agent_error_runtime::Error::classification_of(&*c)),
+        // A stream's error event comes as data async-openai could not read as a chunk.
+        OpenAIError::JSONDeserialize(_, data) => {
+            Some(unreadable(data, "the response could not be read"))
+        }
+        OpenAIError::StreamError(inner) => Some(match inner.as_ref() {
+            SseError::EventStream(_) => agent_error_runtime::Error::new(
+                OP,
+                STREAM_INTERRUPTED,
+                "the stream broke before its last event",
+            ),
+            SseError::UnknownEvent(event) => unreadable(
+                &event.data,
+                "the stream sent an event that could not be read",
+            ),
+        }),
         // `Reqwest` is left to the `reqwest::Error` below it in the chain; the rest say
         // nothing about whether trying again can help.
         _ => None,
