@@ -81,6 +81,7 @@
 //! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
+//! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
 //! | `guide` | no | the [`guide`]'s chapters built whole, and every feature above that their examples use (all of them); without it, each chapter's page points to the chapter on docs.rs |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
@@ -172,6 +173,11 @@
     not(feature = "async-openai"),
     doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html"
 )]
+#![cfg_attr(feature = "genai", doc = "[`genai`]: genai")]
+#![cfg_attr(
+    not(feature = "genai"),
+    doc = "[`genai`]: https://docs.rs/agent-error/latest/agent_error/genai/index.html"
+)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -183,6 +189,8 @@ pub mod tool;
 
 #[cfg(feature = "axum")]
 pub use agent_error_axum as axum;
+#[cfg(feature = "genai")]
+pub use agent_error_genai as genai;
 #[cfg(feature = "async-openai")]
 pub use agent_error_openai as openai;
 #[cfg(feature = "redis")]
