@@ -177,6 +177,47 @@ fn a_recovery_of_fallback_moves_on_even_when_not_retryable() {
 }
 
 #[test]
+fn a_spent_budget_moves_on_at_once_without_retrying_and_cools_down() {
+    let models = Models::new();
+    let answer = models
+        .run(|m| {
+            if m == "primary" {
+                // Anthropic's spent credit balance: a 400 that is not retried.
+                Err(Error::new(
+                    "llm.generate",
+                    codes::BUDGET_EXHAUSTED,
+                    "credit balance is too low",
+                ))
+            } else {
+                Ok(1)
+            }
+        })
+        .unwrap();
+    assert_eq!(answer.candidate, 1);
+    assert_eq!(models.calls(), ["primary#1", "secondary#1"]);
+    assert_eq!(models.fallback.cooling_for(0), Some(60 * SEC));
+    // With no other candidate, it escalates as it says.
+    let alone = Fallback::new(["primary"]).retrier(Retrier::new().seed(3));
+    let err = alone
+        .run_with_sleep(
+            |_, _| {
+                Err::<(), _>(Error::new(
+                    "llm.generate",
+                    codes::BUDGET_EXHAUSTED,
+                    "credit balance is too low",
+                ))
+            },
+            |_| {},
+        )
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.recovery()),
+        (codes::BUDGET_EXHAUSTED, Recovery::Escalate)
+    );
+    assert_eq!(err.failures().len(), 1);
+}
+
+#[test]
 fn a_permanent_error_stops_without_trying_the_next_candidate() {
     let models = Models::new();
     let err = models

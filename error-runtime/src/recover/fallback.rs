@@ -23,8 +23,9 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 ///
 /// A call tries the candidates in order, skipping those in cooldown, each under the
 /// [`Retrier`] (so under its errors' own retry policies). After a candidate fails:
-/// - an error that is rate-limited, or whose recovery is `fallback`, puts the candidate in
-///   cooldown (60 s by default, or the server's `retry_after` when longer, up to
+/// - an error that is rate-limited, whose recovery is `fallback`, or that says the
+///   candidate's budget is spent (`budget_exhausted`: another provider or account may have
+///   budget), puts the candidate in cooldown (60 s by default, or the server's `retry_after` when longer, up to
 ///   [`MAX_SERVER_COOLDOWN`](Fallback::MAX_SERVER_COOLDOWN), an hour) and moves on to
 ///   the next candidate. While another healthy candidate follows, such an error is not
 ///   retried on this one ([`Stop::HandedBack`]); the last healthy candidate is retried as its
@@ -502,9 +503,10 @@ fn continues_elsewhere(_: &(dyn StdError + 'static)) -> bool {
     false
 }
 
-/// Whether a failure asks for another candidate: rate-limited, or recovery `fallback`.
+/// Whether a failure asks for another candidate: rate-limited, recovery `fallback`, or this
+/// candidate's budget spent (which is not retried, and escalates when no candidate is left).
 fn asks_for_another(e: &dyn AgentError) -> bool {
-    e.is_rate_limited() || e.recovery() == Recovery::Fallback
+    e.is_rate_limited() || e.recovery() == Recovery::Fallback || e.code() == codes::BUDGET_EXHAUSTED
 }
 
 /// One call through the candidates: where it is, and the failures so far.
