@@ -358,3 +358,32 @@ async fn the_retrier_is_the_only_retry_loop_and_waits_what_the_header_said() {
     assert_eq!(verdict(&err).0, "budget_exhausted");
     assert_eq!(spent.connections(), 1);
 }
+
+#[tokio::test]
+async fn a_fallback_moves_on_from_a_spent_account_without_retrying_it() {
+    use agent_error::recover::Fallback;
+    let spent = sse::serve(Script::status(
+        429,
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
+    ))
+    .await;
+    let healthy = sse::serve(Script::status(200, COMPLETION)).await;
+    let accounts = Fallback::named([
+        ("account-a", client(&base(&spent), AdapterKind::OpenAI)),
+        ("account-b", client(&base(&healthy), AdapterKind::OpenAI)),
+    ]);
+    let answer = accounts
+        .run_async(
+            async |client: &Client, _| client.exec_chat("gpt-4o-mini", request(), None).await,
+            tokio_sleep,
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.name(), "account-b");
+    assert_eq!(answer.value.first_text(), Some("hello"));
+    assert_eq!((spent.connections(), healthy.connections()), (1, 1));
+    assert!(
+        accounts.cooling_for(0).is_some(),
+        "the spent account cools down"
+    );
+}
