@@ -82,6 +82,7 @@
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
+//! | `rig` | no | [`rig`]: rig-core's `ProviderError` classified with no glue (the reply rig keeps through the order of evidence, its in-band stream errors by their body, transports, truncations; implies `http`; adds the crate `agent-error-rig`, with `rig-core` 0.44 without default features, `http`, `reqwest`) |
 //! | `guide` | no | the [`guide`]'s chapters built whole, and every feature above that their examples use (all of them); without it, each chapter's page points to the chapter on docs.rs |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
@@ -173,6 +174,11 @@
     not(feature = "async-openai"),
     doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html"
 )]
+#![cfg_attr(feature = "rig", doc = "[`rig`]: rig")]
+#![cfg_attr(
+    not(feature = "rig"),
+    doc = "[`rig`]: https://docs.rs/agent-error/latest/agent_error/rig/index.html"
+)]
 #![cfg_attr(feature = "genai", doc = "[`genai`]: genai")]
 #![cfg_attr(
     not(feature = "genai"),
@@ -197,6 +203,8 @@ pub use agent_error_openai as openai;
 pub use agent_error_redis as redis;
 #[cfg(feature = "reqwest")]
 pub use agent_error_reqwest as reqwest;
+#[cfg(feature = "rig")]
+pub use agent_error_rig as rig;
 #[cfg(feature = "rmcp")]
 pub use agent_error_rmcp as rmcp;
 #[cfg(feature = "tonic")]
