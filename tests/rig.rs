@@ -236,6 +236,33 @@ async fn a_streams_failures_are_classified() {
         (verdict(&e).0.as_str(), verdict(&e).1),
         (codes::PROVIDER_UNAVAILABLE, true)
     );
+    // Anthropic's overload mid-stream: rig calls it not retryable; it is retried.
+    let server = sse::serve(Script::ok(Framing::Chunked).send(
+        "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+    ))
+    .await;
+    let mut stream = AnthropicConfig::new("sk-ant-test")
+        .with_base_url(base(&server))
+        .connect(http())
+        .completion("claude-sonnet-4-6")
+        .stream(CompletionRequest::new("hi").max_tokens(64))
+        .expect("the stream opens");
+    let e = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match stream.next().await {
+                Some(Err(e)) => return e,
+                Some(Ok(_)) => continue,
+                None => panic!("no failure"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert!(!e.is_retryable(), "rig's own verdict");
+    assert_eq!(
+        (verdict(&e).0.as_str(), verdict(&e).1),
+        (codes::PROVIDER_UNAVAILABLE, true)
+    );
     // A rate limit in the stream waits what its message says.
     let limited = "data: {\"error\":{\"message\":\"Rate limit reached. Please try again in 1.5s.\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n";
     let (_, e) = stream_failure(Script::ok(Framing::Chunked).send(limited)).await;
