@@ -20,6 +20,13 @@ use genai::{Client, ModelIden, ServiceTarget};
 #[allow(dead_code)]
 mod sse;
 
+#[path = "support/replies.rs"]
+#[allow(dead_code)]
+mod replies;
+
+use replies::{
+    BAD_KEY, COMPLETION, CREDIT, LIMITED, OVERFLOW, OVERLOADED, SERVER_ERROR, SPENT, verdict,
+};
 use sse::{Framing, Script};
 
 /// genai's client, sending every model to `base` as `adapter` speaks.
@@ -55,8 +62,6 @@ fn request() -> ChatRequest {
     ChatRequest::new(vec![ChatMessage::user("hi")])
 }
 
-const COMPLETION: &str = r#"{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}"#;
-
 /// One call through genai's OpenAI adapter against `script`.
 async fn openai_call(script: Script) -> genai::Error {
     let server = sse::serve(script).await;
@@ -66,20 +71,9 @@ async fn openai_call(script: Script) -> genai::Error {
         .expect_err("a failure")
 }
 
-/// What a failure is classified as: code, retried, recovery, wait.
-fn verdict(e: &genai::Error) -> (String, bool, Recovery, Option<Duration>) {
-    let c = agent_error::classify(e).unwrap_or_else(|| panic!("unclassified: {e:?}"));
-    (
-        c.code().to_string(),
-        c.is_retryable(),
-        c.recovery(),
-        c.retry_after(),
-    )
-}
-
 #[tokio::test]
 async fn failed_responses_are_read_with_their_headers_and_bodies() {
-    let limited = r#"{"error":{"message":"Rate limit reached for gpt-4o-mini on requests per min (RPM): Limit 3.","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#;
+    let limited = LIMITED;
     let e = openai_call(Script::status(429, limited).header("retry-after", "2")).await;
     assert_eq!(
         verdict(&e),
@@ -91,21 +85,21 @@ async fn failed_responses_are_read_with_their_headers_and_bodies() {
         )
     );
 
-    let spent = r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#;
+    let spent = SPENT;
     let e = openai_call(Script::status(429, spent).header("retry-after", "2")).await;
     assert_eq!(
         verdict(&e),
         ("budget_exhausted".into(), false, Recovery::Escalate, None)
     );
 
-    let overflow = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+    let overflow = OVERFLOW;
     let e = openai_call(Script::status(400, overflow)).await;
     assert_eq!(
         verdict(&e),
         ("context_overflow".into(), false, Recovery::Compact, None)
     );
 
-    let key = r#"{"error":{"message":"Incorrect API key provided: sk-test.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+    let key = BAD_KEY;
     let e = openai_call(Script::status(401, key)).await;
     assert_eq!(
         verdict(&e),
@@ -113,7 +107,7 @@ async fn failed_responses_are_read_with_their_headers_and_bodies() {
     );
 
     for status in [500, 503] {
-        let e = openai_call(Script::status(status, r#"{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}"#)).await;
+        let e = openai_call(Script::status(status, SERVER_ERROR)).await;
         assert_eq!(verdict(&e).0, "provider_unavailable", "{status}");
         assert!(verdict(&e).1);
     }
@@ -132,13 +126,13 @@ async fn anthropics_shape_is_read_the_same_way() {
             .await
             .expect_err("a failure")
     };
-    let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}"#;
+    let overloaded = OVERLOADED;
     let e = call(Script::status(529, overloaded)).await;
     assert_eq!(
         verdict(&e),
         ("provider_unavailable".into(), true, Recovery::Retry, None)
     );
-    let credit = r#"{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}}"#;
+    let credit = CREDIT;
     let e = call(Script::status(400, credit)).await;
     assert_eq!(
         verdict(&e),
