@@ -111,6 +111,18 @@ async fn a_close_delimited_stream_cut_between_events_is_interrupted() {
     assert_eq!(e.provider(), Some(Provider::OpenAiChat));
 }
 
+#[tokio::test]
+async fn a_close_delimited_stream_cut_before_an_events_blank_line_is_interrupted() {
+    // The second delta's data line ended, its blank line and `[DONE]` never came: the event
+    // is yielded, and the end is no clean one.
+    let cut = C_HELLO.strip_suffix('\n').unwrap();
+    let ended = read(Script::ok(Framing::Close).send(C_HELLO).send(cut)).await;
+    assert_eq!(ended.events.len(), 2);
+    let e = ended.error();
+    expect(e, "stream_interrupted", false, Recovery::Continue);
+    assert_eq!(e.partial_text(), Some("HelloHello"));
+}
+
 /// The reqwest error in `e`'s source chain, if any.
 fn transport(e: &StreamError) -> Option<&reqwest::Error> {
     std::iter::successors(e.source(), |s| (*s).source()).find_map(|s| s.downcast_ref())

@@ -29,7 +29,8 @@ use super::tracker::{Step, Tracker};
 ///   `error`, an `{"error": …}` chunk, a Gemini error document after a chunk), classified
 ///   exactly as the same JSON body after a status is;
 /// - the stream's end, or its transport's failure, before the provider's last event:
-///   `stream_interrupted`, whose source is the transport's error;
+///   `stream_interrupted`, whose source is the transport's error (an event whose blank line
+///   never came is yielded at the end, and the end judged after it);
 /// - no event for the idle timeout (60 s unless set; pings and comments count, bytes that
 ///   complete neither do not): `timeout`;
 /// - a stop that is a failure for an agent: `output_truncated`, `content_filtered`,
@@ -89,6 +90,8 @@ impl<S: TryStream> Unpin for Watch<S> {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Reading,
+    /// The bytes ended: the events dispatched at the end are yielded, then the end is judged.
+    Ending,
     /// The provider's last event was yielded: the verdict comes next.
     Last,
     Done,
@@ -284,7 +287,8 @@ where
         }
     }
 
-    /// The end of the bytes: what is left framed, then the verdict.
+    /// The next item once the bytes ended: an event dispatched at the end (its blank line
+    /// never came), else the verdict on the end.
     fn ended(&mut self) -> Option<Result<Event, StreamError>> {
         loop {
             match self.frames.finish() {
@@ -350,6 +354,15 @@ where
                     this.state = State::Done;
                     return Poll::Ready(this.tracker.end().err().map(Err));
                 }
+                State::Ending => {
+                    let item = this.ended();
+                    // An event dispatched at the end is yielded; the verdict follows it
+                    // (unless it was the provider's last, which set `Last`).
+                    if !matches!(item, Some(Ok(_))) {
+                        this.state = State::Done;
+                    }
+                    return Poll::Ready(item);
+                }
                 State::Reading => {}
             }
             if let Some(item) = this.framed() {
@@ -371,10 +384,7 @@ where
                     this.state = State::Done;
                     return Poll::Ready(Some(Err(this.tracker.interrupted(e))));
                 }
-                Poll::Ready(None) => {
-                    this.state = State::Done;
-                    return Poll::Ready(this.ended());
-                }
+                Poll::Ready(None) => this.state = State::Ending,
                 Poll::Pending => {
                     if this.went_silent(cx) {
                         this.state = State::Done;

@@ -56,8 +56,13 @@ proptest! {
         pieces in prop::collection::vec(piece(), 0..16),
         junk in prop::collection::vec(any::<u8>(), 0..64),
         size in 1usize..97,
+        cut in any::<prop::sample::Index>(),
     ) {
+        // The stream may be cut anywhere, an event's blank line included.
         let mut bytes = pieces.concat().into_bytes();
+        bytes.truncate(cut.index(bytes.len() + 1));
+        let kept = String::from_utf8_lossy(&bytes).into_owned();
+        let ends = ["[DONE]", "message_stop", "finishReason"].iter().any(|t| kept.contains(t));
         bytes.extend(junk);
         let pieces: Vec<Vec<u8>> = bytes.chunks(size).map(<[u8]>::to_vec).collect();
         let out = read(Watch::new(chunks(pieces)).keep_text(64));
@@ -70,6 +75,8 @@ proptest! {
             prop_assert!(e.partial_text().is_none_or(|t| t.len() <= 64));
         } else {
             prop_assert_eq!(errors, 0);
+            // A clean end only where the provider's terminal event came.
+            prop_assert!(ends, "ended cleanly without a terminal event");
         }
     }
 
@@ -113,4 +120,50 @@ fn a_million_pings_end_in_bounded_time_and_memory() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].as_ref().unwrap_err().failure(), Failure::Oversized);
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// A stream whose bytes end before an event's blank line: the event is dispatched, as the
+/// standard says, and the end is still judged. Each provider's stream, cut so, without its
+/// terminal event.
+#[test]
+fn a_cut_before_an_events_blank_line_is_never_a_clean_end() {
+    let cuts = [
+        // OpenAI Chat: two deltas, the second's blank line and `[DONE]` never came.
+        (
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":null}]}\n",
+            "Hello",
+        ),
+        // Anthropic: a text delta, without `message_stop`.
+        (
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n",
+            "Hel",
+        ),
+        // Gemini: a chunk without `finishReason`.
+        (
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hel\"}]}}]}\n",
+            "Hel",
+        ),
+        // No line end on the last line: that line is dropped, the end still judged.
+        (
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}\n\ndata: {\"choi",
+            "Hel",
+        ),
+    ];
+    for (cut, said) in cuts {
+        for size in [1, 7, cut.len()] {
+            let pieces = cut.as_bytes().chunks(size).map(<[u8]>::to_vec).collect();
+            let out = read(Watch::new(chunks(pieces)).keep_text(64));
+            let e = out.last().expect("something").as_ref().expect_err(cut);
+            assert_eq!(
+                (e.code(), e.failure(), e.partial_text()),
+                ("stream_interrupted", Failure::Interrupted, Some(said)),
+                "{cut:?} in pieces of {size}"
+            );
+            assert_eq!(out.iter().filter(|item| item.is_err()).count(), 1);
+        }
+    }
+    // The same events, whole: a clean end.
+    let whole = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n";
+    let out = read(Watch::new(chunks(vec![whole.as_bytes().to_vec()])));
+    assert!(out.iter().all(Result::is_ok), "{out:?}");
 }
