@@ -61,8 +61,10 @@ impl Provider {
         if !data.starts_with('{') {
             return None;
         }
-        // The data's own `"type"` (Anthropic's and the Responses API's events carry it too).
-        if let Some(kind) = super::read::top_type(data) {
+        // The document's top-level shape only: its own `"type"` (Anthropic's and the
+        // Responses API's events carry it too), then its keys.
+        let shape = super::read::top_shape(data);
+        if let Some(kind) = &shape.kind {
             if kind.starts_with("response.") {
                 return Some(Provider::OpenAiResponses);
             }
@@ -70,10 +72,9 @@ impl Provider {
                 return Some(Provider::Anthropic);
             }
         }
-        let has = |key: &str| super::read::has_key(data, key);
-        if has("\"choices\"") || data.contains("\"chat.completion.chunk\"") {
+        if shape.chat {
             Some(Provider::OpenAiChat)
-        } else if has("\"candidates\"") || has("\"promptFeedback\"") {
+        } else if shape.gemini {
             Some(Provider::Gemini)
         } else {
             None

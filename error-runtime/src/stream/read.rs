@@ -6,8 +6,6 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use memchr::memmem;
-
 use super::provider::Provider;
 use crate::http::json::syntax::{Parsed, Reader};
 
@@ -107,23 +105,40 @@ pub(super) fn is_error_document(data: &str) -> bool {
     found
 }
 
-/// The `"type"` at the top of a JSON object, if it is a string.
-pub(super) fn top_type(data: &str) -> Option<Cow<'_, str>> {
-    let mut kind = None;
-    let _ = Reader::new(data.as_bytes()).object(|reader, key| {
-        if key == "type" && reader.peek() == Some(b'"') {
-            kind = Some(reader.string()?);
-            return Ok(());
-        }
-        reader.skip_value()
-    });
-    kind
+/// The top-level shape of an event's JSON object: its `type`, and which of the keys that
+/// tell a provider it has at the top (never a key nested in a value, such as a function
+/// call's arguments).
+#[derive(Debug, Default)]
+pub(super) struct TopShape<'a> {
+    /// The object's string `type`.
+    pub(super) kind: Option<Cow<'a, str>>,
+    /// `choices`, or `"object": "chat.completion.chunk"`: OpenAI Chat.
+    pub(super) chat: bool,
+    /// `candidates` or `promptFeedback`: Gemini.
+    pub(super) gemini: bool,
 }
 
-/// Whether `data` has the quoted key `key` (`"choices"`) followed by a colon.
-pub(super) fn has_key(data: &str, key: &str) -> bool {
-    memmem::find_iter(data.as_bytes(), key.as_bytes())
-        .any(|at| data[at + key.len()..].trim_start().starts_with(':'))
+/// Reads the top-level shape of `data` (what was read before any malformed part).
+pub(super) fn top_shape(data: &str) -> TopShape<'_> {
+    let mut shape = TopShape::default();
+    let _ = Reader::new(data.as_bytes()).object(|reader, key| {
+        let is_text = reader.peek() == Some(b'"');
+        match key.as_ref() {
+            "type" if is_text => shape.kind = Some(reader.string()?),
+            "object" if is_text => shape.chat |= reader.string()? == "chat.completion.chunk",
+            "choices" => {
+                shape.chat = true;
+                reader.skip_value()?;
+            }
+            "candidates" | "promptFeedback" => {
+                shape.gemini = true;
+                reader.skip_value()?;
+            }
+            _ => reader.skip_value()?,
+        }
+        Ok(())
+    });
+    shape
 }
 
 // OpenAI Chat Completions, and the servers that speak it.
@@ -567,7 +582,7 @@ fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> P
 fn event_type<'e>(name: Option<&'e str>, data: &'e str) -> Cow<'e, str> {
     match name {
         Some(name) if name != "message" => Cow::Borrowed(name),
-        _ => top_type(data).unwrap_or_default(),
+        _ => top_shape(data).kind.unwrap_or_default(),
     }
 }
 

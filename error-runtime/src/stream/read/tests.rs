@@ -147,6 +147,14 @@ fn recognition_from_the_first_event_that_tells() {
     );
     // A string value is not a key.
     assert_eq!(Provider::recognise(None, r#"{"note":"choices"}"#), None);
+    // Only the document's top-level keys tell: a Gemini function call whose arguments have
+    // a `choices` key (or a chunk's text naming OpenAI's object) is Gemini's.
+    let call = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"pick","args":{"choices":["a","b"],"object":"chat.completion.chunk"}}}]}}]}"#;
+    assert_eq!(Provider::recognise(None, call), Some(Provider::Gemini));
+    let text = r#"{"candidates":[{"content":{"parts":[{"text":"\"choices\": [] and \"chat.completion.chunk\""}]}}]}"#;
+    assert_eq!(Provider::recognise(None, text), Some(Provider::Gemini));
+    let nested = r#"{"candidates":[],"usage":{"choices":1}}"#;
+    assert_eq!(Provider::recognise(None, nested), Some(Provider::Gemini));
 }
 
 #[test]

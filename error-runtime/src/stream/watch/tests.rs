@@ -167,3 +167,21 @@ fn a_cut_before_an_events_blank_line_is_never_a_clean_end() {
     let out = read(Watch::new(chunks(vec![whole.as_bytes().to_vec()])));
     assert!(out.iter().all(Result::is_ok), "{out:?}");
 }
+
+/// A Gemini function call whose arguments have keys OpenAI Chat uses is still Gemini's: it
+/// is delivered, and its stream ends cleanly (read as Chat, the clean end was an
+/// interruption, and a re-run showed the caller the same call again).
+#[test]
+fn a_function_calls_arguments_do_not_make_the_stream_another_providers() {
+    let call = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"pick\",\"args\":{\"choices\":[\"a\",\"b\"],\"object\":\"chat.completion.chunk\"}}}]},\"finishReason\":\"STOP\"}]}\n\n";
+    let mut watch = Box::pin(Watch::new(chunks(vec![call.as_bytes().to_vec()])));
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut out = Vec::new();
+    while let Poll::Ready(Some(item)) = watch.as_mut().poll_next(&mut cx) {
+        out.push(item);
+    }
+    assert!(out.iter().all(Result::is_ok), "{out:?}");
+    assert_eq!(out.len(), 1);
+    assert_eq!(watch.recognised(), Some(Provider::Gemini));
+    assert!(!watch.delivered().is_empty(), "the call was delivered");
+}
