@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::json::{self, Details, ErrorBody, ErrorField};
 use super::kind::Kind;
-use super::providers::{DAILY_QUOTA, NAMES, PHRASES, QUOTA_METRIC, Weight, ZERO_LIMIT};
+use super::providers::{CANCELLED, DAILY_QUOTA, NAMES, PHRASES, QUOTA_METRIC, Weight, ZERO_LIMIT};
 use super::{delay, duration};
 
 /// The most of a body that is kept and read, in bytes.
@@ -32,6 +32,9 @@ pub(crate) struct BodyHints {
     /// The status that a number in the document stands for (`error.code`, `code`,
     /// `http_status_code`, or a string code of three digits), when it is one (100 to 599).
     pub(crate) status: Option<u16>,
+    /// Whether the document says the server cancelled the call (Google's `CANCELLED`): in a
+    /// stream, an interruption, not the request's fault.
+    pub(crate) cancelled: bool,
 }
 
 /// The body as kept: at most [`MAX_BODY`] bytes, cut before a character the limit would
@@ -161,6 +164,7 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
             }),
         message_delay: message.and_then(delay::in_message),
         status,
+        cancelled: error.status.as_deref() == Some(CANCELLED),
     }
 }
 

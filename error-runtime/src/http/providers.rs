@@ -255,6 +255,8 @@ pub(super) const PHRASES: &[(Kind, &[&str])] = &[
 pub(super) const DAILY_QUOTA: &str = "perday";
 /// Google's message for a quota whose limit is 0 (the plan does not include it).
 pub(super) const ZERO_LIMIT: &str = "limit: 0";
+/// Google's status for a call the server cancelled (code 499).
+pub(super) const CANCELLED: &str = "CANCELLED";
 /// Google's message naming the quota that was exceeded.
 pub(super) const QUOTA_METRIC: &str = "quota exceeded for metric";
 

@@ -97,7 +97,7 @@ pub enum Failure {
 ///
 /// | how it failed | code | retried while nothing was delivered | recovery |
 /// |---|---|---|---|
-/// | an error event | as the same body after a status (`overloaded_error` → `provider_unavailable`, …); a number in it stands for the status; else `stream_interrupted` | as that code | as that code |
+/// | an error event | as the same body after a status (`overloaded_error` → `provider_unavailable`, …); a number in it stands for the status; a call the server cancelled (Google's `CANCELLED`, 499) and a body that names nothing known: `stream_interrupted` | as that code | as that code |
 /// | ended or cut before the last event | `stream_interrupted` | yes | retry |
 /// | no event for the idle timeout (pings and comments count) | `timeout` | yes | retry |
 /// | output cut at the token limit | `output_truncated` | no | continue |
@@ -201,12 +201,14 @@ impl StreamError {
     /// names in it, then a number in it standing for the status, else `stream_interrupted`.
     pub(super) fn from_document(document: Document) -> Self {
         let status = document.hints.status.filter(|status| *status >= 400);
+        // A call the server cancelled was interrupted, whatever 4xx it is written with.
         let kind = Evidence {
             status,
             body: document.hints,
             ..Evidence::default()
         }
-        .decide();
+        .decide()
+        .filter(|_| !document.hints.cancelled);
         let mut e = *StreamError::new(Failure::ErrorEvent).0;
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);
         e.status = status;

@@ -185,3 +185,21 @@ fn a_function_calls_arguments_do_not_make_the_stream_another_providers() {
     assert_eq!(watch.recognised(), Some(Provider::Gemini));
     assert!(!watch.delivered().is_empty(), "the call was delivered");
 }
+
+/// A Gemini stream the server cancels after chunks (`CANCELLED`, code 499) was interrupted,
+/// not refused as bad input: `stream_interrupted`, continued after what it delivered.
+#[test]
+fn a_stream_the_server_cancels_is_interrupted() {
+    let stream = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Hel\"}]}}]}\n\n{\"error\":{\"code\":499,\"message\":\"The operation was cancelled.\",\"status\":\"CANCELLED\"}}\n";
+    let out = read(Watch::new(chunks(vec![stream.as_bytes().to_vec()])).keep_text(64));
+    let e = out.last().unwrap().as_ref().unwrap_err();
+    assert_eq!(
+        (e.code(), e.recovery(), e.partial_text()),
+        ("stream_interrupted", crate::Recovery::Continue, Some("Hel"))
+    );
+    // Before any text, it is retried.
+    let first = "{\"error\":{\"code\":499,\"message\":\"The operation was cancelled.\",\"status\":\"CANCELLED\"}}\n";
+    let out = read(Watch::new(chunks(vec![first.as_bytes().to_vec()])).provider(Provider::Gemini));
+    let e = out.last().unwrap().as_ref().unwrap_err();
+    assert_eq!((e.code(), e.is_retryable()), ("stream_interrupted", true));
+}
