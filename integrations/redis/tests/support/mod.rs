@@ -1,4 +1,6 @@
-//! A real `redis-server` on a free loopback port for the tests, killed on drop.
+//! A real `redis-server` on a free loopback port for the tests, stopped on drop and, for a
+//! server kept in a `static` (never dropped), when the test binary exits: it runs under a
+//! shell that holds a pipe from this process and stops it when the pipe closes.
 
 #![allow(dead_code)]
 
@@ -28,17 +30,26 @@ impl Server {
     }
 
     fn run(&mut self) {
-        let child = Command::new("redis-server")
+        match Command::new("redis-server").arg("--version").output() {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!("{INSTALL}"),
+            Err(e) => panic!("could not run redis-server: {e}"),
+        }
+        // The shell waits on its stdin, a pipe from this process: when it closes (on `kill`,
+        // or when this process exits, however it exits) the server is stopped and reaped.
+        let child = Command::new("sh")
+            .args([
+                "-c",
+                "redis-server \"$@\" & pid=$!; cat > /dev/null; kill $pid 2> /dev/null; wait $pid",
+                "sh",
+            ])
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!("{INSTALL}"),
-            Err(e) => panic!("could not start redis-server: {e}"),
-        };
+            .spawn()
+            .expect("sh starts redis-server");
         self.child = Some(child);
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(10) {
@@ -97,9 +108,10 @@ impl Server {
             .sum()
     }
 
+    /// Stops the server and waits until it is gone (its port free again).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
+            drop(child.stdin.take());
             let _ = child.wait();
         }
     }
