@@ -50,7 +50,7 @@ use serde::Serialize;
 ///   such as OpenRouter's `"error"`) arrives as `JSONDeserialize` too: its data is read as
 ///   an error event would be (OpenRouter's `"error"` is `stream_interrupted`), and if it
 ///   is no error, the stream ends there in `stream_interrupted`, since the chunk cannot be
-///   yielded.
+///   yielded. Its text, never yielded, is not counted as delivered nor kept.
 ///
 /// ```no_run
 /// # async fn chat(
@@ -211,23 +211,24 @@ where
 }
 
 impl<S> Watched<S> {
-    /// An error async-openai yielded, classified: the event it could not read is read as
-    /// the watch reads one; any other error ends the stream as `stream_interrupted`.
+    /// An error async-openai yielded, classified: the event it could not read by the error
+    /// document it may be, or by its stop reason alone (never its text, which the caller did
+    /// not see); any other error ends the stream as `stream_interrupted`.
     fn failure(&mut self, err: OpenAIError) -> StreamError {
+        // What async-openai could not read was never yielded: it is read only for the error
+        // it may carry, so that its text never counts as delivered.
+        let error_document = |data: &str| {
+            agent_error_runtime::http::classify_body(data).map(|_| Event::new("error", data))
+        };
         let event = match &err {
-            OpenAIError::JSONDeserialize(_, data) => Some(Event::new("", data.as_str())),
+            OpenAIError::JSONDeserialize(_, data) => {
+                error_document(data).or_else(|| stop_only(data))
+            }
             OpenAIError::StreamError(inner) => match inner.as_ref() {
-                SseError::UnknownEvent(event) => {
-                    let name = if event.event == "message" {
-                        ""
-                    } else {
-                        event.event.as_str()
-                    };
-                    Some(Event::new(name, event.data.as_str()))
-                }
+                SseError::UnknownEvent(event) => error_document(&event.data),
                 SseError::EventStream(_) => None,
             },
-            OpenAIError::ApiError(response) => Some(Event::new("", api_document(response))),
+            OpenAIError::ApiError(response) => Some(Event::new("error", api_document(response))),
             _ => None,
         };
         if let Some(event) = event
@@ -249,6 +250,18 @@ impl<S> Watched<S> {
         }
         self.tracker.end()
     }
+}
+
+/// A chunk async-openai could not read, as the chunk of its stop reason alone (OpenRouter's
+/// `"error"`, a reason async-openai does not know), without the text it may carry.
+fn stop_only(data: &str) -> Option<Event> {
+    let chunk: serde_json::Value = serde_json::from_str(data).ok()?;
+    let reason = chunk.pointer("/choices/0/finish_reason")?.as_str()?;
+    let stop = serde_json::json!({
+        "object": "chat.completion.chunk",
+        "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }],
+    });
+    Some(Event::new("", stop.to_string()))
 }
 
 /// An API error that came as an item, as the error document a stream would send: its body

@@ -163,3 +163,27 @@ async fn other_errors_interrupt_the_stream() {
     let (_, failure) = run(vec![Err(OpenAIError::InvalidArgument("no".into()))]).await;
     assert_eq!(failure.unwrap().code(), codes::STREAM_INTERRUPTED);
 }
+
+/// A chunk async-openai could not read was never yielded: its text is not delivered, so a
+/// failure before any yielded text is retried, and the kept text is what the caller saw.
+#[tokio::test]
+async fn text_async_openai_could_not_read_is_not_counted_as_delivered() {
+    let weird = json!({"object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"content": "never shown"}, "finish_reason": "unheard_of"}
+    ]});
+    let (ok, failure) = run(vec![Err(unreadable(&weird.to_string()))]).await;
+    let e = failure.unwrap();
+    assert_eq!((ok, e.code()), (0, codes::STREAM_INTERRUPTED));
+    assert!(e.delivered().is_empty(), "{:?}", e.delivered());
+    assert!(e.is_retryable(), "nothing was shown");
+    assert_eq!(e.partial_text().unwrap_or_default(), "");
+    // After text the caller did see, only that text is kept.
+    let (ok, failure) = run(vec![
+        Ok(chunk("Hel", None)),
+        Err(unreadable(&weird.to_string())),
+    ])
+    .await;
+    let e = failure.unwrap();
+    assert_eq!((ok, e.partial_text()), (1, Some("Hel")));
+    assert_eq!(e.recovery(), Recovery::Continue);
+}
