@@ -248,3 +248,48 @@ fn the_catalog_json_says_which_entries_retry_as_their_cause() {
     assert_eq!(json["retry_from_cause"], true);
     assert_eq!(json["retryable"], false);
 }
+
+/// A cause held by reference classifies as the same cause held by value, `Box` or `Arc`:
+/// its retrying, its `retry_after`, its place in the chain.
+#[derive(Debug, AgentError)]
+#[agent(op = "agent.lookup")]
+enum Lookup {
+    #[error("the index timed out")]
+    Index {
+        #[source]
+        cause: &'static io::Error,
+    },
+    #[error("the provider failed")]
+    Provider {
+        #[source]
+        cause: &'static Provider,
+    },
+    #[error("maybe")]
+    Maybe {
+        #[source]
+        cause: Option<&'static io::Error>,
+    },
+}
+
+#[test]
+fn a_cause_held_by_reference_classifies_as_the_cause() {
+    let timed_out: &'static io::Error =
+        Box::leak(Box::new(io::Error::from(io::ErrorKind::TimedOut)));
+    let e = Lookup::Index { cause: timed_out };
+    assert!(e.is_retryable());
+    assert_eq!((e.code(), e.recovery()), ("index", Recovery::Retry));
+    assert!(is_retryable(&e));
+    let throttled: &'static Provider = Box::leak(Box::new(Provider::Throttled {
+        after: Duration::from_secs(3),
+    }));
+    let e = Lookup::Provider { cause: throttled };
+    assert!(e.is_rate_limited());
+    assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+    let c = classify(std::error::Error::source(&e).unwrap()).unwrap();
+    assert_eq!(c.code(), "rate_limit");
+    let e = Lookup::Maybe {
+        cause: Some(timed_out),
+    };
+    assert!(e.is_retryable());
+    assert!(!Lookup::Maybe { cause: None }.is_retryable());
+}

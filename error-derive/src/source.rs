@@ -67,19 +67,23 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
     let f = &v.fields[index];
     let (pat, binding, path) = (f.pattern(), &f.binding, &v.path);
     let pattern = quote!(#path { #pat, .. });
-    let optional = is_option(f.ty);
+    let inner = option_inner(f.ty);
+    let optional = inner.is_some();
     // Method syntax, so that a `Box<dyn Error>` cause auto-derefs to the trait object;
     // spanned at the field's type, where rustc then reports a cause that is not an error.
     let as_dyn_error = Ident::new("as_dyn_error", Span::call_site().located_at(f.type_span()));
+    // A cause held by reference (`&'static T`) is `T` itself in the chain, as it is
+    // through `Box`, `Arc` or `Rc`, so that classification finds it.
+    let deref = matches!(inner.unwrap_or(f.ty), Type::Reference(_)).then(|| quote!(**));
     let value = if optional {
         quote!(#binding.as_ref().map(|__agent_cause| {
             use #krate::__private::AsDynError as _;
-            __agent_cause.#as_dyn_error()
+            (#deref __agent_cause).#as_dyn_error()
         }))
     } else {
         quote!({
             use #krate::__private::AsDynError as _;
-            #binding.#as_dyn_error()
+            (#deref #binding).#as_dyn_error()
         })
     };
     (pattern, value, optional)
