@@ -451,7 +451,10 @@ impl Pacer {
     }
 
     /// Tells the key the real usage of a call reserved with `estimated`: the difference is
-    /// spent (or given back, never above a limit).
+    /// spent (or given back, never above a limit). The usage a response reports is a peer's
+    /// number: a difference counts at most one bucket, and no bucket falls below minus one
+    /// bucket (what one window refills), so that no number holds the key longer than about
+    /// two windows; the same holds for a cost larger than the bucket.
     ///
     /// ```
     /// use agent_error::recover::{Cost, Pacer};

@@ -262,6 +262,32 @@ mod headers {
         assert_eq!(pacer.adaptive_rate(KEY), None);
     }
 
+    /// A peer's number (the usage in a response body, a caller's estimate) is bounded by the
+    /// bucket: however large, the key waits at most about a window and a bucket, never
+    /// years, and a full report afterwards is believed once that time passed.
+    #[test]
+    fn a_huge_cost_or_settle_never_locks_a_key() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // 1,000 tokens, half left, full again in half a second: 1,000 tokens a second.
+        let half = headers(&[
+            ("x-ratelimit-limit-tokens", "1000"),
+            ("x-ratelimit-remaining-tokens", "500"),
+            ("x-ratelimit-reset-tokens", "500ms"),
+        ]);
+        pacer.observe(KEY, &half);
+        pacer.settle(KEY, Cost::tokens(0), Cost::tokens(u64::MAX));
+        let wait = pacer.try_acquire(KEY, Cost::tokens(1)).unwrap_err();
+        assert!(wait <= Duration::from_secs(3), "{wait:?}");
+        clock.advance(wait);
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(1)), Ok(()));
+        // A cost over the bucket waits for a full bucket, and spends no more than one.
+        clock.advance(Duration::from_secs(5));
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(u64::MAX)), Ok(()));
+        let wait = pacer.try_acquire(KEY, Cost::tokens(1)).unwrap_err();
+        assert!(wait <= Duration::from_secs(3), "{wait:?}");
+    }
+
     #[test]
     fn a_later_report_never_raises_what_is_left_above_what_was_reserved() {
         let pacer = Pacer::new().with_clock(ManualClock::new());

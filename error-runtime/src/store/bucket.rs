@@ -239,10 +239,14 @@ impl Bucket {
         hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
     }
 
-    /// Spends `units` (negative: gives them back, never above the capacity).
+    /// Spends `units` (negative: gives them back, never above the capacity). A spend is a
+    /// peer's number at times (a response's usage): it counts at most one bucket either way,
+    /// and the level never falls below minus one bucket, what one window refills, so that
+    /// no number locks the key for longer than about two windows.
     pub(crate) fn spend(&mut self, units: f64) {
         if units.is_finite() {
-            self.level = (self.level - units).min(self.capacity);
+            let units = units.clamp(-self.capacity, self.capacity);
+            self.level = (self.level - units).clamp(-self.capacity, self.capacity);
         }
     }
 

@@ -281,6 +281,12 @@ local function refill(b)
   if now > from and b.r > 0 then b.l = math.min(b.l + b.r * (now - from) / 1000, b.c) end
   b.t = math.max(b.t, now)
 end
+-- A spend counts at most one bucket either way, and the level never falls below minus one
+-- bucket: a peer's number never locks the key for longer than about two windows.
+local function spend(b, units)
+  units = math.max(math.min(units, b.c), -b.c)
+  return math.max(math.min(b.l - units, b.c), -b.c)
+end
 local function need(b, take)
   take = math.min(take, b.c)
   if take <= 0 or b.l >= take or b.r <= 0 then return 0 end
@@ -309,7 +315,7 @@ for d = 0, 3 do
   end
   if b then
     refill(b)
-    b.l = math.min(b.l - (num(ARGV[a + 7]) or 0), b.c)
+    b.l = spend(b, num(ARGV[a + 7]) or 0)
     longest = math.max(longest, need(b, num(ARGV[a + 8]) or 0))
   end
   buckets[d] = b
@@ -321,7 +327,7 @@ if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
   for d = 0, 3 do
     local b = buckets[d]
     if b then
-      b.l = math.min(b.l - (num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0), b.c)
+      b.l = spend(b, num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0)
       local lease = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 9]) or 0
       if longest == 0 and lease > 0 then
         lease = math.min(lease, math.max(b.l, 0))

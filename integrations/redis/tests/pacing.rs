@@ -173,6 +173,17 @@ fn steps() -> Vec<Checked> {
         a.wait == Ok(Duration::ZERO)
             && a.buckets[R].is_some_and(|b| b.level < 0.2 && b.capacity == 20.0)
     }));
+
+    // A peer's number spent (a response's usage of u64::MAX tokens) counts one bucket at
+    // most, and the level never falls below minus one bucket: the next take waits about
+    // two windows, not years.
+    let mut s = step(2, Duration::ZERO);
+    s.dimensions[T].spent = u64::MAX as f64;
+    s.dimensions[T].take = 1.0;
+    steps.push((s, |a| {
+        matches!(a.wait, Err(w) if w < Duration::from_secs(250))
+            && a.buckets[T].is_some_and(|b| b.level >= -1000.0)
+    }));
     steps
 }
 
