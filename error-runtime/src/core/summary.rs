@@ -21,6 +21,24 @@ pub const MAX_HINTS: usize = 8;
 /// What stands for text left out by a cap.
 pub const ELLIPSIS: &str = "…";
 
+/// The most bytes of a peer's identifier (a request id) that is kept: the providers' are
+/// 20 to 60.
+#[cfg(any(feature = "http", feature = "serde"))]
+pub(crate) const MAX_ID_BYTES: usize = 128;
+
+/// A peer's identifier as kept: visible ASCII only (spaces, controls and anything else
+/// dropped), at most [`MAX_ID_BYTES`] bytes; `None` when nothing is left. Read from response
+/// headers (`http`) and from the wire (`serde`).
+#[cfg(any(feature = "http", feature = "serde"))]
+pub(crate) fn fold_id(value: &str) -> Option<String> {
+    let id: String = value
+        .chars()
+        .filter(char::is_ascii_graphic)
+        .take(MAX_ID_BYTES)
+        .collect();
+    (!id.is_empty()).then_some(id)
+}
+
 /// What the fold makes of `c`: a space for every line or paragraph break (`\n`, `\r`,
 /// `\t`, VT, FF, FS, GS, RS, US, NEL, U+2028, U+2029), nothing for any other C0 or C1
 /// control and for the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,

@@ -3,6 +3,7 @@
 //! `x-amzn-ErrorType`) and the provider's request id. Values that are not text are ignored.
 
 use super::providers::RATE_LIMITS;
+use crate::core::summary::fold_id;
 use std::time::{Duration, SystemTime};
 
 use super::duration;
@@ -94,16 +95,13 @@ pub(super) struct ServerHints {
     pub(super) should_retry: Option<bool>,
     /// The failure's name in `x-amzn-ErrorType` (AWS), before its `:`.
     pub(super) error_name: Option<Box<str>>,
-    /// The provider's request id, folded and cut to [`MAX_REQUEST_ID`] bytes.
+    /// The provider's request id, folded and cut (`core::summary::fold_id`).
     pub(super) request_id: Option<Box<str>>,
 }
 
 /// The headers that carry the provider's request id, most specific first: `cf-ray` (which
 /// names the CDN's hop, not the provider's request) only when none of the others is there.
 const REQUEST_ID_HEADERS: [&str; 4] = ["x-request-id", "request-id", "x-amzn-requestid", "cf-ray"];
-
-/// The most bytes of a request id kept: the providers' are 20 to 60.
-pub(super) const MAX_REQUEST_ID: usize = 128;
 
 impl ServerHints {
     /// Reads the hints of a response with this status; `now` dates `Retry-After`.
@@ -122,25 +120,14 @@ impl ServerHints {
             should_retry,
             error_name: text("x-amzn-errortype")
                 .and_then(|name| name.split(':').next())
-                .map(str::trim)
-                .filter(|name| !name.is_empty())
-                .map(|name| fold_id(name).into()),
+                .and_then(fold_id)
+                .map(Into::into),
             request_id: REQUEST_ID_HEADERS
                 .iter()
-                .find_map(|name| text(name).map(fold_id).filter(|id| !id.is_empty()))
+                .find_map(|name| text(name).and_then(fold_id))
                 .map(Into::into),
         }
     }
-}
-
-/// A peer's identifier as kept: visible ASCII only (spaces, controls and anything else
-/// dropped), at most [`MAX_REQUEST_ID`] bytes.
-pub(super) fn fold_id(value: &str) -> String {
-    value
-        .chars()
-        .filter(char::is_ascii_graphic)
-        .take(MAX_REQUEST_ID)
-        .collect()
 }
 
 fn parse_bool(value: &str) -> Option<bool> {

@@ -9,11 +9,11 @@ use std::time::{Duration, SystemTime};
 use super::IntoStatus;
 use super::body;
 use super::evidence::Evidence;
-use super::headers::{ServerHints, fold_id, parse_retry_after};
+use super::headers::{ServerHints, parse_retry_after};
 use super::kind::{Kind, TABLE};
 use super::providers::Weight;
 use crate::catalog::{Catalog, CodeDoc};
-use crate::core::summary::{ELLIPSIS, OneLine};
+use crate::core::summary::{ELLIPSIS, OneLine, fold_id};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 /// The hint of a response the server said not to retry, in place of its kind's.
@@ -118,8 +118,13 @@ impl StatusError {
     /// ```
     pub fn new(status: impl IntoStatus) -> Self {
         let status = status.into_status();
+        Self::blank(Some(status), Kind::of_status(status))
+    }
+
+    /// A failed response of `kind` with nothing else said: no body, no headers, no cause.
+    fn blank(status: Option<u16>, kind: Kind) -> Self {
         StatusError {
-            status: Some(status),
+            status,
             retry_after: None,
             body: String::new(),
             should_retry: None,
@@ -127,7 +132,7 @@ impl StatusError {
             facts: None,
             op: Cow::Borrowed("http"),
             source: None,
-            kind: Kind::of_status(status),
+            kind,
         }
     }
 
@@ -143,17 +148,8 @@ impl StatusError {
             ..Evidence::default()
         }
         .decide()?;
-        let mut e = StatusError {
-            status,
-            retry_after: None,
-            body,
-            should_retry: None,
-            header_names: [None; 2],
-            facts: None,
-            op: Cow::Borrowed("http"),
-            source: None,
-            kind,
-        };
+        let mut e = Self::blank(status, kind);
+        e.body = body;
         e.facts_mut().body_wait = body_wait(&hints);
         e.drop_empty_facts();
         Some(e)
@@ -369,9 +365,7 @@ impl StatusError {
     /// ```
     #[must_use]
     pub fn with_request_id(mut self, id: &str) -> Self {
-        self.facts_mut().request_id = Some(fold_id(id))
-            .filter(|id| !id.is_empty())
-            .map(Into::into);
+        self.facts_mut().request_id = fold_id(id).map(Into::into);
         self.drop_empty_facts();
         self
     }

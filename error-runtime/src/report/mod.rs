@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 
 use lenient::{Lenient, Strings};
 
-use crate::core::summary::{ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES, one_line};
+use crate::core::summary::{
+    ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES, fold_id, one_line,
+};
 use crate::{AgentError, Recovery, RetryPolicy};
 
 mod lenient;
@@ -355,17 +357,6 @@ fn response_facts(link: &(dyn StdError + 'static)) -> (Option<String>, Option<&'
     (None, None)
 }
 
-/// A request id from the wire: visible ASCII only, at most 128 bytes; `None` when nothing is
-/// left.
-fn valid_request_id(id: &str) -> Option<String> {
-    let id: String = id
-        .chars()
-        .filter(char::is_ascii_graphic)
-        .take(128)
-        .collect();
-    (!id.is_empty()).then_some(id)
-}
-
 /// A status from the wire, when it is one HTTP can send (100–599).
 fn valid_status(status: Option<u16>) -> Option<u16> {
     status.filter(|s| (100..=599).contains(s))
@@ -693,7 +684,7 @@ impl Report {
             hints: w.hints,
             status: valid_status(w.status),
             docs_url: w.docs_url,
-            request_id: w.request_id.as_deref().and_then(valid_request_id),
+            request_id: w.request_id.as_deref().and_then(fold_id),
             retry_after_source: w
                 .retry_after_source
                 .and_then(|name| WAIT_SOURCES.into_iter().find(|known| *known == name)),
