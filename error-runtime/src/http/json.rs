@@ -193,17 +193,10 @@ impl<'a> Reader<'a> {
     /// every detail's string `reason`, and the string `quotaId` of each of its `violations`.
     fn details(&mut self) -> Parsed<Details<'a>> {
         let mut details = Details::default();
-        if self.peek() != Some(b'[') {
-            self.skip_value()?;
-            return Ok(details);
-        }
-        self.array(|reader| {
-            if reader.peek() != Some(b'{') {
-                return reader.skip_value();
-            }
+        self.array_or_skip(|reader| {
             let (mut kind, mut delay, mut reason, mut limit) = (None, None, None, None);
             let mut quota_ids = Vec::new();
-            reader.object(|reader, key| {
+            reader.object_or_skip(|reader, key| {
                 match key.as_ref() {
                     "@type" => kind = reader.text_value()?,
                     "retryDelay" => delay = reader.text_value()?,
@@ -229,11 +222,7 @@ impl<'a> Reader<'a> {
     /// repeats).
     fn quota_ids(&mut self) -> Parsed<Vec<Cow<'a, str>>> {
         let mut ids = Vec::new();
-        if self.peek() != Some(b'[') {
-            self.skip_value()?;
-            return Ok(ids);
-        }
-        self.array(|reader| {
+        self.array_or_skip(|reader| {
             if let Some(id) = reader.member("quotaId")? {
                 ids.push(id);
             }
@@ -245,11 +234,7 @@ impl<'a> Reader<'a> {
     /// `metadata`: its string `raw`, and whether it has a `flagged_input` member.
     fn metadata(&mut self) -> Parsed<Metadata<'a>> {
         let mut metadata = Metadata::default();
-        if self.peek() != Some(b'{') {
-            self.skip_value()?;
-            return Ok(metadata);
-        }
-        self.object(|reader, key| {
+        self.object_or_skip(|reader, key| {
             match key.as_ref() {
                 "raw" => metadata.raw = reader.text_value()?,
                 "flagged_input" => {
@@ -266,11 +251,7 @@ impl<'a> Reader<'a> {
     /// `response`: its `error` member, read as a body's `error` is.
     fn response_error(&mut self) -> Parsed<ErrorField<'a>> {
         let mut error = ErrorField::default();
-        if self.peek() != Some(b'{') {
-            self.skip_value()?;
-            return Ok(error);
-        }
-        self.object(|reader, key| {
+        self.object_or_skip(|reader, key| {
             if key == "error" {
                 error = reader.error_value()?;
                 Ok(())
@@ -285,11 +266,7 @@ impl<'a> Reader<'a> {
     /// value is not an object or has no such string. The rest is checked and skipped.
     fn member(&mut self, name: &str) -> Parsed<Option<Cow<'a, str>>> {
         let mut found = None;
-        if self.peek() != Some(b'{') {
-            self.skip_value()?;
-            return Ok(found);
-        }
-        self.object(|reader, key| {
+        self.object_or_skip(|reader, key| {
             if key == name {
                 found = reader.text_value()?;
                 Ok(())
@@ -305,15 +282,6 @@ impl<'a> Reader<'a> {
         match self.peek() {
             Some(b'"') => Ok((Some(self.string()?), None)),
             _ => Ok((None, self.small_integer()?)),
-        }
-    }
-
-    /// A value kept only if it is a string.
-    fn text_value(&mut self) -> Parsed<Option<Cow<'a, str>>> {
-        if self.peek() == Some(b'"') {
-            self.string().map(Some)
-        } else {
-            self.skip_value().map(|()| None)
         }
     }
 }

@@ -212,13 +212,10 @@ fn chat_text(data: &str) -> Option<Range<usize>> {
 
 /// One element of `choices`.
 fn chat_choice<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
-    if reader.peek() != Some(b'{') {
-        return reader.skip_value();
-    }
-    reader.object(|reader, key| match key.as_ref() {
+    reader.object_or_skip(|reader, key| match key.as_ref() {
         "delta" | "message" => chat_delta(reader, reading),
         "finish_reason" => {
-            if let Some(reason) = text_value(reader)? {
+            if let Some(reason) = reader.text_value()? {
                 reading.stop = Some(reason);
             }
             Ok(())
@@ -229,18 +226,15 @@ fn chat_choice<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed
 
 /// A choice's `delta`: text, refusal, reasoning and tool-call arguments.
 fn chat_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
-    if reader.peek() != Some(b'{') {
-        return reader.skip_value();
-    }
-    reader.object(|reader, key| match key.as_ref() {
+    reader.object_or_skip(|reader, key| match key.as_ref() {
         "content" | "reasoning_content" | "reasoning" => {
-            if let Some(text) = text_value(reader)? {
+            if let Some(text) = reader.text_value()? {
                 reading.text(text);
             }
             Ok(())
         }
         "refusal" => {
-            if let Some(text) = text_value(reader)?.filter(|t| !t.is_empty()) {
+            if let Some(text) = reader.text_value()?.filter(|t| !t.is_empty()) {
                 reading.refusal = true;
                 reading.text(text);
             }
@@ -259,13 +253,13 @@ fn tool_calls<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<
         Some(b'{') => reader.object(|reader, key| match key.as_ref() {
             "function" => tool_calls(reader, reading),
             "arguments" => {
-                if let Some(text) = text_value(reader)? {
+                if let Some(text) = reader.text_value()? {
                     reading.text(text);
                 }
                 Ok(())
             }
             "name" => {
-                if text_value(reader)?.is_some_and(|name| !name.is_empty()) {
+                if reader.text_value()?.is_some_and(|name| !name.is_empty()) {
                     reading.content = true;
                 }
                 Ok(())
@@ -298,7 +292,7 @@ fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
             let _ = member(data, "delta", |reader| {
                 reader.object(|reader, key| match key.as_ref() {
                     "stop_reason" => {
-                        reading.stop = text_value(reader)?;
+                        reading.stop = reader.text_value()?;
                         Ok(())
                     }
                     _ => reader.skip_value(),
@@ -429,12 +423,9 @@ fn ends_with(bytes: &[u8], tail: &[u8]) -> bool {
 
 /// A `content_block_delta`'s `delta`: text, tool input JSON, thinking.
 fn anthropic_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
-    if reader.peek() != Some(b'{') {
-        return reader.skip_value();
-    }
-    reader.object(|reader, key| match key.as_ref() {
+    reader.object_or_skip(|reader, key| match key.as_ref() {
         "text" | "partial_json" | "thinking" => {
-            if let Some(text) = text_value(reader)? {
+            if let Some(text) = reader.text_value()? {
                 reading.text(text);
             }
             Ok(())
@@ -471,10 +462,10 @@ fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
             reading.terminal = true;
             let _ = member(data, "response", |reader| {
                 reader.object(|reader, key| match key.as_ref() {
-                    "incomplete_details" if reader.peek() == Some(b'{') => {
-                        reader.object(|reader, key| match key.as_ref() {
+                    "incomplete_details" => {
+                        reader.object_or_skip(|reader, key| match key.as_ref() {
                             "reason" => {
-                                reading.stop = text_value(reader)?;
+                                reading.stop = reader.text_value()?;
                                 Ok(())
                             }
                             _ => reader.skip_value(),
@@ -490,7 +481,7 @@ fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
         delta if RESPONSES_DELTAS.contains(&delta) => {
             reading.refusal = delta == "response.refusal.delta";
             let _ = member(data, "delta", |reader| {
-                if let Some(text) = text_value(reader)? {
+                if let Some(text) = reader.text_value()? {
                     reading.text(text);
                 }
                 Ok(())
@@ -512,18 +503,16 @@ fn gemini(data: &str) -> Reading<'_> {
     let mut error = false;
     let parsed = Reader::new(data.as_bytes()).object(|reader, key| match key.as_ref() {
         "candidates" => reader.array(|reader| gemini_candidate(reader, &mut reading)),
-        "promptFeedback" if reader.peek() == Some(b'{') => {
-            reader.object(|reader, key| match key.as_ref() {
-                "blockReason" => {
-                    if let Some(reason) = text_value(reader)? {
-                        reading.blocked = true;
-                        reading.stop = Some(reason);
-                    }
-                    Ok(())
+        "promptFeedback" => reader.object_or_skip(|reader, key| match key.as_ref() {
+            "blockReason" => {
+                if let Some(reason) = reader.text_value()? {
+                    reading.blocked = true;
+                    reading.stop = Some(reason);
                 }
-                _ => reader.skip_value(),
-            })
-        }
+                Ok(())
+            }
+            _ => reader.skip_value(),
+        }),
         "error" => {
             error = true;
             reader.skip_value()
@@ -538,39 +527,31 @@ fn gemini(data: &str) -> Reading<'_> {
 
 /// One candidate: its parts' text and calls, and its finish reason.
 fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
-    if reader.peek() != Some(b'{') {
-        return reader.skip_value();
-    }
-    reader.object(|reader, key| match key.as_ref() {
+    reader.object_or_skip(|reader, key| match key.as_ref() {
         "finishReason" => {
-            if let Some(reason) = text_value(reader)? {
+            if let Some(reason) = reader.text_value()? {
                 reading.stop = Some(reason);
             }
             Ok(())
         }
-        "content" if reader.peek() == Some(b'{') => {
-            reader.object(|reader, key| match key.as_ref() {
-                "parts" if reader.peek() == Some(b'[') => reader.array(|reader| {
-                    if reader.peek() != Some(b'{') {
-                        return reader.skip_value();
+        "content" => reader.object_or_skip(|reader, key| match key.as_ref() {
+            "parts" => reader.array_or_skip(|reader| {
+                reader.object_or_skip(|reader, key| match key.as_ref() {
+                    "text" => {
+                        if let Some(text) = reader.text_value()? {
+                            reading.text(text);
+                        }
+                        Ok(())
                     }
-                    reader.object(|reader, key| match key.as_ref() {
-                        "text" => {
-                            if let Some(text) = text_value(reader)? {
-                                reading.text(text);
-                            }
-                            Ok(())
-                        }
-                        "functionCall" | "executableCode" | "inlineData" => {
-                            reading.content = true;
-                            reader.skip_value()
-                        }
-                        _ => reader.skip_value(),
-                    })
-                }),
-                _ => reader.skip_value(),
-            })
-        }
+                    "functionCall" | "executableCode" | "inlineData" => {
+                        reading.content = true;
+                        reader.skip_value()
+                    }
+                    _ => reader.skip_value(),
+                })
+            }),
+            _ => reader.skip_value(),
+        }),
         _ => reader.skip_value(),
     })
 }
@@ -583,15 +564,6 @@ fn event_type<'e>(name: Option<&'e str>, data: &'e str) -> Cow<'e, str> {
     match name {
         Some(name) if name != "message" => Cow::Borrowed(name),
         _ => top_shape(data).kind.unwrap_or_default(),
-    }
-}
-
-/// A value kept only if it is a string.
-fn text_value<'a>(reader: &mut Reader<'a>) -> Parsed<Option<Cow<'a, str>>> {
-    if reader.peek() == Some(b'"') {
-        reader.string().map(Some)
-    } else {
-        reader.skip_value().map(|()| None)
     }
 }
 

@@ -105,6 +105,41 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A string value, or `None` after checking and skipping a value of another type.
+    pub(crate) fn text_value(&mut self) -> Parsed<Option<Cow<'a, str>>> {
+        if self.peek() == Some(b'"') {
+            self.string().map(Some)
+        } else {
+            self.skip_value().map(|()| None)
+        }
+    }
+
+    /// An object read as [`object`](Self::object) reads it, or a value of another type
+    /// checked and skipped.
+    pub(crate) fn object_or_skip(
+        &mut self,
+        field: impl FnMut(&mut Self, Cow<'a, str>) -> Parsed<()>,
+    ) -> Parsed<()> {
+        if self.peek() == Some(b'{') {
+            self.object(field)
+        } else {
+            self.skip_value()
+        }
+    }
+
+    /// An array read as [`array`](Self::array) reads it, or a value of another type checked
+    /// and skipped.
+    pub(crate) fn array_or_skip(
+        &mut self,
+        element: impl FnMut(&mut Self) -> Parsed<()>,
+    ) -> Parsed<()> {
+        if self.peek() == Some(b'[') {
+            self.array(element)
+        } else {
+            self.skip_value()
+        }
+    }
+
     /// Steps into an array or object, refusing nesting deeper than [`MAX_DEPTH`].
     fn open(&mut self) -> Parsed<()> {
         self.depth += 1;
