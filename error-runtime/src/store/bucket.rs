@@ -80,11 +80,11 @@ pub struct BucketReport {
 }
 
 impl BucketReport {
-    /// Whether every number is finite and in range: a capacity above zero, a level and a
-    /// rate not negative, a hold of at most 25 hours. A store ignores a report that is not.
+    /// Whether every number is finite and in range: a capacity above zero and at most
+    /// [`MAX_UNITS`], a level and a rate not negative, a hold of at most 25 hours. A store ignores a report that is not.
     pub fn is_plausible(&self) -> bool {
-        self.capacity.is_finite()
-            && self.capacity > 0.0
+        self.capacity > 0.0
+            && self.capacity <= MAX_UNITS
             && self.level.is_finite()
             && self.level >= 0.0
             && self.rate.is_finite()
@@ -92,6 +92,11 @@ impl BucketReport {
             && self.hold <= MAX_HOLD
     }
 }
+
+/// The most units a bucket holds: 10^15, far above any provider's limit (a billion tokens
+/// a minute is 10^9), and small enough that every count below it is a whole number in an
+/// `f64`. A report or a stored bucket whose capacity is larger is not obeyed.
+pub const MAX_UNITS: f64 = 1e15;
 
 /// The longest hold or wait a bucket keeps: 25 hours, the longest a provider's window
 /// (a day) plausibly lasts.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agent_error_runtime::store::{BucketView, MAX_HOLD, PaceAnswer, PaceStep};
+use agent_error_runtime::store::{BucketView, MAX_HOLD, MAX_UNITS, PaceAnswer, PaceStep};
 use redis::Value;
 
 use crate::scripts::PACE_ARGS_PER_DIMENSION;
@@ -34,10 +34,9 @@ pub(crate) fn args(step: &PaceStep, ttl: Duration) -> Vec<String> {
             ]),
             None => args.extend(std::iter::repeat_n(String::new(), 4)),
         }
-        match d
-            .configured
-            .filter(|(capacity, rate)| *capacity > 0.0 && capacity.is_finite() && rate.is_finite())
-        {
+        match d.configured.filter(|(capacity, rate)| {
+            *capacity > 0.0 && *capacity <= MAX_UNITS && rate.is_finite()
+        }) {
             Some((capacity, rate)) => args.extend([number(capacity), number(rate)]),
             None => args.extend([String::new(), String::new()]),
         }

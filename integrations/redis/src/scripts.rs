@@ -6,6 +6,7 @@
 
 use std::sync::LazyLock;
 
+use agent_error_runtime::store::MAX_UNITS;
 use redis::Script;
 
 /// The server's time in milliseconds, as `now`.
@@ -197,10 +198,12 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 /// `ARGV`: per dimension the nine of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
 /// report or limit not given), then the longest wait a reservation may need (ms), the
 /// replica's id and the store's ttl (ms). A dimension whose stored fields are not all
-/// finite numbers, whose capacity is not above zero, whose rate is negative, or whose
-/// times lie more than 25 hours ahead is dropped and counts as absent; so is a replica
-/// field that is not a time, and a bucket that absurd units (near the largest double)
-/// would leave with a number that is not finite. A refill too long for a duration waits
+/// finite numbers, whose capacity is not above zero or above [`MAX_UNITS`], whose level
+/// lies beyond its capacity either way, whose rate is negative or would take more than 25
+/// hours to fill it, or whose times lie more than 25 hours ahead is dropped and counts as
+/// absent; so are a replica field that is not a time, and a bucket that absurd units (near
+/// the largest double) would leave with a number that is not finite. A bucket that no
+/// response reported takes the step's configured limit, whatever was stored. A refill too long for a duration waits
 /// the longest hold, as the runtime's bucket does. The key lives until its buckets are
 /// full again (at most 25 hours) plus the ttl.
 ///
@@ -214,6 +217,7 @@ pub(crate) static PACE: LazyLock<Script> = LazyLock::new(|| {
         "local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local MAX_HOLD = {MAX_HOLD_MS}
+local MAX_UNITS = {MAX_UNITS}
 local SEEN, MAX_REPLICAS = 10000, 64
 local TOO_LONG = 18446744073709551615000
 local repaired = 0
@@ -248,7 +252,9 @@ for d = 0, 3 do
     if b[n] == nil then whole = false end
   end
   if present then
-    if whole and b.c > 0 and b.r >= 0 and b.h <= now + MAX_HOLD and b.t <= now + MAX_HOLD then
+    if whole and b.c > 0 and b.c <= MAX_UNITS and b.l >= -b.c and b.l <= b.c and b.r >= 0
+      and (b.r == 0 or b.c / b.r * 1000 <= MAX_HOLD)
+      and b.h <= now + MAX_HOLD and b.t <= now + MAX_HOLD then
       b.p = b.p ~= 0
       buckets[d] = b
     else
@@ -299,11 +305,17 @@ for d = 0, 3 do
   local a = {PACE_ARGS_PER_DIMENSION} * d
   local b = buckets[d]
   local cc, cr = num(ARGV[a + 5]), num(ARGV[a + 6])
-  if b == nil and cc ~= nil and cc > 0 and cr ~= nil then
-    b = {{c = cc, r = math.max(cr, 0), l = cc, t = now, h = 0, p = false}}
+  if cc ~= nil and cc > 0 and cc <= MAX_UNITS and cr ~= nil then
+    if b == nil then
+      b = {{c = cc, r = math.max(cr, 0), l = cc, t = now, h = 0, p = false}}
+    elseif not b.p then
+      -- No response has reported this bucket: the limit configured is the one in force.
+      refill(b)
+      b.c, b.r, b.l = cc, math.max(cr, 0), math.min(b.l, cc)
+    end
   end
   local rc, rl, rr, rh = num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]), num(ARGV[a + 4])
-  if rc and rl and rr and rh and rc > 0 and rl >= 0 and rr >= 0 and rh >= 0 and rh <= MAX_HOLD then
+  if rc and rl and rr and rh and rc > 0 and rc <= MAX_UNITS and rl >= 0 and rr >= 0 and rh >= 0 and rh <= MAX_HOLD then
     b = b or {{c = 0, r = 0, l = 0, t = 0, h = 0, p = false}}
     refill(b)
     local level = math.min(rl, rc)

@@ -70,8 +70,11 @@ pub enum Unavailable {
 ///   integer, or a deadline more than 24 hours ahead (longer than any this store writes:
 ///   pauses, cooldowns and leases are written at most 24 hours long) is deleted by the
 ///   script that meets it and counts as absent, with a `tracing` warning. In a pacing key,
-///   a bucket with a field that is not a finite number, a capacity not above zero, a
-///   negative rate or a time more than 25 hours ahead is dropped the same way, alone. A
+///   a bucket with a field that is not a finite number, a capacity not above zero or above
+///   10^15, a level beyond its capacity either way, a negative rate or one that would take
+///   more than 25 hours to fill the bucket, or a time more than 25 hours ahead is dropped
+///   the same way, alone; a bucket no response reported is held to the limit configured
+///   in the pacer, whatever capacity is stored. A
 ///   script error about one key leaves the store up: every other key is still shared.
 /// - **Redis down or slow**: each operation waits at most the
 ///   [`timeout`](RedisStoreBuilder::timeout); after a failure, the store's own breaker
@@ -537,7 +540,7 @@ impl Inner {
             Some(redis::Value::Int(2)) => tracing::warn!(
                 target: "agent_error::redis",
                 key,
-                "a pacing key held a value this library never writes (not a finite number, a capacity not above zero, a negative rate, or a time more than 25 hours ahead): that bucket was dropped, and counts as absent"
+                "a pacing key held a value this library never writes (not a finite number, or a capacity, level, rate or time out of range): that bucket was dropped, and counts as absent"
             ),
             _ => {}
         }

@@ -246,3 +246,75 @@ async fn a_pacing_key_of_another_type_is_replaced() {
     assert_eq!(warned.len(), 1, "{warned:?}");
     assert!(warned[0].contains("another type"), "{warned:?}");
 }
+
+/// Writes dimension 0 of `key` by hand from `fields` (name without the dimension, value).
+fn write_fields(server: &Server, key: &str, fields: &[(&str, String)]) {
+    let mut args = vec!["HSET".to_owned(), key.to_owned()];
+    for (name, value) in fields {
+        args.push(format!("{name}0"));
+        args.push(value.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    server.command(&args);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_number_out_of_range_neither_lifts_the_limit_nor_locks_the_key() {
+    warnings();
+    let server = Server::start();
+    let store = store(&server).await;
+    let now = now_ms(&server);
+    let just_under_25_hours = (now + 25 * 3600 * 1000 - 1000).to_string();
+    let now = now.to_string();
+    let bucket = |c: &str, r: &str, l: &str, h: &str, p: &str| {
+        vec![
+            ("c", c.to_owned()),
+            ("r", r.to_owned()),
+            ("l", l.to_owned()),
+            ("t", now.clone()),
+            ("h", h.to_owned()),
+            ("p", p.to_owned()),
+        ]
+    };
+    let cases = [
+        // A huge bucket that never refills would let every call through.
+        ("huge, reported", bucket("1e308", "0", "1e308", "0", "1")),
+        ("huge, configured", bucket("1e308", "0", "1e308", "0", "0")),
+        ("large, configured", bucket("1e14", "0", "1e14", "0", "0")),
+        // A level far below zero would lock the key for 25 hours.
+        ("deep", bucket("20", "1", "-1e308", "0", "1")),
+        ("below one bucket", bucket("20", "1", "-21", "0", "1")),
+        ("above its capacity", bucket("20", "1", "1e9", "0", "1")),
+        // A rate that never fills the bucket, after a hold of almost 25 hours.
+        (
+            "slow",
+            bucket("20", "1e-300", "0", just_under_25_hours.as_str(), "1"),
+        ),
+        (
+            "capacity above the largest",
+            bucket("2e15", "1e15", "2e15", "0", "1"),
+        ),
+    ];
+    for (i, (case, fields)) in cases.iter().enumerate() {
+        let name = format!("out-of-range-{i}");
+        write_fields(&server, &store.key("pace", &name), fields);
+        // A pacer that knows the limit: two a second.
+        let mut step = look();
+        step.dimensions[0].configured = Some((2.0, 2.0));
+        step.dimensions[0].take = 1.0;
+        step.max_wait = Duration::from_secs(3600);
+        let mut waits = Vec::new();
+        for _ in 0..3 {
+            waits.push(pace(&store, &name, step).await.wait);
+        }
+        let last = waits[2].expect("reserved within the hour");
+        assert!(
+            waits[..2].iter().all(|w| *w == Ok(Duration::ZERO)),
+            "{case}: {waits:?}"
+        );
+        assert!(
+            last > Duration::from_millis(400) && last <= Duration::from_millis(500),
+            "{case}: the configured limit holds, no more: {waits:?}"
+        );
+    }
+}
