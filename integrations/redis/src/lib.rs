@@ -30,6 +30,8 @@
 //! # Ok(()) }
 //! ```
 //!
+//! On a Redis Cluster, make the store with [`RedisStore::cluster_builder`] instead.
+//!
 //! The guide's chapter "Across a fleet" gives the key layout and the failure modes.
 
 #![warn(missing_docs)]

@@ -16,6 +16,8 @@ use agent_error_runtime::store::{
     StoreFuture, TrialToken, WaitLimit,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::{ClusterClientBuilder, ClusterConfig};
+use redis::cluster_async::ClusterConnection;
 use redis::{RedisResult, Script};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
@@ -61,6 +63,9 @@ pub enum Unavailable {
 ///   then the reservation if its wait is within the step's `max_wait`, and the replica's
 ///   lease when the call goes at once — and counts the replicas seen on the key in the
 ///   last 10 seconds (at most 64).
+/// - **Redis Cluster**: a store made with [`RedisStore::cluster_builder`] talks to the
+///   cluster's nodes, each script going to the node that holds its key (every operation
+///   touches one key, so none is refused on a cluster).
 /// - **Writes**: each transition is one Lua script on one key (EVALSHA, loaded again when
 ///   the server answers NOSCRIPT), on the server's clock.
 /// - **Reads**: from a local copy at most [`staleness`](RedisStoreBuilder::staleness) old,
@@ -99,8 +104,16 @@ pub struct RedisStore {
     inner: Arc<Inner>,
 }
 
+/// The connection to Redis: one server, or the nodes of a Redis Cluster (each script
+/// goes to the node that holds its one key).
+#[derive(Clone)]
+enum Conn {
+    Node(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
 struct Inner {
-    conn: ConnectionManager,
+    conn: Conn,
     handle: Handle,
     prefix: String,
     staleness: Duration,
@@ -156,15 +169,32 @@ impl fmt::Debug for RedisStore {
 }
 
 /// Settings of a [`RedisStore`], from [`RedisStore::builder`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RedisStoreBuilder {
     url: String,
+    /// The nodes first asked for the layout of a Redis Cluster; empty for one server.
+    cluster: Vec<String>,
     prefix: String,
     staleness: Duration,
     timeout: Duration,
     ttl: Duration,
     retry_interval: Duration,
     unavailable: Unavailable,
+}
+
+impl fmt::Debug for RedisStoreBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // No URL: it may carry a password.
+        f.debug_struct("RedisStoreBuilder")
+            .field("cluster", &!self.cluster.is_empty())
+            .field("prefix", &self.prefix)
+            .field("staleness", &self.staleness)
+            .field("timeout", &self.timeout)
+            .field("ttl", &self.ttl)
+            .field("retry_interval", &self.retry_interval)
+            .field("unavailable", &self.unavailable)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RedisStoreBuilder {
@@ -214,7 +244,11 @@ impl RedisStoreBuilder {
 
     /// Makes the store. It connects lazily and reconnects by itself, so a Redis that is
     /// down now is no error: the store starts degraded. Must run on a tokio runtime, whose
-    /// handle the store keeps; an invalid URL or no runtime is an error.
+    /// handle the store keeps; an invalid URL or no runtime is an error, and so is a
+    /// server that answers, within the timeout, that it is a node of a Redis Cluster when
+    /// the store was made with [`RedisStore::builder`] (use
+    /// [`RedisStore::cluster_builder`]: one server's connection would take each of the
+    /// cluster's `MOVED` answers for Redis down).
     pub async fn connect(self) -> RedisResult<RedisStore> {
         let handle = Handle::try_current().map_err(|_| {
             redis::RedisError::from((
@@ -222,13 +256,26 @@ impl RedisStoreBuilder {
                 "RedisStore::connect must run on a tokio runtime",
             ))
         })?;
-        let client = redis::Client::open(self.url.as_str())?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(self.timeout))
-            .set_connection_timeout(Some(self.timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(self.retry_interval);
-        let conn = ConnectionManager::new_lazy_with_config(client, config)?;
+        let conn = if self.cluster.is_empty() {
+            let client = redis::Client::open(self.url.as_str())?;
+            let config = ConnectionManagerConfig::new()
+                .set_response_timeout(Some(self.timeout))
+                .set_connection_timeout(Some(self.timeout))
+                .set_number_of_retries(1)
+                .set_max_delay(self.retry_interval);
+            let conn = ConnectionManager::new_lazy_with_config(client, config)?;
+            refuse_a_cluster_node(&conn, self.timeout).await?;
+            Conn::Node(conn)
+        } else {
+            let client = ClusterClientBuilder::new(self.cluster.iter().map(String::as_str))
+                .retries(1)
+                .max_retry_wait(ms(self.retry_interval))
+                .build()?;
+            let config = ClusterConfig::new()
+                .set_connection_timeout(self.timeout)
+                .set_response_timeout(self.timeout);
+            Conn::Cluster(client.get_pending_async_connection_with_config(config))
+        };
         Ok(RedisStore {
             inner: Arc::new(Inner {
                 conn,
@@ -247,6 +294,31 @@ impl RedisStoreBuilder {
                 failures: AtomicU32::new(0),
             }),
         })
+    }
+}
+
+/// Refuses a server that is a node of a Redis Cluster, for a store made for one server:
+/// it would answer each key on another node `MOVED`, and the store would take that for
+/// Redis down. A server that does not answer within `timeout` is no error (the store
+/// starts degraded and connects later).
+async fn refuse_a_cluster_node(conn: &ConnectionManager, timeout: Duration) -> RedisResult<()> {
+    let mut conn = conn.clone();
+    let info = tokio::time::timeout(
+        timeout,
+        redis::cmd("INFO")
+            .arg("cluster")
+            .query_async::<String>(&mut conn),
+    )
+    .await;
+    match info {
+        Ok(Ok(info)) if info.lines().any(|l| l.trim() == "cluster_enabled:1") => {
+            Err(redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "the server is a node of a Redis Cluster",
+                "connect with RedisStore::cluster_builder and the cluster's nodes".to_owned(),
+            )))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -279,12 +351,40 @@ impl RedisStore {
     pub fn builder(url: impl Into<String>) -> RedisStoreBuilder {
         RedisStoreBuilder {
             url: url.into(),
+            cluster: Vec::new(),
             prefix: "agent-error".to_owned(),
             staleness: Duration::from_secs(1),
             timeout: Duration::from_millis(50),
             ttl: Duration::from_secs(3600),
             retry_interval: Duration::from_secs(1),
             unavailable: Unavailable::Local,
+        }
+    }
+
+    /// Settings for a store on a Redis Cluster, first reached through `nodes`
+    /// (`redis://host:port` each; one that answers is enough, the store learns the others
+    /// and follows the cluster as its slots move). Every operation is one script on one
+    /// key, and each key's name is a hash tag, so every operation works on a cluster as on
+    /// one server.
+    ///
+    /// ```no_run
+    /// use agent_error::redis::RedisStore;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = RedisStore::cluster_builder(["redis://10.0.0.1:6379", "redis://10.0.0.2:6379"])
+    ///     .prefix("my-agent")
+    ///     .connect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn cluster_builder<N: Into<String>>(
+        nodes: impl IntoIterator<Item = N>,
+    ) -> RedisStoreBuilder {
+        let cluster: Vec<String> = nodes.into_iter().map(Into::into).collect();
+        RedisStoreBuilder {
+            url: cluster.first().cloned().unwrap_or_default(),
+            cluster,
+            ..RedisStore::builder("")
         }
     }
 
@@ -344,17 +444,18 @@ impl RedisStore {
         if Instant::now() >= deadline {
             return Reply::Down;
         }
-        let mut conn = inner.conn.clone();
         let mut call = script.prepare_invoke();
         call.key(&key);
         for arg in args {
             call.arg(arg);
         }
-        let answer = tokio::time::timeout_at(
-            deadline.into(),
-            call.invoke_async::<redis::Value>(&mut conn),
-        )
-        .await;
+        let invoked = async {
+            match inner.conn.clone() {
+                Conn::Node(mut conn) => call.invoke_async::<redis::Value>(&mut conn).await,
+                Conn::Cluster(mut conn) => call.invoke_async::<redis::Value>(&mut conn).await,
+            }
+        };
+        let answer = tokio::time::timeout_at(deadline.into(), invoked).await;
         match answer {
             Ok(Ok(value)) => {
                 inner.up();
@@ -366,6 +467,12 @@ impl RedisStore {
                 Reply::BadKey
             }
             Ok(Err(e)) => {
+                if matches!(inner.conn, Conn::Node(_)) && e.redirect_node().is_some() {
+                    tracing::error!(
+                        target: "agent_error::redis",
+                        "the server answered MOVED: it is a node of a Redis Cluster, and a store made with RedisStore::builder talks to one server; make it with RedisStore::cluster_builder"
+                    );
+                }
                 inner.down(&format!("{:?}", e.kind()));
                 Reply::Down
             }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,17 +15,31 @@ pub const INSTALL: &str = "redis-server not found: install it (`apt-get install 
 pub struct Server {
     pub port: u16,
     child: Option<Child>,
+    /// Arguments after the port and the address.
+    extra: Vec<String>,
+}
+
+/// A free port of 127.0.0.1.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
 }
 
 impl Server {
     /// Starts a server on a free port of 127.0.0.1; panics with the install command when
     /// `redis-server` is missing, so that the test fails and says why.
     pub fn start() -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free loopback port");
-        let mut server = Server { port, child: None };
+        Server::start_with(free_port(), Vec::new())
+    }
+
+    fn start_with(port: u16, extra: Vec<String>) -> Server {
+        let mut server = Server {
+            port,
+            child: None,
+            extra,
+        };
         server.run();
         server
     }
@@ -45,6 +60,7 @@ impl Server {
             ])
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
+            .args(&self.extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -127,4 +143,111 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// A Redis Cluster of three masters (no replicas) on loopback, made with `redis-cli
+/// --cluster create`, its nodes stopped and their files removed on drop.
+pub struct Cluster {
+    pub nodes: Vec<Server>,
+    dir: PathBuf,
+}
+
+impl Cluster {
+    pub fn start() -> Cluster {
+        let dir = std::env::temp_dir().join(format!(
+            "agent-error-cluster-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).expect("a directory for the nodes' files");
+        let mut cluster = Cluster {
+            nodes: Vec::new(),
+            dir,
+        };
+        for _ in 0..3 {
+            let port = bus_free_port();
+            let extra = [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                &format!("nodes-{port}.conf"),
+                "--cluster-node-timeout",
+                "5000",
+                "--dir",
+                &cluster.dir.display().to_string(),
+            ];
+            let extra = extra.iter().map(|s| s.to_string()).collect();
+            cluster.nodes.push(Server::start_with(port, extra));
+        }
+        let mut create = Command::new("redis-cli");
+        create.args(["--cluster", "create"]);
+        for node in &cluster.nodes {
+            create.arg(format!("127.0.0.1:{}", node.port));
+        }
+        let mut create = create
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-cli runs (it comes with redis-server)");
+        let started = Instant::now();
+        loop {
+            if let Some(status) = create.try_wait().expect("redis-cli") {
+                assert!(status.success(), "redis-cli --cluster create failed");
+                break;
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = create.kill();
+                panic!("redis-cli --cluster create did not finish within 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        while !cluster.is_ok() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the cluster did not come up within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        cluster
+    }
+
+    /// Whether every node says the cluster is up.
+    fn is_ok(&self) -> bool {
+        self.nodes.iter().all(|node| {
+            let info = match node.command(&["CLUSTER", "INFO"]) {
+                redis::Value::BulkString(b) => String::from_utf8_lossy(&b).into_owned(),
+                redis::Value::VerbatimString { text, .. } => text,
+                _ => String::new(),
+            };
+            info.lines().any(|l| l.trim() == "cluster_state:ok")
+        })
+    }
+
+    /// The nodes' URLs.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(Server::url).collect()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A free port whose cluster bus port (10,000 above it) is free too.
+fn bus_free_port() -> u16 {
+    for _ in 0..200 {
+        let port = free_port();
+        if let Some(bus) = port.checked_add(10_000)
+            && TcpListener::bind(("127.0.0.1", bus)).is_ok()
+        {
+            return port;
+        }
+    }
+    panic!("no free loopback port with a free bus port");
 }
