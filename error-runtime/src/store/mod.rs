@@ -80,14 +80,46 @@ pub trait Store: PauseStore + CircuitStore + BudgetStore + PaceStore {}
 
 impl<T: PauseStore + CircuitStore + BudgetStore + PaceStore + ?Sized> Store for T {}
 
+std::thread_local! {
+    /// Whether this thread is in [`block_on`].
+    static BLOCKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is waiting for a store's future in one of this library's blocking
+/// APIs (a `CircuitBreaker::call`, a `Pacer::try_acquire`, a blocking `Retrier::run`).
+///
+/// For a store that needs an async runtime to reach its server: when this thread is that
+/// runtime's own (a one-thread runtime), the runtime cannot run while the thread waits,
+/// so the store should answer at once without its server, and without taking its server
+/// for down: the server is not the one that failed to answer.
+pub fn in_blocking_call() -> bool {
+    BLOCKING.with(std::cell::Cell::get)
+}
+
+/// Marks the thread as in [`block_on`] while it lives.
+struct Blocking(bool);
+
+impl Blocking {
+    fn enter() -> Blocking {
+        Blocking(BLOCKING.with(|b| b.replace(true)))
+    }
+}
+
+impl Drop for Blocking {
+    fn drop(&mut self) {
+        let was = self.0;
+        BLOCKING.with(|b| b.set(was));
+    }
+}
+
 /// Runs a store's future to completion on this thread, for the blocking APIs: it waits at
 /// most `limit` once the future has stopped answering at once (an in-process store's
 /// futures are ready at the first poll), polls it once more when the limit has passed,
 /// and gives up with `None` only if it is still pending then.
 ///
 /// On a thread that must itself drive the future (a one-thread async runtime's own
-/// thread) the limit always passes, and a store then answers without its server (see
-/// [`WaitLimit::wait_limit`]). The async APIs await instead, and never call this.
+/// thread) the limit would always pass: a store then answers at once without its server
+/// (see [`in_blocking_call`] and [`WaitLimit::wait_limit`]). The async APIs await instead, and never call this.
 pub(crate) fn block_on<F: Future>(future: F, limit: Duration) -> Option<F::Output> {
     struct Unpark(std::thread::Thread);
     impl Wake for Unpark {
@@ -98,6 +130,7 @@ pub(crate) fn block_on<F: Future>(future: F, limit: Duration) -> Option<F::Outpu
             self.0.unpark();
         }
     }
+    let _blocking = Blocking::enter();
     let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     let mut future = std::pin::pin!(future);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -88,6 +88,11 @@ pub enum Unavailable {
 ///   `None` whatever it says: the pacer paces alone); one `tracing` warning when it
 ///   degrades and one info event when Redis answers again. The connection reconnects by itself. Nothing
 ///   panics; nothing blocks longer than the timeout.
+/// - **Blocking APIs on a one-thread runtime** (`CircuitBreaker::call`, `Pacer::try_acquire`
+///   on the thread of a `current_thread` tokio runtime, such as a plain `#[tokio::test]`):
+///   the runtime cannot reach Redis while its only thread waits, so such a call is answered
+///   at once as [`Unavailable`] says, and the store stays up for the async calls: Redis is
+///   not the one that failed to answer.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -416,17 +421,29 @@ impl RedisStore {
         if inner.breaker_open() {
             return Remote {
                 task: None,
+                start: Arc::new(AtomicU8::new(ABANDONED)),
                 deadline,
                 inner,
             };
         }
         inner.round_trips.fetch_add(1, Ordering::Relaxed);
-        let task =
-            self.inner
-                .handle
-                .spawn(Self::run_script(inner.clone(), script, key, args, deadline));
+        let start = Arc::new(AtomicU8::new(WAITING));
+        let run = Self::run_script(inner.clone(), script, key, args, deadline);
+        let task = self.inner.handle.spawn({
+            let start = start.clone();
+            async move {
+                // A caller that stopped waiting before the task ran has had its answer:
+                // nothing is sent for it.
+                match start.compare_exchange(WAITING, STARTED, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => run.await,
+                    Err(_) => Reply::Down,
+                }
+            }
+        });
         Remote {
             task: Some(task),
+            start,
             deadline,
             inner,
         }
@@ -709,16 +726,43 @@ const MAX_AHEAD: Duration = Duration::from_millis(scripts::MAX_AHEAD_MS);
 /// A script's answer on its way from the runtime, due by its deadline.
 ///
 /// A caller may poll it from a thread the runtime itself needs (a blocking API on a
-/// runtime with one thread): the script's task cannot run until that caller lets go, so a
-/// poll after the deadline does not wait for it. Redis counts as unreachable (the store
-/// degrades, and its breaker spares the next calls the wait) and the answer is
-/// [`Reply::Down`]: the caller is served as [`Unavailable`] says, never let through as if
-/// the key had no state.
+/// runtime with one thread): the script's task cannot run until that caller lets go. Such
+/// a caller gets [`Reply::Down`] at once, and one whose task has not started by the
+/// deadline (a runtime too busy to run it) gets it then: the caller is served as
+/// [`Unavailable`] says, never let through as if the key had no state. Neither counts
+/// against Redis: the store degrades only when Redis itself did not answer in time.
 struct Remote<T> {
     /// `None` once answered, or when the store's breaker spared the round trip.
     task: Option<JoinHandle<Reply<T>>>,
+    /// Whether the task has begun to run ([`STARTED`]), or will not ([`ABANDONED`]).
+    start: Arc<AtomicU8>,
     deadline: Instant,
     inner: Arc<Inner>,
+}
+
+/// A [`Remote`]'s task has not run yet.
+const WAITING: u8 = 0;
+/// It runs, or has run.
+const STARTED: u8 = 1;
+/// It will not run: its caller has had its answer.
+const ABANDONED: u8 = 2;
+
+impl<T> Remote<T> {
+    /// Stops the task from running if it has not started: whether it had not.
+    fn abandon(&self) -> bool {
+        self.start
+            .compare_exchange(WAITING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+            || self.start.load(Ordering::Acquire) == ABANDONED
+    }
+}
+
+/// Whether this thread waits in a blocking API on a runtime with one thread: the thread
+/// the runtime needs to run the script.
+fn blocks_its_runtime() -> bool {
+    agent_error_runtime::store::in_blocking_call()
+        && Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
 }
 
 impl<T> Future for Remote<T> {
@@ -733,9 +777,13 @@ impl<T> Future for Remote<T> {
                 self.task = None;
                 Poll::Ready(reply.unwrap_or(Reply::Down))
             }
-            // The task stays: a claim's guard gives back what it may still be granted.
+            // The task stays: a claim's guard gives back what it may still be granted. It
+            // sends nothing once past its deadline.
+            Poll::Pending if blocks_its_runtime() && self.abandon() => Poll::Ready(Reply::Down),
             Poll::Pending if Instant::now() >= self.deadline => {
-                self.inner.down("timeout");
+                if !self.abandon() {
+                    self.inner.down("timeout");
+                }
                 Poll::Ready(Reply::Down)
             }
             Poll::Pending => Poll::Pending,
