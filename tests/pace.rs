@@ -227,3 +227,79 @@ async fn a_configured_limit_keeps_a_provider_without_headers_under_it() {
     assert!(end.limited <= 2, "{end:?}");
     assert!(end.share_of_limit(&setup) >= 0.95, "{end:?}");
 }
+
+/// A store whose every answer comes 100 ms after it is computed (a slow network).
+#[derive(Debug)]
+struct Slow(LocalStore);
+
+const LATENCY: Duration = Duration::from_millis(100);
+
+impl agent_error::store::WaitLimit for Slow {
+    fn wait_limit(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+}
+
+impl agent_error::store::PauseStore for Slow {
+    fn pause<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> agent_error::store::StoreFuture<'a, Option<agent_error::store::Pause>> {
+        Box::pin(async move {
+            let pause = self.0.pause(key).await;
+            tokio::time::sleep(LATENCY).await;
+            pause
+        })
+    }
+
+    fn set_pause<'a>(
+        &'a self,
+        key: &'a str,
+        wait: Duration,
+        code: &'a str,
+    ) -> agent_error::store::StoreFuture<'a, agent_error::store::Pause> {
+        Box::pin(async move {
+            let pause = self.0.set_pause(key, wait, code).await;
+            tokio::time::sleep(LATENCY).await;
+            pause
+        })
+    }
+}
+
+impl agent_error::store::PaceStore for Slow {
+    fn pace<'a>(
+        &'a self,
+        key: &'a str,
+        step: agent_error::store::PaceStep,
+    ) -> agent_error::store::StoreFuture<'a, Option<agent_error::store::PaceAnswer>> {
+        Box::pin(async move {
+            let answer = self.0.pace(key, step).await;
+            tokio::time::sleep(LATENCY).await;
+            answer
+        })
+    }
+}
+
+/// The time spent asking a slow store counts against `max_wait`: a call either goes within
+/// it, store and wait together, or is refused with a `rate_limit` error.
+#[tokio::test]
+async fn acquire_never_waits_past_max_wait_with_a_slow_store() {
+    let max_wait = Duration::from_millis(300);
+    // One call every 450 ms: the second waits about 250 ms once the store has answered.
+    let pacer = Pacer::new()
+        .limit(KEY, Limit::requests(1, Duration::from_millis(450)))
+        .staleness(Duration::ZERO)
+        .max_wait(max_wait)
+        .shared_in(Arc::new(Slow(LocalStore::new())));
+    for _ in 0..4 {
+        let started = std::time::Instant::now();
+        let acquired = pacer
+            .acquire(KEY, agent_error::recover::Cost::request())
+            .await;
+        let took = started.elapsed();
+        assert!(
+            took <= max_wait + Duration::from_millis(30),
+            "{acquired:?} after {took:?}"
+        );
+    }
+}

@@ -119,7 +119,10 @@ impl Limit {
 ///   what it did not spend). Budget leased to another replica is not reservable until that
 ///   replica's next step; with a staleness of zero no lease is taken. When the store cannot answer, each replica paces
 ///   alone with its share of the limit it last knew (one warning with the `tracing`
-///   feature).
+///   feature), and tells the store what it spent meanwhile when it answers again, so that
+///   the fleet does not spend twice what the store's buckets refilled during the outage.
+///   The time spent asking the store counts against [`max_wait`](Self::max_wait): a call
+///   goes within it, store and wait together, or gets the `rate_limit` error.
 ///
 /// Headers come from a peer: a value that is negative, not a number, or a reset more than
 /// 25 hours ahead is not obeyed; at most [`max_keys`](Self::max_keys) keys are kept.
@@ -387,7 +390,8 @@ impl Pacer {
 
     /// Reserves a call of `cost` on `key` if the wait it needs is at most `max_wait`:
     /// `Ok(wait)` — the cost is spent and the call may go after `wait` (the caller sleeps
-    /// it) — or `Err(needed)` with nothing spent. Calls reserved one after another get
+    /// it) — or `Err(needed)` with nothing spent. With a shared store, the time spent
+    /// asking it counts: `wait` is at most `max_wait` less that time. Calls reserved one after another get
     /// successive turns, so that waiting calls are spread as the budget comes back.
     ///
     /// For loops that sleep on their own; [`acquire`](Self::acquire) sleeps for you.
@@ -566,11 +570,16 @@ impl Pacer {
         let now = self.now();
         let units = cost.all_units();
         let adaptive = self.config.adaptive;
+        let shared = self.config.store.is_some();
         self.with_key(key, now, |state| {
             if !state.configured {
                 configure(state, self.config.limits.get(key), now);
             }
-            reserve_in(state, &units, max_wait, now, adaptive)
+            let wait = reserve_in(state, &units, max_wait, now, adaptive);
+            if shared && wait.is_ok() {
+                spent_alone(state, &units);
+            }
+            wait
         })
     }
 
@@ -595,6 +604,7 @@ impl Pacer {
         max_wait: Duration,
     ) -> Result<Duration, Duration> {
         let now = self.now();
+        let asked = now;
         let units = cost.all_units();
         let configured = self.config.limits.get(key).copied();
         let adaptive = self.config.adaptive;
@@ -633,20 +643,40 @@ impl Pacer {
             Ok(step) => step,
             Err(local) => return local,
         };
-        if let Some(wait) = announce {
-            store.set_pause(key, wait, crate::codes::RATE_LIMIT).await;
-        }
-        let paused = store.pause(key).await;
-        let answer = store.pace(key, step).await;
+        // Both questions are asked before either answer is awaited: a store whose futures
+        // start at once (Redis) answers both in one round trip's time.
+        let paused: crate::store::StoreFuture<'_, Option<crate::store::Pause>> = match announce {
+            Some(wait) => {
+                let set = store.set_pause(key, wait, crate::codes::RATE_LIMIT);
+                Box::pin(async move { Some(set.await) })
+            }
+            None => store.pause(key),
+        };
+        let sent = step;
+        let answer = store.pace(key, step);
+        let (paused, answer) = (paused.await, answer.await);
         let now = self.now();
+        // The time spent asking the store counts against the longest wait.
+        let max_wait = max_wait.saturating_sub(Duration::from_nanos(now.saturating_sub(asked)));
         let Some(answer) = answer else {
             if !self.state.alone.swap(true, Ordering::Relaxed) {
                 warn_alone();
             }
             return self.with_key(key, now, |state| {
+                // What the step told is told again at the next one.
+                for (d, told) in sent.dimensions.iter().enumerate() {
+                    state.unsynced[d] += told.spent;
+                    if state.pending[d].is_none() {
+                        state.pending[d] = told.report;
+                    }
+                }
                 go_alone(state);
                 configure(state, configured.as_ref(), now);
-                reserve_in(state, &units, max_wait, now, adaptive)
+                let wait = reserve_in(state, &units, max_wait, now, adaptive);
+                if wait.is_ok() {
+                    spent_alone(state, &units);
+                }
+                wait
             });
         };
         if self.state.alone.swap(false, Ordering::Relaxed) {
@@ -671,7 +701,8 @@ impl Pacer {
                     Ok(wait.max(extra))
                 }
                 Ok(wait) => {
-                    // Reserved in the store, but a pause is longer: give it back.
+                    // Reserved in the store, but a pause, or the time the store took, is
+                    // longer than the call may wait: give it back.
                     for (unsynced, take) in state.unsynced.iter_mut().zip(units) {
                         *unsynced -= take;
                     }
@@ -838,6 +869,15 @@ fn pause(state: &mut KeyState, wait: Duration, now: u64, shared: bool) {
     if shared {
         state.pending_pause = Some(state.pending_pause.map_or(wait, |p| p.max(wait)));
         state.synced_at = None;
+    }
+}
+
+/// Counts what a replica that shares its budgets spent while the store did not answer:
+/// told at its next step, so that the fleet does not spend again, once the store answers,
+/// what the store's buckets refilled meanwhile.
+fn spent_alone(state: &mut KeyState, units: &[f64; 4]) {
+    for (unsynced, take) in state.unsynced.iter_mut().zip(units) {
+        *unsynced += take;
     }
 }
 

@@ -425,3 +425,46 @@ fn now_ms(server: &Server) -> i64 {
         other => panic!("{other:?}"),
     }
 }
+
+/// Redis paused for 1.5 s in a 4 s run: each replica paces alone meanwhile, and tells
+/// the store what it spent when the store answers again, so that the fleet does not spend
+/// a second time what the store's bucket refilled during the outage. Two replicas on a
+/// limit of 20 a second never grant more than 20 + 20 a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_replicas_spent_alone_is_told_when_the_store_is_back() {
+    let server = Server::start();
+    let limit = Limit::requests(20, Duration::from_secs(1));
+    let mut pacers = Vec::new();
+    for _ in 0..2 {
+        let store = store(&server, Duration::from_millis(50)).await;
+        pacers.push(Pacer::new().limit(KEY, limit).shared_in(Arc::new(store)));
+    }
+    let started = Instant::now();
+    let run = Duration::from_secs(4);
+    let mut loops = Vec::new();
+    for pacer in pacers {
+        loops.push(tokio::spawn(async move {
+            let mut granted = 0u32;
+            while started.elapsed() < run {
+                match pacer.reserve(KEY, Cost::request(), Duration::ZERO).await {
+                    Ok(_) => granted += 1,
+                    Err(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+                }
+            }
+            granted
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    server.command(&["CLIENT", "PAUSE", "1500", "ALL"]);
+    let mut granted = 0;
+    for one in loops {
+        granted += one.await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let bound = 20.0 + 20.0 * elapsed;
+    eprintln!("{granted} granted in {elapsed:.2} s, against a bound of {bound:.0}");
+    assert!(
+        f64::from(granted) <= bound + 2.0,
+        "{granted} granted in {elapsed:.2} s, against a bound of {bound:.0}"
+    );
+}
