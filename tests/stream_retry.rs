@@ -5,8 +5,10 @@
 //! spoke is handed back with its partial text, or continued on the next candidate.
 #![cfg(all(feature = "stream", feature = "reqwest", feature = "tokio"))]
 
+use std::convert::Infallible;
 use std::error::Error as StdError;
 use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -550,6 +552,63 @@ async fn a_failed_attempts_metadata_is_received_before_it_fails() {
         "the failed attempt's ping came {:?} after its error was sent",
         ran.received[1] - sent[2]
     );
+}
+
+/// A Chat stream of 200,000 text deltas, one a chunk, always ready; `read` counts the chunks
+/// the watch took from it.
+fn always_ready(
+    read: &Arc<AtomicUsize>,
+) -> Watch<impl Stream<Item = Result<&'static str, Infallible>> + use<>> {
+    let read = read.clone();
+    let chunks = futures_util::stream::iter(0..200_000).map(move |_| {
+        read.fetch_add(1, Ordering::Relaxed);
+        Ok(C_HELLO)
+    });
+    Watch::new(chunks)
+}
+
+/// Receives the first 1,000 events of `run`: the most chunks its source had been read ahead
+/// of what the caller received.
+async fn most_read_ahead(
+    run: impl Stream<Item = Result<Event, StreamError>>,
+    read: &AtomicUsize,
+) -> usize {
+    let mut run = pin!(run);
+    let mut most = 0;
+    for received in 1..=1_000 {
+        let event = run.next().await.expect("an event");
+        assert!(event.is_ok(), "{event:?}");
+        most = most.max(read.load(Ordering::Relaxed) - received);
+    }
+    most
+}
+
+/// The most a run reads ahead of its caller: the events waiting for the caller, and the one
+/// being handed on.
+const READ_AHEAD: usize = 16 + 1;
+
+#[tokio::test]
+async fn the_retrier_reads_an_always_ready_source_only_a_few_events_ahead() {
+    let read = Arc::new(AtomicUsize::new(0));
+    let retrier = retrier();
+    let run = retrier.run_stream(
+        |_| std::future::ready(Ok::<_, Infallible>(always_ready(&read))),
+        |_| async {},
+    );
+    let most = most_read_ahead(run, &read).await;
+    assert!(most <= READ_AHEAD, "the retrier read {most} chunks ahead");
+}
+
+#[tokio::test]
+async fn a_fallback_chain_reads_an_always_ready_source_only_a_few_events_ahead() {
+    let read = Arc::new(AtomicUsize::new(0));
+    let models = Fallback::new([0]).retrier(retrier());
+    let run = models.run_stream(
+        async |_: &i32, _: Option<&str>, _| Ok::<_, Infallible>(always_ready(&read)),
+        |_| async {},
+    );
+    let most = most_read_ahead(run, &read).await;
+    assert!(most <= READ_AHEAD, "the fallback read {most} chunks ahead");
 }
 
 // The fallback chain.

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::error::Error as StdError;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -15,16 +15,45 @@ use futures_core::{Stream, TryStream};
 use super::retrier::{MakeAttempt, Retrier};
 use crate::stream::{Event, StreamError, Watch};
 
-/// Where the events of a run wait between the run's future and the caller's polls: only
-/// what arrived in one poll of the run, never a whole stream.
-pub(crate) type Queue = Arc<Mutex<VecDeque<Event>>>;
+/// The most events a run reads ahead of its caller: they wait for the caller's polls, and
+/// the run reads no further until the caller took them all.
+pub(crate) const READ_AHEAD: usize = 16;
 
-/// Hands each event to the queue.
-pub(crate) fn push(queue: &Queue, event: Event) {
-    queue
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push_back(event);
+/// Where the events of a run wait between the run's future and the caller's polls: at most
+/// [`READ_AHEAD`].
+#[derive(Clone, Default)]
+pub(crate) struct Queue(Arc<Mutex<Waiting>>);
+
+#[derive(Default)]
+struct Waiting {
+    events: VecDeque<Event>,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, Waiting> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands `event` to the caller, once fewer than [`READ_AHEAD`] wait.
+    ///
+    /// While the queue is full the run waits without a waker: [`Forward`], which alone polls
+    /// the run, polls it again as soon as the caller took every event waiting.
+    async fn send(&self, event: Event) {
+        let mut event = Some(event);
+        std::future::poll_fn(|_| {
+            let mut waiting = self.lock();
+            if waiting.events.len() >= READ_AHEAD {
+                return Poll::Pending;
+            }
+            waiting.events.extend(event.take());
+            Poll::Ready(())
+        })
+        .await;
+    }
+
+    fn pop(&self) -> Option<Event> {
+        self.lock().events.pop_front()
+    }
 }
 
 /// One attempt of a stream: open it, then hand each event on as it comes; the attempt
@@ -41,7 +70,7 @@ where
 {
     let mut watch = opened.await.map_err(StreamError::opening)?;
     while let Some(item) = std::future::poll_fn(|cx| Pin::new(&mut watch).poll_next(cx)).await {
-        push(queue, item?);
+        queue.send(item?).await;
     }
     Ok(())
 }
@@ -81,8 +110,10 @@ impl Retrier {
     /// [`Continue`](crate::Recovery::Continue). An opening's own error is classified into a
     /// [`StreamError`] of failure [`Opening`](crate::stream::Failure::Opening), its source.
     ///
-    /// Nothing is collected first: events wait only between two polls of the returned
-    /// stream. `sleep` is awaited between attempts, as in [`run_async`](Self::run_async).
+    /// Nothing is collected first: the stream is read only as far as the caller takes its
+    /// events, at most 16 events ahead of the caller, however fast the source is (with the
+    /// chunk of bytes the watch is reading, each event within the watch's caps). `sleep` is
+    /// awaited between attempts, as in [`run_async`](Self::run_async).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -160,10 +191,7 @@ impl<F> Forward<F> {
     }
 
     fn pop(&self) -> Option<Event> {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
+        self.queue.pop()
     }
 }
 
