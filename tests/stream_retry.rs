@@ -335,6 +335,54 @@ async fn a_buffering_consumer_is_reopened_after_text() {
     assert_eq!(server.connections(), 2);
 }
 
+/// Each event's attempt and whether it starts it: `n` events of `attempt`, the first marked.
+fn attempt_marks(attempt: u32, n: usize) -> Vec<(Option<u32>, bool)> {
+    (0..n).map(|i| (Some(attempt), i == 0)).collect()
+}
+
+#[tokio::test]
+async fn each_attempt_of_a_run_marks_where_its_events_begin() {
+    let cases = [
+        (
+            "cut after text, read by a buffering consumer",
+            Script::ok(Framing::Close)
+                .send_all(events(A_OPEN))
+                .send(A_HELLO),
+            [attempt_marks(1, 3), attempt_marks(2, 8)].concat(),
+        ),
+        (
+            "a 503 head: the first attempt yielded nothing",
+            Script::status(503, UNAVAILABLE_BODY),
+            attempt_marks(2, 8),
+        ),
+    ];
+    for (name, failing, marks) in cases {
+        let server = serve_each([failing, complete()]).await;
+        let reading = Reading {
+            buffered: true,
+            ..KEEPING
+        };
+        let ran = run_stream(&retrier(), &server, &Slept::default(), reading).await;
+        assert!(ran.error.is_none(), "{name}: {:?}", ran.error);
+        let seen: Vec<_> = ran
+            .events
+            .iter()
+            .map(|e| (e.attempt(), e.starts_attempt()))
+            .collect();
+        assert_eq!(seen, marks, "{name}");
+        // A buffering consumer that starts over where an attempt starts holds the answer of
+        // the attempt that completed, once.
+        let mut kept = Vec::new();
+        for event in &ran.events {
+            if event.starts_attempt() {
+                kept.clear();
+            }
+            kept.push(event.data().to_owned());
+        }
+        assert_eq!(kept, data(&[ANTHROPIC]), "{name}");
+    }
+}
+
 #[tokio::test]
 async fn a_stream_that_went_silent_before_it_spoke_is_reopened() {
     let silent = Script::ok(Framing::Chunked).send_all(events(A_OPEN)).hold();
@@ -762,4 +810,30 @@ async fn a_chain_that_spoke_is_not_retried_from_the_start_when_the_next_candidat
         "{e}"
     );
     assert!(!e.delivered().is_empty(), "{e}");
+}
+
+#[tokio::test]
+async fn a_candidate_that_continues_marks_where_its_events_begin() {
+    let broken = serve_each([Script::ok(Framing::Close)
+        .send_all(events(A_OPEN))
+        .send(A_HELLO)])
+    .await;
+    let rest = [A_OPEN, A_WORLD, &providers::a_stop("end_turn")].concat();
+    let continuing = serve_each([Script::ok(Framing::Chunked).send_all(events(&rest))]).await;
+    let models = Fallback::new([0, 1]).retrier(retrier());
+    let (calls, slept) = (Calls::default(), Slept::default());
+    let ran = run_fallback(&models, &[&broken, &continuing], &calls, &slept, KEEPING).await;
+    assert!(ran.error.is_none(), "{:?}", ran.error);
+    // The attempts are counted along the chain: the second candidate's stream is the run's
+    // second attempt, though its opener was told attempt 1 on that candidate.
+    let seen: Vec<_> = ran
+        .events
+        .iter()
+        .map(|e| (e.attempt(), e.starts_attempt()))
+        .collect();
+    assert_eq!(seen, [attempt_marks(1, 3), attempt_marks(2, 5)].concat());
+    assert_eq!(
+        *calls.lock().unwrap(),
+        [(0, None, 1), (1, Some("Hello".to_owned()), 1)]
+    );
 }

@@ -19,19 +19,27 @@ use crate::stream::{Event, StreamError, Watch};
 /// the run reads no further until the caller took them all.
 pub(crate) const READ_AHEAD: usize = 16;
 
-/// Where the events of a run wait between the run's future and the caller's polls: at most
-/// [`READ_AHEAD`].
+/// Where the events of a run wait between the run's future and the caller's polls (at most
+/// [`READ_AHEAD`]), and the count of the run's attempts.
 #[derive(Clone, Default)]
 pub(crate) struct Queue(Arc<Mutex<Waiting>>);
 
 #[derive(Default)]
 struct Waiting {
     events: VecDeque<Event>,
+    attempts: u32,
 }
 
 impl Queue {
     fn lock(&self) -> MutexGuard<'_, Waiting> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts an attempt of the run: the number its events carry.
+    fn next_attempt(&self) -> u32 {
+        let mut waiting = self.lock();
+        waiting.attempts = waiting.attempts.saturating_add(1);
+        waiting.attempts
     }
 
     /// Hands `event` to the caller, once fewer than [`READ_AHEAD`] wait.
@@ -56,8 +64,9 @@ impl Queue {
     }
 }
 
-/// One attempt of a stream: open it, then hand each event on as it comes; the attempt
-/// fails with the stream's error, or with the opening's error classified.
+/// One attempt of a stream: open it, then hand each event on as it comes, marked with the
+/// attempt's number (the first marked as its start); the attempt fails with the stream's
+/// error, or with the opening's error classified.
 pub(crate) async fn attempt<S, B, E, OE>(
     opened: impl Future<Output = Result<Watch<S>, OE>>,
     queue: &Queue,
@@ -68,9 +77,13 @@ where
     E: Into<Box<dyn StdError + Send + Sync + 'static>>,
     OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
+    let number = queue.next_attempt();
     let mut watch = opened.await.map_err(StreamError::opening)?;
+    let mut first = true;
     while let Some(item) = std::future::poll_fn(|cx| Pin::new(&mut watch).poll_next(cx)).await {
-        queue.send(item?).await;
+        let mut event = item?;
+        event.mark_attempt(number, std::mem::take(&mut first));
+        queue.send(event).await;
     }
     Ok(())
 }
@@ -109,6 +122,10 @@ impl Retrier {
     /// it, [`partial_text`](StreamError::partial_text), recovery
     /// [`Continue`](crate::Recovery::Continue). An opening's own error is classified into a
     /// [`StreamError`] of failure [`Opening`](crate::stream::Failure::Opening), its source.
+    ///
+    /// Each event says which attempt it came from ([`Event::attempt`]), and the first of
+    /// each attempt says it starts one ([`Event::starts_attempt`]): a consumer that buffers
+    /// ([`Watch::buffered`]) drops there what it kept of a failed attempt.
     ///
     /// Nothing is collected first: the stream is read only as far as the caller takes its
     /// events, at most 16 events ahead of the caller, however fast the source is (with the
