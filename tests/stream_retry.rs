@@ -5,8 +5,10 @@
 //! spoke is handed back with its partial text, or continued on the next candidate.
 #![cfg(all(feature = "stream", feature = "reqwest", feature = "tokio"))]
 
+use std::convert::Infallible;
 use std::error::Error as StdError;
 use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -333,6 +335,54 @@ async fn a_buffering_consumer_is_reopened_after_text() {
     assert_eq!(server.connections(), 2);
 }
 
+/// Each event's attempt and whether it starts it: `n` events of `attempt`, the first marked.
+fn attempt_marks(attempt: u32, n: usize) -> Vec<(Option<u32>, bool)> {
+    (0..n).map(|i| (Some(attempt), i == 0)).collect()
+}
+
+#[tokio::test]
+async fn each_attempt_of_a_run_marks_where_its_events_begin() {
+    let cases = [
+        (
+            "cut after text, read by a buffering consumer",
+            Script::ok(Framing::Close)
+                .send_all(events(A_OPEN))
+                .send(A_HELLO),
+            [attempt_marks(1, 3), attempt_marks(2, 8)].concat(),
+        ),
+        (
+            "a 503 head: the first attempt yielded nothing",
+            Script::status(503, UNAVAILABLE_BODY),
+            attempt_marks(2, 8),
+        ),
+    ];
+    for (name, failing, marks) in cases {
+        let server = serve_each([failing, complete()]).await;
+        let reading = Reading {
+            buffered: true,
+            ..KEEPING
+        };
+        let ran = run_stream(&retrier(), &server, &Slept::default(), reading).await;
+        assert!(ran.error.is_none(), "{name}: {:?}", ran.error);
+        let seen: Vec<_> = ran
+            .events
+            .iter()
+            .map(|e| (e.attempt(), e.starts_attempt()))
+            .collect();
+        assert_eq!(seen, marks, "{name}");
+        // A buffering consumer that starts over where an attempt starts holds the answer of
+        // the attempt that completed, once.
+        let mut kept = Vec::new();
+        for event in &ran.events {
+            if event.starts_attempt() {
+                kept.clear();
+            }
+            kept.push(event.data().to_owned());
+        }
+        assert_eq!(kept, data(&[ANTHROPIC]), "{name}");
+    }
+}
+
 #[tokio::test]
 async fn a_stream_that_went_silent_before_it_spoke_is_reopened() {
     let silent = Script::ok(Framing::Chunked).send_all(events(A_OPEN)).hold();
@@ -552,6 +602,63 @@ async fn a_failed_attempts_metadata_is_received_before_it_fails() {
     );
 }
 
+/// A Chat stream of 200,000 text deltas, one a chunk, always ready; `read` counts the chunks
+/// the watch took from it.
+fn always_ready(
+    read: &Arc<AtomicUsize>,
+) -> Watch<impl Stream<Item = Result<&'static str, Infallible>> + use<>> {
+    let read = read.clone();
+    let chunks = futures_util::stream::iter(0..200_000).map(move |_| {
+        read.fetch_add(1, Ordering::Relaxed);
+        Ok(C_HELLO)
+    });
+    Watch::new(chunks)
+}
+
+/// Receives the first 1,000 events of `run`: the most chunks its source had been read ahead
+/// of what the caller received.
+async fn most_read_ahead(
+    run: impl Stream<Item = Result<Event, StreamError>>,
+    read: &AtomicUsize,
+) -> usize {
+    let mut run = pin!(run);
+    let mut most = 0;
+    for received in 1..=1_000 {
+        let event = run.next().await.expect("an event");
+        assert!(event.is_ok(), "{event:?}");
+        most = most.max(read.load(Ordering::Relaxed) - received);
+    }
+    most
+}
+
+/// The most a run reads ahead of its caller: the events waiting for the caller, and the one
+/// being handed on.
+const READ_AHEAD: usize = 16 + 1;
+
+#[tokio::test]
+async fn the_retrier_reads_an_always_ready_source_only_a_few_events_ahead() {
+    let read = Arc::new(AtomicUsize::new(0));
+    let retrier = retrier();
+    let run = retrier.run_stream(
+        |_| std::future::ready(Ok::<_, Infallible>(always_ready(&read))),
+        |_| async {},
+    );
+    let most = most_read_ahead(run, &read).await;
+    assert!(most <= READ_AHEAD, "the retrier read {most} chunks ahead");
+}
+
+#[tokio::test]
+async fn a_fallback_chain_reads_an_always_ready_source_only_a_few_events_ahead() {
+    let read = Arc::new(AtomicUsize::new(0));
+    let models = Fallback::new([0]).retrier(retrier());
+    let run = models.run_stream(
+        async |_: &i32, _: Option<&str>, _| Ok::<_, Infallible>(always_ready(&read)),
+        |_| async {},
+    );
+    let most = most_read_ahead(run, &read).await;
+    assert!(most <= READ_AHEAD, "the fallback read {most} chunks ahead");
+}
+
 // The fallback chain.
 
 /// The calls a fallback's opener saw: the candidate's index, the resume text, the attempt.
@@ -703,4 +810,30 @@ async fn a_chain_that_spoke_is_not_retried_from_the_start_when_the_next_candidat
         "{e}"
     );
     assert!(!e.delivered().is_empty(), "{e}");
+}
+
+#[tokio::test]
+async fn a_candidate_that_continues_marks_where_its_events_begin() {
+    let broken = serve_each([Script::ok(Framing::Close)
+        .send_all(events(A_OPEN))
+        .send(A_HELLO)])
+    .await;
+    let rest = [A_OPEN, A_WORLD, &providers::a_stop("end_turn")].concat();
+    let continuing = serve_each([Script::ok(Framing::Chunked).send_all(events(&rest))]).await;
+    let models = Fallback::new([0, 1]).retrier(retrier());
+    let (calls, slept) = (Calls::default(), Slept::default());
+    let ran = run_fallback(&models, &[&broken, &continuing], &calls, &slept, KEEPING).await;
+    assert!(ran.error.is_none(), "{:?}", ran.error);
+    // The attempts are counted along the chain: the second candidate's stream is the run's
+    // second attempt, though its opener was told attempt 1 on that candidate.
+    let seen: Vec<_> = ran
+        .events
+        .iter()
+        .map(|e| (e.attempt(), e.starts_attempt()))
+        .collect();
+    assert_eq!(seen, [attempt_marks(1, 3), attempt_marks(2, 5)].concat());
+    assert_eq!(
+        *calls.lock().unwrap(),
+        [(0, None, 1), (1, Some("Hello".to_owned()), 1)]
+    );
 }

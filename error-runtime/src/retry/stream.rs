@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::error::Error as StdError;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -15,20 +15,58 @@ use futures_core::{Stream, TryStream};
 use super::retrier::{MakeAttempt, Retrier};
 use crate::stream::{Event, StreamError, Watch};
 
-/// Where the events of a run wait between the run's future and the caller's polls: only
-/// what arrived in one poll of the run, never a whole stream.
-pub(crate) type Queue = Arc<Mutex<VecDeque<Event>>>;
+/// The most events a run reads ahead of its caller: they wait for the caller's polls, and
+/// the run reads no further until the caller took them all.
+pub(crate) const READ_AHEAD: usize = 16;
 
-/// Hands each event to the queue.
-pub(crate) fn push(queue: &Queue, event: Event) {
-    queue
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push_back(event);
+/// Where the events of a run wait between the run's future and the caller's polls (at most
+/// [`READ_AHEAD`]), and the count of the run's attempts.
+#[derive(Clone, Default)]
+pub(crate) struct Queue(Arc<Mutex<Waiting>>);
+
+#[derive(Default)]
+struct Waiting {
+    events: VecDeque<Event>,
+    attempts: u32,
 }
 
-/// One attempt of a stream: open it, then hand each event on as it comes; the attempt
-/// fails with the stream's error, or with the opening's error classified.
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, Waiting> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts an attempt of the run: the number its events carry.
+    fn next_attempt(&self) -> u32 {
+        let mut waiting = self.lock();
+        waiting.attempts = waiting.attempts.saturating_add(1);
+        waiting.attempts
+    }
+
+    /// Hands `event` to the caller, once fewer than [`READ_AHEAD`] wait.
+    ///
+    /// While the queue is full the run waits without a waker: [`Forward`], which alone polls
+    /// the run, polls it again as soon as the caller took every event waiting.
+    async fn send(&self, event: Event) {
+        let mut event = Some(event);
+        std::future::poll_fn(|_| {
+            let mut waiting = self.lock();
+            if waiting.events.len() >= READ_AHEAD {
+                return Poll::Pending;
+            }
+            waiting.events.extend(event.take());
+            Poll::Ready(())
+        })
+        .await;
+    }
+
+    fn pop(&self) -> Option<Event> {
+        self.lock().events.pop_front()
+    }
+}
+
+/// One attempt of a stream: open it, then hand each event on as it comes, marked with the
+/// attempt's number (the first marked as its start); the attempt fails with the stream's
+/// error, or with the opening's error classified.
 pub(crate) async fn attempt<S, B, E, OE>(
     opened: impl Future<Output = Result<Watch<S>, OE>>,
     queue: &Queue,
@@ -39,9 +77,13 @@ where
     E: Into<Box<dyn StdError + Send + Sync + 'static>>,
     OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
+    let number = queue.next_attempt();
     let mut watch = opened.await.map_err(StreamError::opening)?;
+    let mut first = true;
     while let Some(item) = std::future::poll_fn(|cx| Pin::new(&mut watch).poll_next(cx)).await {
-        push(queue, item?);
+        let mut event = item?;
+        event.mark_attempt(number, std::mem::take(&mut first));
+        queue.send(event).await;
     }
     Ok(())
 }
@@ -81,8 +123,14 @@ impl Retrier {
     /// [`Continue`](crate::Recovery::Continue). An opening's own error is classified into a
     /// [`StreamError`] of failure [`Opening`](crate::stream::Failure::Opening), its source.
     ///
-    /// Nothing is collected first: events wait only between two polls of the returned
-    /// stream. `sleep` is awaited between attempts, as in [`run_async`](Self::run_async).
+    /// Each event says which attempt it came from ([`Event::attempt`]), and the first of
+    /// each attempt says it starts one ([`Event::starts_attempt`]): a consumer that buffers
+    /// ([`Watch::buffered`]) drops there what it kept of a failed attempt.
+    ///
+    /// Nothing is collected first: the stream is read only as far as the caller takes its
+    /// events, at most 16 events ahead of the caller, however fast the source is (with the
+    /// chunk of bytes the watch is reading, each event within the watch's caps). `sleep` is
+    /// awaited between attempts, as in [`run_async`](Self::run_async).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -160,10 +208,7 @@ impl<F> Forward<F> {
     }
 
     fn pop(&self) -> Option<Event> {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
+        self.queue.pop()
     }
 }
 

@@ -1,6 +1,7 @@
 //! `Event`: one server-sent event as the provider sent it.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use bytes_utils::Str;
@@ -11,6 +12,12 @@ use bytes_utils::Str;
 /// The data is shared with the bytes it was read from, not copied: an event costs no
 /// allocation of its own when its data came in one line, as a provider's events do.
 ///
+/// An event that `Retrier::run_stream` or `Fallback::run_stream` yields also says which of
+/// the run's attempts it came from ([`attempt`](Self::attempt)), and whether it is the first
+/// event of that attempt ([`starts_attempt`](Self::starts_attempt)): where a re-opened
+/// stream's events begin. Two events are equal when the provider sent the same: the
+/// attempt is not compared.
+///
 /// ```
 /// use agent_error::stream::Event;
 ///
@@ -19,12 +26,16 @@ use bytes_utils::Str;
 /// assert_eq!(event.data(), r#"{"type":"message_stop"}"#);
 /// assert_eq!(Event::new("", "[DONE]").name(), "message");
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Event {
     name: Option<Str>,
     data: Str,
     id: Option<Str>,
     retry: Option<Duration>,
+    /// The run's attempt that yielded the event, counted from 1; 0 outside a run.
+    attempt: u32,
+    /// Whether it is the first event its attempt yielded.
+    starts_attempt: bool,
 }
 
 impl Event {
@@ -37,6 +48,8 @@ impl Event {
             data: Str::from(data.into()),
             id: None,
             retry: None,
+            attempt: 0,
+            starts_attempt: false,
         }
     }
 
@@ -51,6 +64,8 @@ impl Event {
             data,
             id,
             retry,
+            attempt: 0,
+            starts_attempt: false,
         }
     }
 
@@ -88,6 +103,83 @@ impl Event {
     pub fn into_data(self) -> String {
         self.data.to_string()
     }
+
+    /// Which attempt of a run yielded the event: `Some(1)` for the stream a
+    /// `Retrier::run_stream` or `Fallback::run_stream` opened first, `Some(2)` for the next
+    /// one it opened, and so on; `None` for an event a [`Watch`](super::Watch) yielded on its
+    /// own or made with [`new`](Self::new).
+    ///
+    /// Every opening counts, one that failed before any event included: under a retrier it
+    /// is the `attempt` that the opener received; along a fallback chain it goes on counting
+    /// from one candidate to the next.
+    ///
+    /// ```
+    /// use agent_error::stream::Event;
+    ///
+    /// assert_eq!(Event::new("", "[DONE]").attempt(), None);
+    /// ```
+    pub fn attempt(&self) -> Option<u32> {
+        (self.attempt > 0).then_some(self.attempt)
+    }
+
+    /// Whether the event is the first that its attempt of a run yielded (see
+    /// [`attempt`](Self::attempt)): the first event of a run, and the first of each stream
+    /// the run opened again. False for an event not yielded by a run.
+    ///
+    /// A run re-opens a stream only while what the failed attempt yielded may be dropped:
+    /// nothing but metadata, or any output when the consumer buffers
+    /// ([`Watch::buffered`](super::Watch::buffered)). Such a consumer drops what it kept
+    /// when an event says it starts an attempt, and what it holds at the end is the answer
+    /// of the attempt that completed. Along a fallback chain, a candidate that continues
+    /// from the text of one that broke after it spoke starts an attempt too: its events
+    /// follow that text.
+    ///
+    /// ```
+    /// use agent_error::stream::Event;
+    ///
+    /// // What a buffering consumer keeps: the events since the last attempt began.
+    /// fn keep(kept: &mut Vec<Event>, event: Event) {
+    ///     if event.starts_attempt() {
+    ///         kept.clear();
+    ///     }
+    ///     kept.push(event);
+    /// }
+    /// let mut kept = Vec::new();
+    /// keep(&mut kept, Event::new("", "{}"));
+    /// assert!(!Event::new("", "{}").starts_attempt());
+    /// assert_eq!(kept.len(), 1);
+    /// ```
+    pub fn starts_attempt(&self) -> bool {
+        self.starts_attempt
+    }
+
+    /// Marks the event as yielded by the run's `attempt`, the first of it or not.
+    pub(crate) fn mark_attempt(&mut self, attempt: u32, starts_attempt: bool) {
+        self.attempt = attempt;
+        self.starts_attempt = starts_attempt;
+    }
+}
+
+/// Equal when the provider sent the same event: its type, data, id and delay; the attempt
+/// that yielded it is not compared.
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.data == other.data
+            && self.id == other.id
+            && self.retry == other.retry
+    }
+}
+
+impl Eq for Event {}
+
+impl Hash for Event {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+        self.data.hash(state);
+        self.id.hash(state);
+        self.retry.hash(state);
+    }
 }
 
 impl fmt::Debug for Event {
@@ -97,6 +189,7 @@ impl fmt::Debug for Event {
             .field("data", &self.data())
             .field("id", &self.id())
             .field("retry", &self.retry)
+            .field("attempt", &self.attempt())
             .finish()
     }
 }

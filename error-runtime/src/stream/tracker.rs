@@ -116,7 +116,8 @@ impl Tracker {
     }
 
     /// Says that the consumer buffers the events (nothing reaches a person or a tool before
-    /// the stream ends): a failure after output then gets the ordinary retry.
+    /// the stream ends): a failure after output then gets the ordinary retry, and the
+    /// consumer drops what it kept of the failed attempt when the next one starts.
     #[must_use]
     pub fn buffered(mut self, buffered: bool) -> Self {
         self.buffered = buffered;

@@ -162,6 +162,10 @@ impl<S: TryStream> Watch<S> {
 
     /// Says that the consumer buffers what it reads (nothing reaches a person or a tool
     /// before the stream ends): a failure after output then gets the ordinary retry.
+    ///
+    /// Under `Retrier::run_stream` or `Fallback::run_stream`, the events of a re-opened
+    /// stream follow those of the attempt that failed; the first of them says so
+    /// ([`Event::starts_attempt`]), and the consumer drops what it kept before it.
     #[must_use]
     pub fn buffered(mut self, buffered: bool) -> Self {
         self.tracker = self.tracker.buffered(buffered);

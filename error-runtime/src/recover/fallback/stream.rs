@@ -51,6 +51,11 @@ impl<C> Fallback<C> {
     /// the way a router's mid-stream fallback does. The candidate that failed cools down as
     /// after any failure. A permanent failure stops the chain.
     ///
+    /// Each event says which attempt of the chain it came from ([`Event::attempt`], counted
+    /// along the chain, every candidate's openings included), and the first of each attempt
+    /// says it starts one ([`Event::starts_attempt`]). As under the retrier, the stream is
+    /// read at most 16 events ahead of the caller.
+    ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// use agent_error::{recover::Fallback, stream::Watch};

@@ -11,13 +11,19 @@ use crate::stream::Failure;
 
 /// Everything the watch yields for `chunks`, read by hand (no runtime, so no idle timer).
 fn read(
-    watch: Watch<impl TryStream<Ok = Vec<u8>, Error = Infallible>>,
+    mut watch: Watch<impl TryStream<Ok = Vec<u8>, Error = Infallible>>,
 ) -> Vec<Result<Event, StreamError>> {
-    let mut watch = std::pin::pin!(watch);
+    read_to_end(&mut watch)
+}
+
+/// Everything the watch yields, read by hand to its end; the watch stays to be asked.
+fn read_to_end(
+    watch: &mut Watch<impl TryStream<Ok = Vec<u8>, Error = Infallible>>,
+) -> Vec<Result<Event, StreamError>> {
     let mut cx = Context::from_waker(Waker::noop());
     let mut out = Vec::new();
     loop {
-        match watch.as_mut().poll_next(&mut cx) {
+        match Pin::new(&mut *watch).poll_next(&mut cx) {
             Poll::Ready(Some(item)) => out.push(item),
             Poll::Ready(None) => return out,
             Poll::Pending => panic!("an in-memory stream never waits"),
@@ -46,8 +52,109 @@ fn piece() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Each provider's healthy events short of its terminal one (with the comments and openers
+/// its servers send), and its terminal event: `data: [DONE]`, `response.completed`,
+/// `message_stop`, and for Gemini, which has none, the chunk with `finishReason`.
+const SHAPES: [(Provider, &[&str], &str); 4] = [
+    (
+        Provider::OpenAiChat,
+        &[
+            ": OPENROUTER PROCESSING\n\n",
+            "data: {\"choices\":[],\"prompt_filter_results\":[]}\n\n",
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n",
+            // A normal stop is not the end: `[DONE]` is.
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n",
+        ],
+        "data: [DONE]\n\n",
+    ),
+    (
+        Provider::OpenAiResponses,
+        &[
+            "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"status\":\"in_progress\",\"output\":[]}}\n\n",
+            "event: response.in_progress\ndata: {\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"status\":\"in_progress\"}}\n\n",
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n",
+            "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"sequence_number\":3,\"output_index\":0,\"content_index\":0,\"text\":\"Hel\"}\n\n",
+            ": keep-alive\n\n",
+        ],
+        "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":4,\"response\":{\"status\":\"completed\",\"error\":null,\"incomplete_details\":null}}\n\n",
+    ),
+    (
+        Provider::Anthropic,
+        &[
+            "event: message_start\ndata: {\"type\": \"message_start\", \"message\": {\"type\": \"message\", \"role\": \"assistant\", \"content\": [], \"stop_reason\": null}}\n\n",
+            "event: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"text\", \"text\": \"\"}}\n\n",
+            "event: ping\ndata: {\"type\": \"ping\"}\n\n",
+            "event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"text_delta\", \"text\": \"Hel\"}}\n\n",
+            "event: content_block_stop\ndata: {\"type\": \"content_block_stop\", \"index\": 0}\n\n",
+            // A normal stop is not the end: `message_stop` is.
+            "event: message_delta\ndata: {\"type\": \"message_delta\", \"delta\": {\"stop_reason\": \"end_turn\", \"stop_sequence\": null}, \"usage\": {\"output_tokens\": 15}}\n\n",
+        ],
+        "event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n",
+    ),
+    (
+        Provider::Gemini,
+        &[
+            "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}], \"role\": \"model\"}, \"index\": 0}], \"modelVersion\": \"gemini-2.0-flash\"}\n\n",
+            "data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"f\", \"args\": {\"choices\": []}}}], \"role\": \"model\"}, \"index\": 0}]}\n\n",
+        ],
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"lo\"}], \"role\": \"model\"}, \"finishReason\": \"STOP\", \"index\": 0}]}\n\n",
+    ),
+];
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A provider's stream that ends without its terminal event, whatever its events, its
+    /// line ends and its chunking, and wherever in the terminal event it was cut (short of
+    /// that event's last line ending): never judged complete. Its events are yielded, then
+    /// `stream_interrupted`, once; the watch says it is not complete.
+    #[test]
+    fn a_stream_without_its_terminal_event_is_never_complete(
+        shape in 0..SHAPES.len(),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..12),
+        cut in any::<prop::sample::Index>(),
+        named in any::<bool>(),
+        crlf in any::<bool>(),
+        sizes in prop::collection::vec(1usize..97, 1..8),
+    ) {
+        let (provider, healthy, terminal) = SHAPES[shape];
+        let line_ends = |text: &str| if crlf { text.replace('\n', "\r\n") } else { text.to_owned() };
+        let mut text: String = picks.iter().map(|pick| line_ends(pick.get::<&str>(healthy))).collect();
+        // The terminal event, cut before the line end of its last line: that line never
+        // ended, so the event is not there.
+        let terminal = line_ends(terminal);
+        let last_line_end = terminal.trim_end_matches(['\r', '\n']).len();
+        text.push_str(&terminal[..cut.index(last_line_end + 1)]);
+        let bytes = text.into_bytes();
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for size in sizes.iter().cycle() {
+            if at == bytes.len() {
+                break;
+            }
+            let end = bytes.len().min(at + size);
+            pieces.push(bytes[at..end].to_vec());
+            at = end;
+        }
+        let mut watch = Watch::new(chunks(pieces)).keep_text(64);
+        if named {
+            watch = watch.provider(provider);
+        }
+        let out = read_to_end(&mut watch);
+        let Some((Err(e), events)) = out.split_last() else {
+            return Err(TestCaseError::fail(format!("judged complete: {out:?}")));
+        };
+        prop_assert!(events.iter().all(Result::is_ok), "{:?}", out);
+        prop_assert_eq!((e.code(), e.failure()), ("stream_interrupted", Failure::Interrupted));
+        prop_assert_eq!(e.delivered().events(), events.len() as u64);
+        prop_assert!(!watch.is_complete());
+        if events.iter().any(|event| event.as_ref().is_ok_and(|event| event.data() != "{\"choices\":[],\"prompt_filter_results\":[]}")) {
+            prop_assert_eq!(watch.recognised(), Some(provider));
+        }
+    }
 
     /// Any mix of the providers' events and noise, cut anywhere: no panic, the stream ends,
     /// an error comes last and once, and what it says was delivered is what was yielded.
