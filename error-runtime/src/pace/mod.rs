@@ -98,8 +98,12 @@ impl Limit {
 ///   Anthropic) is a token bucket of capacity `limit` refilling at
 ///   `(limit − remaining) / reset`; a window (`r` units until `t`) holds until its reset,
 ///   then refills evenly over its length, so that waiting calls are spread over the window
-///   and never released in a burst at the reset. `retry-after-ms` and `Retry-After` pause
-///   the key and come first.
+///   and never released in a burst at the reset. A budget whose refill no response tells
+///   (Azure's remaining-only fields, OpenAI's full bucket with a reset of `0s`) is spent,
+///   then one call goes as a probe after the short default
+///   ([`PROBE_WAIT`](crate::store::PROBE_WAIT), 1 s), the calls behind it one turn a
+///   second, until an answer tells the budget again. `retry-after-ms` and `Retry-After`
+///   pause the key and come first.
 /// - **Configured, or adaptive.** Where a provider sends nothing, a [`Limit`] set for the
 ///   key paces it, and an adaptive rate falls on each `rate_limit` and climbs back on
 ///   success (the AWS SDKs' adaptive mode, see [`throttled`](Self::throttled)), so that a

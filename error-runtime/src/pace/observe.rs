@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use crate::http::{IntoStatus, LimitReading, RateLimits};
-use crate::store::{Bucket, BucketReport};
+use crate::store::{Bucket, BucketReport, PROBE_WAIT};
 
 use super::{KeyState, Pacer, State, pause};
 
@@ -96,10 +96,11 @@ impl Pacer {
     }
 }
 
-/// The wait for a budget spent with no reset: 1 s, then twice the last, at most 32 s.
+/// The wait for a budget spent with no reset: the short default ([`PROBE_WAIT`], 1 s),
+/// then twice the last, at most 32 s.
 fn next_backoff(state: &mut KeyState) -> Duration {
     let wait = if state.spent_backoff.is_zero() {
-        Duration::from_secs(1)
+        PROBE_WAIT
     } else {
         (state.spent_backoff * 2).min(MAX_SPENT_BACKOFF)
     };

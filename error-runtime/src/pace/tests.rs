@@ -322,6 +322,40 @@ mod headers {
     }
 
     #[test]
+    fn what_is_left_of_a_budget_with_no_known_rate_is_spent_then_probed() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        // Azure sends only what remains: five calls go, the sixth is a probe after the
+        // short default, and calls waiting behind it take one turn a second.
+        pacer.observe(KEY, &headers(&[("x-ratelimit-remaining-requests", "5")]));
+        for _ in 0..5 {
+            assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        }
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(1_000)));
+        let waits: Vec<_> = (0..2)
+            .map(|_| block_on_ready(pacer.reserve(KEY, Cost::request(), Duration::from_secs(60))))
+            .collect();
+        assert_eq!(waits, [Ok(ms(1_000)), Ok(ms(2_000))]);
+        // The probe's answer tells the budget again.
+        clock.advance(ms(1_000));
+        pacer.observe(KEY, &headers(&[("x-ratelimit-remaining-requests", "3")]));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+
+        // OpenAI's full bucket with a reset of zero says no rate either.
+        let full = headers(&[
+            ("x-ratelimit-limit-requests", "10"),
+            ("x-ratelimit-remaining-requests", "10"),
+            ("x-ratelimit-reset-requests", "0s"),
+        ]);
+        pacer.observe("openai", &full);
+        let granted = (0..1_000)
+            .filter(|_| pacer.try_acquire("openai", Cost::request()).is_ok())
+            .count();
+        assert_eq!(granted, 10);
+        assert_eq!(pacer.try_acquire("openai", Cost::request()), Err(ms(1_000)));
+    }
+
+    #[test]
     fn a_window_holds_until_its_reset_and_spreads_the_next_one() {
         let clock = ManualClock::new();
         let pacer = Pacer::new().with_clock(clock.clone());

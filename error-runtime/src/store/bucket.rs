@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{PauseStore, StoreFuture};
+use super::{PauseStore, StoreFuture, nanos};
 
 /// Where a [`Pacer`](crate::recover::Pacer) that shares its budgets keeps its buckets, and
 /// the pauses a server announced (so a pacing store is a [`PauseStore`] too).
@@ -72,7 +72,8 @@ pub struct BucketReport {
     /// What is left now.
     pub level: f64,
     /// Units coming back per second; zero when the response does not tell (the rate known
-    /// before is kept).
+    /// before is kept; with none known, what is left is spent, then calls go as probes,
+    /// see [`PROBE_WAIT`]).
     pub rate: f64,
     /// How long nothing comes back: a window's time until it resets; zero for a bucket
     /// that refills all the time.
@@ -96,6 +97,11 @@ impl BucketReport {
 /// The longest hold or wait a bucket keeps: 25 hours, the longest a provider's window
 /// (a day) plausibly lasts.
 pub const MAX_HOLD: Duration = Duration::from_secs(25 * 3600);
+
+/// The short default: how long a budget that is spent, and whose refill no response told,
+/// waits before one call goes as a probe (its answer tells the budget again). Calls
+/// waiting behind a probe take one turn each this far apart.
+pub const PROBE_WAIT: Duration = Duration::from_secs(1);
 
 /// What a pacer asks of one dimension of a key in a [`PaceStep`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -137,7 +143,8 @@ pub struct BucketView {
     pub level: f64,
     /// Units coming back per second (zero: unknown).
     pub rate: f64,
-    /// How long nothing comes back yet.
+    /// How long nothing comes back yet; with no known rate, until the next probe's turn
+    /// (see [`PROBE_WAIT`]).
     pub hold: Duration,
 }
 
@@ -164,7 +171,8 @@ pub(crate) struct Bucket {
     pub(crate) capacity: f64,
     pub(crate) rate: f64,
     pub(crate) level: f64,
-    /// When `level` was true, and before when nothing comes back.
+    /// When `level` was true, and before when nothing comes back (with no known rate, the
+    /// next probe's turn).
     pub(crate) at: u64,
     pub(crate) hold_until: u64,
     /// Whether the bucket comes from a response (not a configured limit).
@@ -221,22 +229,38 @@ impl Bucket {
         if report.rate > 0.0 {
             self.rate = report.rate;
         }
-        self.hold_until = now.saturating_add(super::nanos(report.hold));
+        self.hold_until = now.saturating_add(nanos(report.hold));
         self.reported = true;
     }
 
     /// How long until `take` units are there at `share` (0 to 1) of the rate; zero when
-    /// they are (or when the bucket cannot say: no refill known). A take above the
-    /// capacity waits for a full bucket.
+    /// they are. A take above the capacity waits for a full bucket. With no refill known,
+    /// what is left is spent, then a call waits for the next probe's turn: the end of the
+    /// hold, or [`PROBE_WAIT`] from now.
     pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
-        let take = take.min(self.capacity);
-        let rate = self.rate * share;
-        if take <= 0.0 || self.level >= take || rate <= 0.0 {
+        if !self.short_of(take) {
             return Duration::ZERO;
         }
         let hold = Duration::from_nanos(self.hold_until.saturating_sub(now));
+        let rate = self.rate * share;
+        if rate <= 0.0 {
+            return if hold.is_zero() { PROBE_WAIT } else { hold };
+        }
+        let take = take.min(self.capacity);
         let refill = (take - self.level) / rate;
         hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
+    }
+
+    /// Whether `take` units (at most the capacity) are more than what is left.
+    fn short_of(&self, take: f64) -> bool {
+        let take = take.min(self.capacity);
+        take > 0.0 && self.level < take
+    }
+
+    /// Whether a reservation of `take` units is a probe: a bucket with no known refill,
+    /// short of them.
+    fn probes(&self, take: f64) -> bool {
+        self.rate <= 0.0 && self.short_of(take)
     }
 
     /// Spends `units` (negative: gives them back, never above the capacity). A spend is a
@@ -267,7 +291,7 @@ impl Bucket {
             rate: view.rate,
             level: view.level,
             at: now,
-            hold_until: now.saturating_add(super::nanos(view.hold.min(MAX_HOLD))),
+            hold_until: now.saturating_add(nanos(view.hold.min(MAX_HOLD))),
             reported: true,
         }
     }
@@ -276,7 +300,9 @@ impl Bucket {
 /// Reserves `takes` (units per dimension) on `buckets` at `share` (0 to 1) of their
 /// refill, if the longest wait they need, or `before` (a pause, another limit) when longer,
 /// is at most `max_wait`: `Ok(wait)` with the units spent, `Err(needed)` with nothing spent.
-/// The one reservation of a store's step and of a pacer's own buckets.
+/// A probe (a bucket with no known refill, short of its take) sets the next probe's turn
+/// [`PROBE_WAIT`] after its own. The one reservation of a store's step and of a pacer's own
+/// buckets.
 pub(crate) fn reserve(
     buckets: &mut [Option<Bucket>; 4],
     takes: &[f64; 4],
@@ -297,8 +323,14 @@ pub(crate) fn reserve(
     if need > max_wait {
         return Err(need);
     }
+    let next_probe = now
+        .saturating_add(nanos(need.saturating_add(PROBE_WAIT)))
+        .min(now.saturating_add(nanos(MAX_HOLD)));
     for (slot, &take) in buckets.iter_mut().zip(takes) {
         if let Some(bucket) = slot {
+            if bucket.probes(take) {
+                bucket.hold_until = next_probe;
+            }
             bucket.spend(take);
         }
     }
@@ -417,6 +449,39 @@ mod tests {
         }
         assert_eq!(b.level, 50.0);
         assert_eq!(b.capacity, 100.0);
+    }
+
+    #[test]
+    fn a_bucket_with_no_known_rate_is_spent_then_lets_one_probe_through_a_second() {
+        // Five left, no refill said (Azure sends only what remains).
+        let mut buckets = [Some(Bucket::default()), None, None, None];
+        buckets[0]
+            .as_mut()
+            .unwrap()
+            .report(&report(5.0, 5.0, 0.0), 0);
+        let one = [1.0, 0.0, 0.0, 0.0];
+        let long = Duration::from_secs(60);
+        let waits: Vec<_> = (0..8)
+            .map(|_| reserve(&mut buckets, &one, Duration::ZERO, long, 0, 1.0))
+            .collect();
+        let s = Duration::from_secs;
+        let now = Ok(Duration::ZERO);
+        assert_eq!(
+            waits,
+            [now, now, now, now, now, Ok(s(1)), Ok(s(2)), Ok(s(3))]
+        );
+        // A call that may not wait is told the next probe's turn, and spends nothing.
+        let level = buckets[0].unwrap().level;
+        assert_eq!(
+            reserve(&mut buckets, &one, Duration::ZERO, Duration::ZERO, 0, 1.0),
+            Err(s(4))
+        );
+        assert_eq!(buckets[0].unwrap().level, level);
+        // Long after the probes, a call still waits the short default, not a moment more.
+        assert_eq!(
+            reserve(&mut buckets, &one, Duration::ZERO, long, 100 * S, 1.0),
+            Ok(s(1))
+        );
     }
 
     #[test]
