@@ -98,7 +98,9 @@ impl Limit {
 ///   Anthropic) is a token bucket of capacity `limit` refilling at
 ///   `(limit − remaining) / reset`; a window (`r` units until `t`) holds until its reset,
 ///   then refills evenly over its length, so that waiting calls are spread over the window
-///   and never released in a burst at the reset. A budget whose refill no response tells
+///   and never released in a burst at the reset. A window whose quota is not said (an IETF
+///   item without a policy) is `r` units now and the next at `t`; one spent with no reset
+///   waits the short default. A budget whose refill no response tells
 ///   (Azure's remaining-only fields, OpenAI's full bucket with a reset of `0s`) is spent,
 ///   then one call goes as a probe after the short default
 ///   ([`PROBE_WAIT`](crate::store::PROBE_WAIT), 1 s), the calls behind it one turn a

@@ -109,9 +109,11 @@ fn next_backoff(state: &mut KeyState) -> Duration {
 }
 
 /// One limit as a bucket. A bucket (OpenAI, Anthropic) refills at
-/// `(limit − remaining) / reset`, full again at the reset; a window holds until its reset,
-/// then refills evenly over its length (the period the server says, else its reset, else
-/// a minute; at least a second). A limit not said is the largest known.
+/// `(limit − remaining) / reset`, full again at the reset; a window of a known quota holds
+/// until its reset, then refills evenly over its length (the period the server says, else
+/// its reset; at least a second). A window whose quota or length is not known (an IETF
+/// item without a policy) refills at no known rate: `remaining` now, and the next at its
+/// reset, or with none after the short default. A limit not said is the largest known.
 fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
     let remaining = reading.remaining as f64;
     let capacity = reading
@@ -123,14 +125,13 @@ fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
     let reset = reading.reset.unwrap_or(Duration::ZERO);
     if reading.window {
         let period = reading
-            .period
-            .or(reading.reset)
-            .unwrap_or(Duration::from_secs(60))
-            .max(Duration::from_secs(1));
+            .limit
+            .and(reading.period.or(reading.reset))
+            .map(|period| period.max(Duration::from_secs(1)));
         return BucketReport {
             capacity,
             level: remaining,
-            rate: capacity / period.as_secs_f64(),
+            rate: period.map_or(0.0, |period| capacity / period.as_secs_f64()),
             hold: reset,
         };
     }

@@ -356,6 +356,37 @@ mod headers {
     }
 
     #[test]
+    fn an_ietf_item_without_a_policy_is_r_units_now_and_the_next_at_t() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(KEY, &headers(&[("ratelimit", "\"default\";r=0;t=50")]));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(50_000)));
+        pacer.observe("two", &headers(&[("ratelimit", "\"default\";r=2;t=2")]));
+        assert_eq!(pacer.try_acquire("two", Cost::request()), Ok(()));
+        assert_eq!(pacer.try_acquire("two", Cost::request()), Ok(()));
+        assert_eq!(pacer.try_acquire("two", Cost::request()), Err(ms(2_000)));
+        clock.advance(ms(2_000));
+        assert_eq!(pacer.try_acquire("two", Cost::request()), Ok(()));
+    }
+
+    #[test]
+    fn an_ietf_item_with_a_malformed_reset_is_dropped_and_no_reset_waits_the_short_default() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(KEY, &headers(&[("ratelimit", "\"default\";r=0;t=-5")]));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), None);
+        // Spent, and no reset said: the short default, not a window's period.
+        pacer.observe("spent", &headers(&[("ratelimit", "\"default\";r=0")]));
+        assert_eq!(pacer.try_acquire("spent", Cost::request()), Err(ms(1_000)));
+        pacer.observe(
+            "older",
+            &headers(&[("ratelimit-limit", "10"), ("ratelimit-remaining", "0")]),
+        );
+        assert_eq!(pacer.try_acquire("older", Cost::request()), Err(ms(1_000)));
+    }
+
+    #[test]
     fn a_window_holds_until_its_reset_and_spreads_the_next_one() {
         let clock = ManualClock::new();
         let pacer = Pacer::new().with_clock(clock.clone());

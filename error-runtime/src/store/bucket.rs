@@ -213,7 +213,8 @@ impl Bucket {
     /// Takes a report in: the limit and its refill from the newest report, what is left
     /// from the most restrictive of the report and what is known (units reserved since the
     /// response was written are not in its count). A bucket that has never refilled at a
-    /// known rate takes the report's level as it is.
+    /// known rate takes the report's level as it is, and its first probe's turn is the
+    /// report's hold (a window's reset), or with none [`PROBE_WAIT`] from now.
     pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
         if !report.is_plausible() {
             return;
@@ -229,14 +230,19 @@ impl Bucket {
         if report.rate > 0.0 {
             self.rate = report.rate;
         }
-        self.hold_until = now.saturating_add(nanos(report.hold));
+        let hold = if self.rate <= 0.0 && report.hold.is_zero() {
+            PROBE_WAIT
+        } else {
+            report.hold
+        };
+        self.hold_until = now.saturating_add(nanos(hold));
         self.reported = true;
     }
 
     /// How long until `take` units are there at `share` (0 to 1) of the rate; zero when
     /// they are. A take above the capacity waits for a full bucket. With no refill known,
-    /// what is left is spent, then a call waits for the next probe's turn: the end of the
-    /// hold, or [`PROBE_WAIT`] from now.
+    /// what is left is spent, then a call waits for the next probe's turn, the end of the
+    /// hold (at once when that turn passed unused).
     pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
         if !self.short_of(take) {
             return Duration::ZERO;
@@ -244,7 +250,7 @@ impl Bucket {
         let hold = Duration::from_nanos(self.hold_until.saturating_sub(now));
         let rate = self.rate * share;
         if rate <= 0.0 {
-            return if hold.is_zero() { PROBE_WAIT } else { hold };
+            return hold;
         }
         let take = take.min(self.capacity);
         let refill = (take - self.level) / rate;
@@ -477,11 +483,13 @@ mod tests {
             Err(s(4))
         );
         assert_eq!(buckets[0].unwrap().level, level);
-        // Long after the probes, a call still waits the short default, not a moment more.
-        assert_eq!(
-            reserve(&mut buckets, &one, Duration::ZERO, long, 100 * S, 1.0),
-            Ok(s(1))
-        );
+        // Long after the probes, a turn that passed unused is taken at once, and the next
+        // is the short default later.
+        let late = |buckets: &mut [Option<Bucket>; 4]| {
+            reserve(buckets, &one, Duration::ZERO, long, 100 * S, 1.0)
+        };
+        assert_eq!(late(&mut buckets), Ok(Duration::ZERO));
+        assert_eq!(late(&mut buckets), Ok(s(1)));
     }
 
     #[test]

@@ -206,8 +206,9 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 /// field that is not a time, and a bucket that absurd units (near the largest double)
 /// would leave with a number that is not finite. A refill too long for a duration waits
 /// the longest hold, as the runtime's bucket does. A bucket with no known rate spends what
-/// is left, then lets one call through as a probe at the end of its hold, or the short
-/// default from now, and holds the next probe the short default after it. The key lives
+/// is left, then lets one call through as a probe at the end of its hold (a window's reset,
+/// else the short default after the report; at once when that turn passed unused), and
+/// holds the next probe the short default after it. The key lives
 /// until its buckets are full again (at most 25 hours) plus the ttl.
 ///
 /// Answers `{now, reserved (1 or 0), wait ms, replicas, four views, four leased, repaired}`:
@@ -299,13 +300,10 @@ local function short(b, take)
   return take > 0 and b.l < take
 end
 -- With no known rate, what is left is spent, then one call goes as a probe a turn: at the
--- end of the hold, or the short default from now.
+-- end of the hold (at once when that turn passed unused).
 local function need(b, take)
   if not short(b, take) then return 0 end
-  if b.r <= 0 then
-    if b.h > now then return b.h - now end
-    return PROBE
-  end
+  if b.r <= 0 then return math.max(b.h - now, 0) end
   take = math.min(take, b.c)
   local refill = (take - b.l) / b.r * 1000
   if not (refill < TOO_LONG) then refill = MAX_HOLD end
@@ -327,6 +325,8 @@ for d = 0, 3 do
     if b.p and b.r > 0 then b.l = math.min(b.l, level) else b.l = level end
     b.c = rc
     if rr > 0 then b.r = rr end
+    -- With no known rate and no reset, the first probe goes the short default from now.
+    if b.r <= 0 and rh == 0 then rh = PROBE end
     b.h = now + rh
     b.p = true
   end
