@@ -96,7 +96,11 @@ impl Limit {
 ///   `RateLimit-*` and `X-RateLimit-*`, see [`RateLimits`](crate::http::RateLimits)),
 ///   successful or not. A limit whose `reset` is the time until it is full again (OpenAI,
 ///   Anthropic) is a token bucket of capacity `limit` refilling at
-///   `(limit − remaining) / reset`; a window (`r` units until `t`) holds until its reset,
+///   `(limit − remaining) / reset`, less the margin that the headers' rounding needs:
+///   `remaining` is rounded down and the reset written in whole milliseconds, so the rate
+///   is read as `(limit − remaining − 1) / (reset + 1 ms)` and a paced call never goes
+///   before the provider's bucket holds it (at the limit, 2% of the rate of a limit of 50,
+///   0.025% of one of 4,000); a window (`r` units until `t`) holds until its reset,
 ///   then refills evenly over its length, so that waiting calls are spread over the window
 ///   and never released in a burst at the reset. A window whose quota is not said (an IETF
 ///   item without a policy) is `r` units now and the next at `t`; one spent with no reset
@@ -144,8 +148,10 @@ impl Limit {
 /// headers.insert("x-ratelimit-remaining-requests", HeaderValue::from_static("0"));
 /// headers.insert("x-ratelimit-reset-requests", HeaderValue::from_static("1m0s"));
 /// pacer.observe("openai/gpt-4o", &headers);
-/// // The next request comes back after a second, not after the minute.
-/// assert_eq!(pacer.try_acquire("openai/gpt-4o", Cost::request()), Err(Duration::from_secs(1)));
+/// // The next request comes back after about a second (and the margin that rounding
+/// // needs), not after the minute.
+/// let wait = pacer.try_acquire("openai/gpt-4o", Cost::request()).unwrap_err();
+/// assert!(wait > Duration::from_secs(1) && wait < Duration::from_millis(1_020));
 /// // Another key is not held.
 /// assert_eq!(pacer.try_acquire("anthropic/claude", Cost::request()), Ok(()));
 /// ```

@@ -11,6 +11,12 @@ use super::{KeyState, Pacer, State, pause};
 /// The longest a key waits when its budget is spent and no reset is said.
 const MAX_SPENT_BACKOFF: Duration = Duration::from_secs(32);
 
+/// What a bucket's `remaining` may lack, rounded down: a unit.
+const ROUNDING_UNITS: f64 = 1.0;
+
+/// What a bucket's reset may lack, written in whole milliseconds: a millisecond.
+const ROUNDING_RESET: Duration = Duration::from_millis(1);
+
 impl Pacer {
     /// Learns what a response's headers say about `key`'s limits, whatever its status
     /// (see [`RateLimits`] for the header families read): each limit becomes the key's
@@ -109,7 +115,8 @@ fn next_backoff(state: &mut KeyState) -> Duration {
 }
 
 /// One limit as a bucket. A bucket (OpenAI, Anthropic) refills at
-/// `(limit − remaining) / reset`, full again at the reset; a window of a known quota holds
+/// `(limit − remaining − 1) / (reset + 1 ms)`, full again at the reset less the rounding of
+/// both numbers (see [`ROUNDING_UNITS`]); a window of a known quota holds
 /// until its reset, then refills evenly over its length (the period the server says, else
 /// its reset; at least a second). A window whose quota or length is not known (an IETF
 /// item without a policy) refills at no known rate: `remaining` now, and the next at its
@@ -135,9 +142,12 @@ fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
             hold: reset,
         };
     }
-    let missing = capacity - remaining;
+    // The margin that rounding needs: `remaining` is rounded down, so up to one unit less
+    // may be missing; the reset is written in whole milliseconds, so it may be up to one
+    // later. Read either way, the refill is never faster than the provider's.
+    let missing = capacity - remaining - ROUNDING_UNITS;
     let rate = if reading.limit.is_some() && missing > 0.0 && !reset.is_zero() {
-        missing / reset.as_secs_f64()
+        missing / (reset + ROUNDING_RESET).as_secs_f64()
     } else {
         0.0
     };

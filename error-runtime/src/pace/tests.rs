@@ -241,7 +241,8 @@ mod headers {
         let clock = ManualClock::new();
         let pacer = Pacer::new().with_clock(clock.clone());
         // 10,000 tokens a minute, 1,000 left, full again in 54 s: 1,000 tokens come back
-        // every 6 s.
+        // every 6 s, less the margin for rounding (up to a token more left, and 1 ms more
+        // to the reset): (9,000 − 1) / 54.001 s.
         pacer.observe(
             KEY,
             &headers(&[
@@ -254,8 +255,13 @@ mod headers {
             ]),
         );
         assert_eq!(pacer.try_acquire(KEY, Cost::tokens(1_000)), Ok(()));
-        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Err(ms(3_000)));
-        clock.advance(ms(3_000));
+        let wait = pacer.try_acquire(KEY, Cost::tokens(500)).unwrap_err();
+        let expected = Duration::from_secs_f64(500.0 * 54.001 / 8_999.0);
+        assert!(
+            wait.abs_diff(expected) < Duration::from_micros(1),
+            "{wait:?}"
+        );
+        clock.advance(wait);
         assert_eq!(pacer.try_acquire(KEY, Cost::tokens(500)), Ok(()));
         // Headers turn the adaptive rate off for the key.
         pacer.throttled(KEY, None);
@@ -431,6 +437,120 @@ mod headers {
         );
         assert!(
             pacer.try_acquire("anthropic", Cost::request()).unwrap_err() <= Duration::from_secs(32)
+        );
+    }
+
+    /// A provider's bucket of requests as OpenAI keeps it: `capacity` that refills evenly,
+    /// told in its headers with `remaining` rounded down and the time until full in whole
+    /// milliseconds (rounded to the nearest, as a server printing a duration does).
+    struct Provider {
+        capacity: f64,
+        per_second: f64,
+        level: f64,
+        at: Duration,
+    }
+
+    impl Provider {
+        /// Refills to `now`; admits a call if a whole request is there, and answers its
+        /// headers.
+        fn call(&mut self, now: Duration) -> (bool, HeaderMap) {
+            let elapsed = now.saturating_sub(self.at).as_secs_f64();
+            self.level = (self.level + self.per_second * elapsed).min(self.capacity);
+            self.at = now;
+            let admitted = self.level >= 1.0;
+            if admitted {
+                self.level -= 1.0;
+            }
+            let full_in = (self.capacity - self.level) / self.per_second;
+            let mut map = HeaderMap::new();
+            let mut put = |name: &'static str, value: String| {
+                map.insert(name, HeaderValue::from_str(&value).unwrap());
+            };
+            put("x-ratelimit-limit-requests", format!("{}", self.capacity));
+            put(
+                "x-ratelimit-remaining-requests",
+                format!("{}", self.level.floor()),
+            );
+            put(
+                "x-ratelimit-reset-requests",
+                format!("{}ms", (full_in * 1000.0).round()),
+            );
+            (admitted, map)
+        }
+    }
+
+    /// At the limit, `tasks` callers each reserve their turn, call when it comes, and feed
+    /// the pacer the answer's headers `latency` later, for `runs` calls in all: how many
+    /// were sent before the provider's bucket held them.
+    fn early_calls(
+        (capacity, per_second, start): (f64, f64, f64),
+        tasks: usize,
+        latency: Duration,
+    ) -> usize {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        let mut provider = Provider {
+            capacity,
+            per_second,
+            level: start,
+            at: Duration::ZERO,
+        };
+        // The pacer first learns the bucket spent, as a run at the limit leaves it.
+        pacer.observe(KEY, &provider.call(Duration::ZERO).1);
+        // (when, task, what happens then: true a call arrives, false its answer is read)
+        let mut events: Vec<(Duration, usize, bool, Option<HeaderMap>)> = Vec::new();
+        let mut now = Duration::ZERO;
+        let mut early = 0;
+        let reserve = |now: Duration| {
+            block_on_ready(pacer.reserve(KEY, Cost::request(), Duration::from_secs(3_600)))
+                .map(|wait| now + wait)
+                .expect("a turn within an hour")
+        };
+        for task in 0..tasks {
+            events.push((reserve(now), task, true, None));
+        }
+        for _ in 0..2_000 {
+            let i = (0..events.len())
+                .min_by_key(|&i| (events[i].0, events[i].1))
+                .unwrap();
+            let (at, task, arrives, headers) = events.swap_remove(i);
+            clock.advance(at - now);
+            now = at;
+            if arrives {
+                let (admitted, headers) = provider.call(now);
+                early += usize::from(!admitted);
+                events.push((now + latency, task, false, Some(headers)));
+            } else {
+                pacer.observe(KEY, &headers.unwrap());
+                events.push((reserve(now), task, true, None));
+            }
+        }
+        early
+    }
+
+    #[test]
+    fn a_paced_call_never_goes_before_the_providers_bucket_holds_it() {
+        // At most a bucket's worth of callers wait at once: the pacer's debt is bounded by
+        // one bucket.
+        let mut failed = Vec::new();
+        for bucket in [(50.0, 50.0), (10.0, 10.0 / 60.0), (4_000.0, 4_000.0)] {
+            // What the provider's bucket holds beyond the whole units it tells.
+            for start in [0.0, 0.3, 0.7, 0.99] {
+                for tasks in [1, 4, 8] {
+                    for latency in [ms(0), ms(3), ms(10)] {
+                        let bucket = (bucket.0, bucket.1, start + 1.0);
+                        let early = early_calls(bucket, tasks, latency);
+                        if early > 0 {
+                            failed.push((bucket, tasks, latency, early));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            failed,
+            [],
+            "(capacity, per second, level), tasks, latency, early calls"
         );
     }
 
