@@ -150,9 +150,42 @@ fn at_most_max_keys_are_kept() {
     for i in 0..1_000 {
         pacer.throttled(&format!("key-{i}"), Some(Duration::from_secs(1)));
     }
-    assert_eq!(pacer.keys().len(), 8);
+    assert_eq!(pacer.state.keys.len(), 8);
     // The newest key is kept.
     assert!(pacer.try_acquire("key-999", Cost::request()).is_err());
+}
+
+/// Keys may come from a tenant's input: a new key costs the same whether the pacer keeps
+/// 64 keys or 4,096 (every one of them holding a pause, so that none is free to forget),
+/// not a scan of them all. Timed as a ratio, each side the best of three runs.
+#[test]
+fn a_new_key_costs_the_same_however_many_keys_are_kept() {
+    fn per_key(max_keys: usize) -> Duration {
+        let pacer = Pacer::new()
+            .with_clock(ManualClock::new())
+            .max_keys(max_keys);
+        let pause = Some(Duration::from_secs(60));
+        for i in 0..max_keys {
+            pacer.throttled(&format!("kept-{i}"), pause);
+        }
+        let new_keys = 2_000;
+        (0..3)
+            .map(|run| {
+                let started = std::time::Instant::now();
+                for i in 0..new_keys {
+                    pacer.throttled(&format!("new-{run}-{i}"), pause);
+                }
+                started.elapsed() / new_keys
+            })
+            .min()
+            .unwrap_or_default()
+    }
+    let few = per_key(64);
+    let many = per_key(4_096);
+    assert!(
+        many < few * 8,
+        "{many:?} a new key among 4,096, {few:?} among 64"
+    );
 }
 
 #[test]
