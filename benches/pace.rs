@@ -2,7 +2,9 @@
 //! requests and one of tokens, with no pacer, a pacer per replica, and one shared pacer,
 //! against a provider that sends OpenAI's rate-limit headers and one that sends none; then
 //! what `try_acquire` costs on a key with budget, against a token bucket under a `Mutex`
-//! written by hand. Run with `cargo bench --bench pace`.
+//! written by hand; and, with keys a tenant's input may name, what a new key costs a pacer
+//! holding its `max_keys`, and a hot key's call while other keys come. Run with
+//! `cargo bench --bench pace`.
 //!
 //! `AGENT_ERROR_PACE_SECONDS` sets how long each fleet runs (10 by default; 0 skips the
 //! fleets), `AGENT_ERROR_PACE_CRITERION=0` skips the criterion measurements. With the
@@ -317,7 +319,50 @@ fn try_acquire(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, try_acquire);
+/// A pacer full of keys that each hold something (a pause), so that forgetting one loses
+/// it: the worst case for making room.
+fn full_pacer() -> Pacer {
+    let pacer = Pacer::new();
+    for i in 0..Pacer::DEFAULT_MAX_KEYS {
+        pacer.throttled(&format!("tenant-{i}"), Some(Duration::from_secs(600)));
+    }
+    pacer
+}
+
+/// Keys a tenant's input may name: each one new to a pacer already holding its
+/// `max_keys`, and a hot key's call while other threads bring new keys.
+fn many_keys(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pace: many keys");
+    let pacer = full_pacer();
+    let mut next = Pacer::DEFAULT_MAX_KEYS;
+    group.bench_function("a new key, max_keys (4,096) held", |b| {
+        b.iter(|| {
+            next += 1;
+            pacer.throttled(&format!("tenant-{next}"), Some(Duration::from_secs(600)));
+        })
+    });
+    let pacer = full_pacer().limit(KEY, PLENTY);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churn = {
+        let (pacer, stop) = (pacer.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut next: u64 = 1 << 32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                next += 1;
+                pacer.throttled(&format!("tenant-{next}"), Some(Duration::from_secs(600)));
+            }
+        })
+    };
+    group.bench_function(
+        "a hot key's try_acquire, another thread bringing new keys",
+        |b| b.iter(|| pacer.try_acquire(black_box(KEY), Cost::request())),
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    churn.join().expect("the churning thread ends");
+    group.finish();
+}
+
+criterion_group!(benches, try_acquire, many_keys);
 
 fn main() {
     let seconds = std::env::var("AGENT_ERROR_PACE_SECONDS")

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::store::{
@@ -16,6 +16,7 @@ use crate::store::{
 
 mod adaptive;
 mod cost;
+mod keys;
 #[cfg(feature = "http")]
 mod observe;
 #[cfg(test)]
@@ -24,6 +25,7 @@ mod tests;
 pub use cost::Cost;
 
 use adaptive::Adaptive;
+use keys::Keys;
 
 /// A limit the caller knows, for a provider that does not send its own: `amount` units of
 /// one [`Dimension`] `per` window, paced as a bucket that refills evenly over the window.
@@ -96,10 +98,20 @@ impl Limit {
 ///   `RateLimit-*` and `X-RateLimit-*`, see [`RateLimits`](crate::http::RateLimits)),
 ///   successful or not. A limit whose `reset` is the time until it is full again (OpenAI,
 ///   Anthropic) is a token bucket of capacity `limit` refilling at
-///   `(limit − remaining) / reset`; a window (`r` units until `t`) holds until its reset,
+///   `(limit − remaining) / reset`, less the margin that the headers' rounding needs:
+///   `remaining` is rounded down and the reset written in whole milliseconds, so the rate
+///   is read as `(limit − remaining − 1) / (reset + 1 ms)` and a paced call never goes
+///   before the provider's bucket holds it (at the limit, 2% of the rate of a limit of 50,
+///   0.025% of one of 4,000); a window (`r` units until `t`) holds until its reset,
 ///   then refills evenly over its length, so that waiting calls are spread over the window
-///   and never released in a burst at the reset. `retry-after-ms` and `Retry-After` pause
-///   the key and come first.
+///   and never released in a burst at the reset. A window whose quota is not said (an IETF
+///   item without a policy) is `r` units now and the next at `t`; one spent with no reset
+///   waits the short default. A budget whose refill no response tells
+///   (Azure's remaining-only fields, OpenAI's full bucket with a reset of `0s`) is spent,
+///   then one call goes as a probe after the short default
+///   ([`PROBE_WAIT`](crate::store::PROBE_WAIT), 1 s), the calls behind it one turn a
+///   second, until an answer tells the budget again. `retry-after-ms` and `Retry-After`
+///   pause the key and come first.
 /// - **Configured, or adaptive.** Where a provider sends nothing, a [`Limit`] set for the
 ///   key paces it, and an adaptive rate falls on each `rate_limit` and climbs back on
 ///   success (the AWS SDKs' adaptive mode, see [`throttled`](Self::throttled)), so that a
@@ -125,7 +137,8 @@ impl Limit {
 ///   goes within it, store and wait together, or gets the `rate_limit` error.
 ///
 /// Headers come from a peer: a value that is negative, not a number, or a reset more than
-/// 25 hours ahead is not obeyed; at most [`max_keys`](Self::max_keys) keys are kept.
+/// 25 hours ahead is not obeyed; at most [`max_keys`](Self::max_keys) keys are kept, and a
+/// new key costs the same however many are kept.
 ///
 /// A `Pacer` is cheap to clone: clones share their budgets. Configure it before cloning.
 ///
@@ -141,8 +154,10 @@ impl Limit {
 /// headers.insert("x-ratelimit-remaining-requests", HeaderValue::from_static("0"));
 /// headers.insert("x-ratelimit-reset-requests", HeaderValue::from_static("1m0s"));
 /// pacer.observe("openai/gpt-4o", &headers);
-/// // The next request comes back after a second, not after the minute.
-/// assert_eq!(pacer.try_acquire("openai/gpt-4o", Cost::request()), Err(Duration::from_secs(1)));
+/// // The next request comes back after about a second (and the margin that rounding
+/// // needs), not after the minute.
+/// let wait = pacer.try_acquire("openai/gpt-4o", Cost::request()).unwrap_err();
+/// assert!(wait > Duration::from_secs(1) && wait < Duration::from_millis(1_020));
 /// // Another key is not held.
 /// assert_eq!(pacer.try_acquire("anthropic/claude", Cost::request()), Ok(()));
 /// ```
@@ -165,7 +180,7 @@ struct Config {
 }
 
 struct State {
-    keys: Mutex<HashMap<Box<str>, KeyState>>,
+    keys: Keys,
     /// Whether a response's implausible field was reported (once).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     warned: AtomicBool,
@@ -202,7 +217,8 @@ struct KeyState {
     /// same budget), and grown back on successes; and when it was last cut.
     share: f64,
     cut_at: u64,
-    used: u64,
+    /// The last touch of the key in its shard (see [`keys`]).
+    touched: u64,
 }
 
 impl KeyState {
@@ -253,7 +269,7 @@ impl Pacer {
                 replica,
             }),
             state: Arc::new(State {
-                keys: Mutex::new(HashMap::new()),
+                keys: Keys::new(),
                 warned: AtomicBool::new(false),
                 alone: AtomicBool::new(false),
             }),
@@ -281,8 +297,12 @@ impl Pacer {
         self
     }
 
-    /// Keeps at most `keys` keys (4,096 by default, at least 1); when full, keys with
-    /// nothing pending go first, then the least recently used.
+    /// Keeps at most `keys` keys (4,096 by default, at least 1). Keys live in up to 16
+    /// shards, each under its own lock and holding its part of them, so that a hot key
+    /// never waits behind another key's bookkeeping. When a key's shard is full, the first
+    /// key with nothing pending among its few least recently used goes, else the least
+    /// recently used: room is made in constant time (amortised), so keys named by a
+    /// tenant's input cost the same however many come.
     #[must_use]
     pub fn max_keys(mut self, keys: usize) -> Self {
         self.config().max_keys = keys.max(1);
@@ -351,21 +371,14 @@ impl Pacer {
         nanos(self.config.clock.now())
     }
 
-    fn keys(&self) -> MutexGuard<'_, HashMap<Box<str>, KeyState>> {
-        self.state.keys.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Runs `f` on `key`'s state, made if new (room made when full).
     fn with_key<T>(&self, key: &str, now: u64, f: impl FnOnce(&mut KeyState) -> T) -> T {
-        let mut keys = self.keys();
-        if let Some(state) = keys.get_mut(key) {
-            state.used = now;
-            return f(state);
-        }
-        make_room(&mut keys, self.config.max_keys, now);
-        let state = keys.entry(key.into()).or_default();
-        state.used = now;
-        f(state)
+        self.state.keys.with(key, self.config.max_keys, now, f)
+    }
+
+    /// `f` of `key`'s state, if it is kept.
+    fn read_key<T>(&self, key: &str, f: impl FnOnce(&KeyState) -> T) -> Option<T> {
+        self.state.keys.read(key, self.config.max_keys, f)
     }
 
     /// Tells whether a call of `cost` on `key` may go now, without waiting: `Ok(())` when
@@ -538,12 +551,12 @@ impl Pacer {
     /// The adaptive rate `key` is held to, in calls a second; `None` while the key has met
     /// no `rate_limit`, or its responses send limits.
     pub fn adaptive_rate(&self, key: &str) -> Option<f64> {
-        let keys = self.keys();
-        let state = keys.get(key)?;
-        if state.reported {
-            return None;
-        }
-        state.adaptive.rate()
+        self.read_key(key, |state| {
+            if state.reported {
+                return None;
+            }
+            state.adaptive.rate()
+        })?
     }
 
     /// What is left of `key`'s `dimension` now, as this pacer knows it (with a store: its
@@ -551,13 +564,13 @@ impl Pacer {
     /// Negative while reserved calls wait.
     pub fn remaining(&self, key: &str, dimension: Dimension) -> Option<f64> {
         let now = self.now();
-        let keys = self.keys();
-        let state = keys.get(key)?;
-        let mut bucket = state.buckets[dimension.index()]?;
-        bucket.refill(now);
-        // With a store, the lease this replica holds is left too.
-        let lease = state.allowance[dimension.index()];
-        Some(bucket.level + if lease.is_finite() { lease } else { 0.0 })
+        self.read_key(key, |state| {
+            let mut bucket = state.buckets[dimension.index()]?;
+            bucket.refill(now);
+            // With a store, the lease this replica holds is left too.
+            let lease = state.allowance[dimension.index()];
+            Some(bucket.level + if lease.is_finite() { lease } else { 0.0 })
+        })?
     }
 
     /// The reservation on this pacer's own buckets (no store, or a store that cannot answer).
@@ -899,22 +912,6 @@ fn go_alone(state: &mut KeyState) {
             let held = if unspent.is_finite() { unspent } else { 0.0 };
             bucket.level = (bucket.level / share + held).min(bucket.capacity);
         }
-    }
-}
-
-/// Frees a place in a full map: keys with nothing pending first, then the least recently used.
-fn make_room(keys: &mut HashMap<Box<str>, KeyState>, max_keys: usize, now: u64) {
-    if keys.len() < max_keys {
-        return;
-    }
-    keys.retain(|_, state| !idle(state, now));
-    if keys.len() >= max_keys
-        && let Some(oldest) = keys
-            .iter()
-            .min_by_key(|(_, state)| state.used)
-            .map(|(key, _)| key.clone())
-    {
-        keys.remove(&oldest);
     }
 }
 

@@ -4,12 +4,18 @@
 use std::time::{Duration, SystemTime};
 
 use crate::http::{IntoStatus, LimitReading, RateLimits};
-use crate::store::{Bucket, BucketReport};
+use crate::store::{Bucket, BucketReport, PROBE_WAIT};
 
 use super::{KeyState, Pacer, State, pause};
 
 /// The longest a key waits when its budget is spent and no reset is said.
 const MAX_SPENT_BACKOFF: Duration = Duration::from_secs(32);
+
+/// What a bucket's `remaining` may lack, rounded down: a unit.
+const ROUNDING_UNITS: f64 = 1.0;
+
+/// What a bucket's reset may lack, written in whole milliseconds: a millisecond.
+const ROUNDING_RESET: Duration = Duration::from_millis(1);
 
 impl Pacer {
     /// Learns what a response's headers say about `key`'s limits, whatever its status
@@ -96,10 +102,11 @@ impl Pacer {
     }
 }
 
-/// The wait for a budget spent with no reset: 1 s, then twice the last, at most 32 s.
+/// The wait for a budget spent with no reset: the short default ([`PROBE_WAIT`], 1 s),
+/// then twice the last, at most 32 s.
 fn next_backoff(state: &mut KeyState) -> Duration {
     let wait = if state.spent_backoff.is_zero() {
-        Duration::from_secs(1)
+        PROBE_WAIT
     } else {
         (state.spent_backoff * 2).min(MAX_SPENT_BACKOFF)
     };
@@ -108,9 +115,12 @@ fn next_backoff(state: &mut KeyState) -> Duration {
 }
 
 /// One limit as a bucket. A bucket (OpenAI, Anthropic) refills at
-/// `(limit − remaining) / reset`, full again at the reset; a window holds until its reset,
-/// then refills evenly over its length (the period the server says, else its reset, else
-/// a minute; at least a second). A limit not said is the largest known.
+/// `(limit − remaining − 1) / (reset + 1 ms)`, full again at the reset less the rounding of
+/// both numbers (see [`ROUNDING_UNITS`]); a window of a known quota holds
+/// until its reset, then refills evenly over its length (the period the server says, else
+/// its reset; at least a second). A window whose quota or length is not known (an IETF
+/// item without a policy) refills at no known rate: `remaining` now, and the next at its
+/// reset, or with none after the short default. A limit not said is the largest known.
 fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
     let remaining = reading.remaining as f64;
     let capacity = reading
@@ -122,20 +132,22 @@ fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
     let reset = reading.reset.unwrap_or(Duration::ZERO);
     if reading.window {
         let period = reading
-            .period
-            .or(reading.reset)
-            .unwrap_or(Duration::from_secs(60))
-            .max(Duration::from_secs(1));
+            .limit
+            .and(reading.period.or(reading.reset))
+            .map(|period| period.max(Duration::from_secs(1)));
         return BucketReport {
             capacity,
             level: remaining,
-            rate: capacity / period.as_secs_f64(),
+            rate: period.map_or(0.0, |period| capacity / period.as_secs_f64()),
             hold: reset,
         };
     }
-    let missing = capacity - remaining;
+    // The margin that rounding needs: `remaining` is rounded down, so up to one unit less
+    // may be missing; the reset is written in whole milliseconds, so it may be up to one
+    // later. Read either way, the refill is never faster than the provider's.
+    let missing = capacity - remaining - ROUNDING_UNITS;
     let rate = if reading.limit.is_some() && missing > 0.0 && !reset.is_zero() {
-        missing / reset.as_secs_f64()
+        missing / (reset + ROUNDING_RESET).as_secs_f64()
     } else {
         0.0
     };

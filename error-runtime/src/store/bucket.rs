@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{PauseStore, StoreFuture};
+use super::{PauseStore, StoreFuture, nanos};
 
 /// Where a [`Pacer`](crate::recover::Pacer) that shares its budgets keeps its buckets, and
 /// the pauses a server announced (so a pacing store is a [`PauseStore`] too).
@@ -72,7 +72,8 @@ pub struct BucketReport {
     /// What is left now.
     pub level: f64,
     /// Units coming back per second; zero when the response does not tell (the rate known
-    /// before is kept).
+    /// before is kept; with none known, what is left is spent, then calls go as probes,
+    /// see [`PROBE_WAIT`]).
     pub rate: f64,
     /// How long nothing comes back: a window's time until it resets; zero for a bucket
     /// that refills all the time.
@@ -101,6 +102,11 @@ pub const MAX_UNITS: f64 = 1e15;
 /// The longest hold or wait a bucket keeps: 25 hours, the longest a provider's window
 /// (a day) plausibly lasts.
 pub const MAX_HOLD: Duration = Duration::from_secs(25 * 3600);
+
+/// The short default: how long a budget that is spent, and whose refill no response told,
+/// waits before one call goes as a probe (its answer tells the budget again). Calls
+/// waiting behind a probe take one turn each this far apart.
+pub const PROBE_WAIT: Duration = Duration::from_secs(1);
 
 /// What a pacer asks of one dimension of a key in a [`PaceStep`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -142,7 +148,8 @@ pub struct BucketView {
     pub level: f64,
     /// Units coming back per second (zero: unknown).
     pub rate: f64,
-    /// How long nothing comes back yet.
+    /// How long nothing comes back yet; with no known rate, until the next probe's turn
+    /// (see [`PROBE_WAIT`]).
     pub hold: Duration,
 }
 
@@ -169,7 +176,8 @@ pub(crate) struct Bucket {
     pub(crate) capacity: f64,
     pub(crate) rate: f64,
     pub(crate) level: f64,
-    /// When `level` was true, and before when nothing comes back.
+    /// When `level` was true, and before when nothing comes back (with no known rate, the
+    /// next probe's turn).
     pub(crate) at: u64,
     pub(crate) hold_until: u64,
     /// Whether the bucket comes from a response (not a configured limit).
@@ -210,7 +218,8 @@ impl Bucket {
     /// Takes a report in: the limit and its refill from the newest report, what is left
     /// from the most restrictive of the report and what is known (units reserved since the
     /// response was written are not in its count). A bucket that has never refilled at a
-    /// known rate takes the report's level as it is.
+    /// known rate takes the report's level as it is, and its first probe's turn is the
+    /// report's hold (a window's reset), or with none [`PROBE_WAIT`] from now.
     pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
         if !report.is_plausible() {
             return;
@@ -226,22 +235,44 @@ impl Bucket {
         if report.rate > 0.0 {
             self.rate = report.rate;
         }
-        self.hold_until = now.saturating_add(super::nanos(report.hold));
+        let hold = if self.rate <= 0.0 && report.hold.is_zero() {
+            PROBE_WAIT
+        } else {
+            report.hold
+        };
+        self.hold_until = now.saturating_add(nanos(hold));
         self.reported = true;
     }
 
     /// How long until `take` units are there at `share` (0 to 1) of the rate; zero when
-    /// they are (or when the bucket cannot say: no refill known). A take above the
-    /// capacity waits for a full bucket.
+    /// they are. A take above the capacity waits for a full bucket. With no refill known,
+    /// what is left is spent, then a call waits for the next probe's turn, the end of the
+    /// hold (at once when that turn passed unused). Never more than [`MAX_HOLD`].
     pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
-        let take = take.min(self.capacity);
-        let rate = self.rate * share;
-        if take <= 0.0 || self.level >= take || rate <= 0.0 {
+        if !self.short_of(take) {
             return Duration::ZERO;
         }
         let hold = Duration::from_nanos(self.hold_until.saturating_sub(now));
+        let rate = self.rate * share;
+        if rate <= 0.0 {
+            return hold;
+        }
+        let take = take.min(self.capacity);
         let refill = (take - self.level) / rate;
         hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
+            .min(MAX_HOLD)
+    }
+
+    /// Whether `take` units (at most the capacity) are more than what is left.
+    fn short_of(&self, take: f64) -> bool {
+        let take = take.min(self.capacity);
+        take > 0.0 && self.level < take
+    }
+
+    /// Whether a reservation of `take` units is a probe: a bucket with no known refill,
+    /// short of them.
+    fn probes(&self, take: f64) -> bool {
+        self.rate <= 0.0 && self.short_of(take)
     }
 
     /// Spends `units` (negative: gives them back, never above the capacity). A spend is a
@@ -272,7 +303,7 @@ impl Bucket {
             rate: view.rate,
             level: view.level,
             at: now,
-            hold_until: now.saturating_add(super::nanos(view.hold.min(MAX_HOLD))),
+            hold_until: now.saturating_add(nanos(view.hold.min(MAX_HOLD))),
             reported: true,
         }
     }
@@ -281,7 +312,9 @@ impl Bucket {
 /// Reserves `takes` (units per dimension) on `buckets` at `share` (0 to 1) of their
 /// refill, if the longest wait they need, or `before` (a pause, another limit) when longer,
 /// is at most `max_wait`: `Ok(wait)` with the units spent, `Err(needed)` with nothing spent.
-/// The one reservation of a store's step and of a pacer's own buckets.
+/// A probe (a bucket with no known refill, short of its take) sets the next probe's turn
+/// [`PROBE_WAIT`] after its own. The one reservation of a store's step and of a pacer's own
+/// buckets.
 pub(crate) fn reserve(
     buckets: &mut [Option<Bucket>; 4],
     takes: &[f64; 4],
@@ -302,8 +335,14 @@ pub(crate) fn reserve(
     if need > max_wait {
         return Err(need);
     }
+    let next_probe = now
+        .saturating_add(nanos(need.saturating_add(PROBE_WAIT)))
+        .min(now.saturating_add(nanos(MAX_HOLD)));
     for (slot, &take) in buckets.iter_mut().zip(takes) {
         if let Some(bucket) = slot {
+            if bucket.probes(take) {
+                bucket.hold_until = next_probe;
+            }
             bucket.spend(take);
         }
     }
@@ -422,6 +461,41 @@ mod tests {
         }
         assert_eq!(b.level, 50.0);
         assert_eq!(b.capacity, 100.0);
+    }
+
+    #[test]
+    fn a_bucket_with_no_known_rate_is_spent_then_lets_one_probe_through_a_second() {
+        // Five left, no refill said (Azure sends only what remains).
+        let mut buckets = [Some(Bucket::default()), None, None, None];
+        buckets[0]
+            .as_mut()
+            .unwrap()
+            .report(&report(5.0, 5.0, 0.0), 0);
+        let one = [1.0, 0.0, 0.0, 0.0];
+        let long = Duration::from_secs(60);
+        let waits: Vec<_> = (0..8)
+            .map(|_| reserve(&mut buckets, &one, Duration::ZERO, long, 0, 1.0))
+            .collect();
+        let s = Duration::from_secs;
+        let now = Ok(Duration::ZERO);
+        assert_eq!(
+            waits,
+            [now, now, now, now, now, Ok(s(1)), Ok(s(2)), Ok(s(3))]
+        );
+        // A call that may not wait is told the next probe's turn, and spends nothing.
+        let level = buckets[0].unwrap().level;
+        assert_eq!(
+            reserve(&mut buckets, &one, Duration::ZERO, Duration::ZERO, 0, 1.0),
+            Err(s(4))
+        );
+        assert_eq!(buckets[0].unwrap().level, level);
+        // Long after the probes, a turn that passed unused is taken at once, and the next
+        // is the short default later.
+        let late = |buckets: &mut [Option<Bucket>; 4]| {
+            reserve(buckets, &one, Duration::ZERO, long, 100 * S, 1.0)
+        };
+        assert_eq!(late(&mut buckets), Ok(Duration::ZERO));
+        assert_eq!(late(&mut buckets), Ok(s(1)));
     }
 
     #[test]

@@ -39,8 +39,8 @@ mod pause;
 
 pub(crate) use bucket::{Bucket, reserve};
 pub use bucket::{
-    BucketReport, BucketView, Dimension, DimensionStep, MAX_HOLD, MAX_UNITS, PaceAnswer, PaceStep,
-    PaceStore,
+    BucketReport, BucketView, Dimension, DimensionStep, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
+    PaceAnswer, PaceStep, PaceStore,
 };
 pub use budget::BudgetStore;
 pub use circuit::{BreakerRule, CircuitState, CircuitStore, TrialToken};

@@ -183,6 +183,10 @@ return {now, 1}",
 /// 25 hours, the longest a provider's window plausibly lasts.
 pub(crate) const MAX_HOLD_MS: u64 = 25 * 3600 * 1000;
 
+/// The runtime's short default ([`PROBE_WAIT`](agent_error_runtime::store::PROBE_WAIT)) in
+/// milliseconds: how long a spent bucket with no known rate waits before its next probe.
+const PROBE_MS: u128 = agent_error_runtime::store::PROBE_WAIT.as_millis();
+
 /// Arguments of [`PACE`] per dimension: a report (capacity, level, rate, hold ms), a
 /// configured limit (capacity, rate), the units spent, the units to take, the units to
 /// lease.
@@ -203,9 +207,12 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 /// hours to fill it, or whose times lie more than 25 hours ahead is dropped and counts as
 /// absent; so are a replica field that is not a time, and a bucket that absurd units (near
 /// the largest double) would leave with a number that is not finite. A bucket that no
-/// response reported takes the step's configured limit, whatever was stored. A refill too long for a duration waits
-/// the longest hold, as the runtime's bucket does. The key lives until its buckets are
-/// full again (at most 25 hours) plus the ttl.
+/// response reported takes the step's configured limit, whatever was stored. A refill too
+/// long for a duration waits the longest hold, as the runtime's bucket does. A bucket with
+/// no known rate spends what is left, then lets one call through as a probe at the end of
+/// its hold (a window's reset, else the short default after the report; at once when that
+/// turn passed unused), and holds the next probe the short default after it. The key lives
+/// until its buckets are full again (at most 25 hours) plus the ttl.
 ///
 /// Answers `{now, reserved (1 or 0), wait ms, replicas, four views, four leased, repaired}`:
 /// a view is `{capacity, level, rate, hold ms}` or empty; the units leased per dimension
@@ -218,6 +225,7 @@ pub(crate) static PACE: LazyLock<Script> = LazyLock::new(|| {
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local MAX_HOLD = {MAX_HOLD_MS}
 local MAX_UNITS = {MAX_UNITS}
+local PROBE = {PROBE_MS}
 local SEEN, MAX_REPLICAS = 10000, 64
 local TOO_LONG = 18446744073709551615000
 local repaired = 0
@@ -293,12 +301,19 @@ local function spend(b, units)
   units = math.max(math.min(units, b.c), -b.c)
   return math.max(math.min(b.l - units, b.c), -b.c)
 end
-local function need(b, take)
+local function short(b, take)
   take = math.min(take, b.c)
-  if take <= 0 or b.l >= take or b.r <= 0 then return 0 end
+  return take > 0 and b.l < take
+end
+-- With no known rate, what is left is spent, then one call goes as a probe a turn: at the
+-- end of the hold (at once when that turn passed unused).
+local function need(b, take)
+  if not short(b, take) then return 0 end
+  if b.r <= 0 then return math.max(b.h - now, 0) end
+  take = math.min(take, b.c)
   local refill = (take - b.l) / b.r * 1000
   if not (refill < TOO_LONG) then refill = MAX_HOLD end
-  return math.max(b.h - now, 0) + refill
+  return math.min(math.max(b.h - now, 0) + refill, MAX_HOLD)
 end
 local longest = 0
 for d = 0, 3 do
@@ -322,6 +337,8 @@ for d = 0, 3 do
     if b.p and b.r > 0 then b.l = math.min(b.l, level) else b.l = level end
     b.c = rc
     if rr > 0 then b.r = rr end
+    -- With no known rate and no reset, the first probe goes the short default from now.
+    if b.r <= 0 and rh == 0 then rh = PROBE end
     b.h = now + rh
     b.p = true
   end
@@ -339,7 +356,9 @@ if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
   for d = 0, 3 do
     local b = buckets[d]
     if b then
-      b.l = spend(b, num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0)
+      local take = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0
+      if b.r <= 0 and short(b, take) then b.h = now + math.min(longest + PROBE, MAX_HOLD) end
+      b.l = spend(b, take)
       local lease = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 9]) or 0
       if longest == 0 and lease > 0 then
         lease = math.min(lease, math.max(b.l, 0))

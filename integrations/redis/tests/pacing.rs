@@ -135,12 +135,18 @@ fn steps() -> Vec<Checked> {
             && a.buckets[I].is_some_and(|b| b.hold > Duration::from_millis(1900))
     }));
 
-    // No refill known: a take never waits, the level goes below zero.
+    // No refill known: what is left is spent, then a take waits the short default for its
+    // probe (refused here, nothing taken).
     let mut s = step(1, Duration::ZERO);
     s.dimensions[O].report = Some(report(50.0, 10.0, 0.0, Duration::ZERO));
     s.dimensions[O].take = 20.0;
     steps.push((s, |a| {
-        a.wait == Ok(Duration::ZERO) && a.buckets[O].is_some_and(|b| b.level == -10.0)
+        a.wait == Err(Duration::from_secs(1)) && a.buckets[O].is_some_and(|b| b.level == 10.0)
+    }));
+    let mut s = step(1, Duration::ZERO);
+    s.dimensions[O].take = 10.0;
+    steps.push((s, |a| {
+        a.wait == Ok(Duration::ZERO) && a.buckets[O].is_some_and(|b| b.level == 0.0)
     }));
 
     // A take above the capacity waits for a full bucket.
@@ -198,6 +204,44 @@ async fn the_script_computes_what_the_local_store_computes() {
         assert_agree(i, &here, &remote);
         assert!(expected(&here), "step {i}: {here:?}");
     }
+}
+
+/// A budget whose refill no response told (Azure sends only what remains): what is left
+/// is spent, then one call goes a second as a probe, and the script computes it as the
+/// local store does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_with_no_known_rate_is_spent_then_probed_once_a_second() {
+    let server = Server::start();
+    let redis = store(&server, Duration::from_secs(2)).await;
+    let local = LocalStore::new();
+    let mut step = PaceStep {
+        max_wait: Duration::from_secs(10),
+        replica: 1,
+        ..PaceStep::default()
+    };
+    step.dimensions[0].report = Some(report(5.0, 5.0, 0.0, Duration::ZERO));
+    step.dimensions[0].take = 1.0;
+    let secs = Duration::from_secs;
+    for (i, expected) in [0, 0, 0, 0, 0, 1, 2, 3].into_iter().enumerate() {
+        let remote = redis.pace(KEY, step).await.expect("Redis answers");
+        let here = local.pace_now(KEY, &step);
+        assert_agree(i, &here, &remote);
+        assert!(
+            matches!(here.wait, Ok(w) if close(w, secs(expected))),
+            "step {i}: {here:?}"
+        );
+        step.dimensions[0].report = None;
+    }
+    // A call that may not wait is told the next turn, and spends nothing.
+    step.max_wait = Duration::ZERO;
+    let remote = redis.pace(KEY, step).await.expect("Redis answers");
+    let here = local.pace_now(KEY, &step);
+    assert_agree(8, &here, &remote);
+    assert!(matches!(here.wait, Err(w) if close(w, secs(4))), "{here:?}");
+    assert!(
+        remote.buckets[0].is_some_and(|b| b.level == -3.0),
+        "{remote:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

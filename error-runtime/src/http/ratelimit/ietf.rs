@@ -116,7 +116,8 @@ impl<'h> Policy<'h> {
     }
 }
 
-/// A `RateLimit` item (`"name";r=50;t=30`), with the policy of its name.
+/// A `RateLimit` item (`"name";r=50;t=30`), with the policy of its name; one whose `t` is
+/// malformed is dropped.
 fn item(reader: &mut Reader<'_>, member: &Member<'_>, policies: &[Option<Policy<'_>>]) {
     let Some(name) = member.name.text() else {
         return;
@@ -137,7 +138,16 @@ fn item(reader: &mut Reader<'_>, member: &Member<'_>, policies: &[Option<Policy<
         None => (Dimension::Requests, None, None),
     };
     let remaining = number(reader, member.param("r"));
-    let reset = seconds(reader, member.param("t"));
+    // What remains means nothing without a reset that can be read: a malformed `t`
+    // (negative, not an integer) drops the item whole. One too far ahead is absent.
+    let reset = match member.param("t") {
+        None | Some(Bare::Integer(-1)) => None,
+        Some(t @ Bare::Integer(0..)) => seconds(reader, Some(t)),
+        Some(_) => {
+            reader.refuse();
+            return;
+        }
+    };
     if let Some(remaining) = remaining {
         let reading = LimitReading::new(limit, remaining, reset, true, period);
         reader.offer(dimension, reading);

@@ -120,7 +120,9 @@ impl LimitReading {
 /// window (`w`, seconds) and its unit (`qu`: `"requests"`, the default, or `"tokens"`; a
 /// limit of another unit, such as `"content-bytes"`, is left out). An item whose partition
 /// key (`pk`) differs from its policy's is left out; an item without a policy counts
-/// requests, its limit unknown.
+/// requests, its limit unknown. An item whose `t` is malformed (negative, not an integer)
+/// is left out whole, since what remains means nothing without its reset; an item with no
+/// `t` (or `t=-1`) has no reset.
 ///
 /// The headers come from a remote peer, and are read defensively:
 ///

@@ -281,6 +281,36 @@ fn ietf_items_without_a_policy_count_requests() {
 }
 
 #[test]
+fn ietf_an_item_whose_reset_is_malformed_is_dropped_whole() {
+    for value in [
+        r#""default";r=0;t=-5"#,
+        r#""default";r=0;t=1.5"#,
+        r#""default";r=0;t=soon"#,
+        r#""default";r=0;t="10""#,
+    ] {
+        let limits = read(&[("ratelimit", value)]);
+        assert_eq!(limits.get(Dimension::Requests), None, "{value}");
+        assert!(limits.ignored, "{value}");
+        // The other items are read.
+        let line = format!(r#"{value}, "day";r=3;t=60"#);
+        let limits = read(&[("ratelimit", &line)]);
+        assert_eq!(
+            limits.get(Dimension::Requests),
+            window(None, 3, secs(60), None),
+            "{line}"
+        );
+    }
+    // No reset at all, or `-1` (unknown), keeps the item: spent with no reset.
+    for value in [r#""default";r=0"#, r#""default";r=0;t=-1"#] {
+        assert_eq!(
+            read(&[("ratelimit", value)]).get(Dimension::Requests),
+            window(None, 0, None, None),
+            "{value}"
+        );
+    }
+}
+
+#[test]
 fn ietf_older_dictionary_form() {
     let limits = read(&[("ratelimit", "limit=100, remaining=50, reset=30")]);
     assert_eq!(
