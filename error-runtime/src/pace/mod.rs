@@ -124,7 +124,8 @@ impl Limit {
 ///   usage afterwards.
 /// - **A fleet**: with [`shared_in`](Self::shared_in), the budgets live in a [`PaceStore`]
 ///   (Redis with the `redis` feature): one bucket per key and dimension, changed by one
-///   atomic step; when replicas report different headers the most restrictive wins. At
+///   atomic step; when replicas report different headers the most restrictive wins
+///   (less what was reserved in the last minute or two: see the guide's pacing chapter). At
 ///   each step a replica also leases half its share of what is left, and spends that
 ///   lease locally, without a round trip, for at most [`staleness`](Self::staleness);
 ///   past that, or when the lease runs short, it asks the store again (and gives back
@@ -206,7 +207,8 @@ struct KeyState {
     /// With a store: what is not told yet, and what may still be spent without asking.
     unsynced: [f64; 4],
     pending: [Option<BucketReport>; 4],
-    pending_pause: Option<Duration>,
+    /// A pause to tell the store: when it ends, on the clock.
+    pending_pause: Option<u64>,
     synced_at: Option<u64>,
     allowance: [f64; 4],
     replicas: u32,
@@ -650,7 +652,13 @@ impl Pacer {
                     lease: lease[d],
                 };
             }
-            Ok((step, state.pending_pause.take()))
+            // What is left of the pause when it is told (none once it has passed).
+            let announce = state
+                .pending_pause
+                .take()
+                .map(|until| Duration::from_nanos(until.saturating_sub(now)))
+                .filter(|wait| !wait.is_zero());
+            Ok((step, announce))
         });
         let (step, announce) = match step {
             Ok(step) => step,
@@ -880,7 +888,8 @@ fn pause(state: &mut KeyState, wait: Duration, now: u64, shared: bool) {
     let wait = wait.min(crate::store::MAX_HOLD);
     state.pause_until = state.pause_until.max(now.saturating_add(nanos(wait)));
     if shared {
-        state.pending_pause = Some(state.pending_pause.map_or(wait, |p| p.max(wait)));
+        // The later end, told with what is left of it at the next step.
+        state.pending_pause = Some(state.pause_until);
         state.synced_at = None;
     }
 }

@@ -82,6 +82,10 @@ impl Pacer {
                 bucket.report(&report, now);
                 if shared {
                     state.pending[d] = Some(report);
+                    // The response's count is newer than what this replica spent and has
+                    // not told yet, and holds it: told as well, it would count twice, and
+                    // a spend told a day late would hold a budget the provider says is back.
+                    state.unsynced[d] = state.unsynced[d].min(0.0);
                 }
                 if reading.remaining == 0 && reading.reset.is_none() {
                     spent_without_reset = true;

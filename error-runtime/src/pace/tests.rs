@@ -631,3 +631,186 @@ mod headers {
         assert!(pacer.adaptive_rate(KEY).unwrap() > fallen);
     }
 }
+
+/// Whatever costs, usages, headers and time a pacer meets, alone or sharing a store: no
+/// wait is longer than 25 hours, a reservation never needs more than the `max_wait` it was
+/// given, nothing panics, and once every hold has run out a response saying the budget is
+/// full lets the next call go at once: no number a peer sent locks a key.
+#[cfg(feature = "http")]
+mod properties {
+    use super::*;
+    use crate::store::MAX_HOLD;
+    use http::{HeaderMap, HeaderName, HeaderValue};
+    use proptest::prelude::*;
+
+    /// A header value a peer might send: numbers in and out of range, durations, garbage.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<u64>().prop_map(|n| n.to_string()),
+            (0u64..100_000).prop_map(|n| n.to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|x| x.to_string()),
+            (
+                0u64..100_000,
+                prop::sample::select(vec!["ms", "s", "m", "h", "m0s"])
+            )
+                .prop_map(|(n, unit)| format!("{n}{unit}")),
+            Just("1e308".to_owned()),
+            Just("-0".to_owned()),
+            Just("NaN".to_owned()),
+            Just(String::new()),
+            "[ -~]{0,24}",
+        ]
+    }
+
+    /// One field of a rate-limit family, with a value.
+    fn field() -> impl Strategy<Value = (&'static str, String)> {
+        let names = prop::sample::select(vec![
+            "x-ratelimit-limit-requests",
+            "x-ratelimit-remaining-requests",
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-limit-tokens",
+            "x-ratelimit-remaining-tokens",
+            "x-ratelimit-reset-tokens",
+            "anthropic-ratelimit-requests-limit",
+            "anthropic-ratelimit-requests-remaining",
+            "anthropic-ratelimit-input-tokens-remaining",
+            "anthropic-ratelimit-output-tokens-limit",
+            "ratelimit-limit",
+            "ratelimit-remaining",
+            "ratelimit-reset",
+            "x-ratelimit-remaining",
+            "retry-after",
+            "retry-after-ms",
+        ]);
+        let ietf =
+            (value(), value()).prop_map(|(r, t)| ("ratelimit", format!("\"default\";r={r};t={t}")));
+        let policy = (value(), value())
+            .prop_map(|(q, w)| ("ratelimit-policy", format!("\"default\";q={q};w={w}")));
+        prop_oneof![4 => (names, value()), 1 => ietf, 1 => policy]
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Observe(Vec<(&'static str, String)>),
+        Acquire { tokens: u64, max_wait: Duration },
+        Settle { estimated: u64, actual: u64 },
+        Throttled(Option<Duration>),
+        Advance(Duration),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let tokens = prop_oneof![0u64..10_000, any::<u64>()];
+        prop_oneof![
+            3 => prop::collection::vec(field(), 0..6).prop_map(Op::Observe),
+            4 => (tokens.clone(), 0u64..200_000).prop_map(|(tokens, ms)| Op::Acquire {
+                tokens,
+                max_wait: Duration::from_millis(ms),
+            }),
+            2 => (tokens.clone(), tokens).prop_map(|(estimated, actual)| Op::Settle {
+                estimated,
+                actual,
+            }),
+            1 => prop::option::of((0u64..200_000).prop_map(Duration::from_millis))
+                .prop_map(Op::Throttled),
+            2 => (0u64..120_000).prop_map(|ms| Op::Advance(Duration::from_millis(ms))),
+        ]
+    }
+
+    fn header_map(fields: &[(&'static str, String)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in fields {
+            if let Ok(value) = HeaderValue::from_str(value) {
+                map.append(HeaderName::from_static(name), value);
+            }
+        }
+        map
+    }
+
+    /// Responses saying every budget is full: OpenAI's requests and tokens, Anthropic's
+    /// input and output tokens.
+    fn full() -> [HeaderMap; 2] {
+        let openai = header_map(&[
+            ("x-ratelimit-limit-requests", "100".to_owned()),
+            ("x-ratelimit-remaining-requests", "100".to_owned()),
+            ("x-ratelimit-reset-requests", "1s".to_owned()),
+            ("x-ratelimit-limit-tokens", "100000".to_owned()),
+            ("x-ratelimit-remaining-tokens", "100000".to_owned()),
+            ("x-ratelimit-reset-tokens", "1s".to_owned()),
+        ]);
+        let anthropic = header_map(&[
+            (
+                "anthropic-ratelimit-input-tokens-limit",
+                "100000".to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-input-tokens-remaining",
+                "100000".to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-output-tokens-limit",
+                "100000".to_owned(),
+            ),
+            (
+                "anthropic-ratelimit-output-tokens-remaining",
+                "100000".to_owned(),
+            ),
+        ]);
+        [openai, anthropic]
+    }
+
+    fn run(pacers: &[Pacer], clock: &ManualClock, ops: &[Op]) -> Result<(), TestCaseError> {
+        for (i, op) in ops.iter().enumerate() {
+            let pacer = &pacers[i % pacers.len()];
+            match op {
+                Op::Observe(fields) => pacer.observe(KEY, &header_map(fields)),
+                Op::Acquire { tokens, max_wait } => {
+                    let cost = Cost::tokens(*tokens);
+                    match block_on_ready(pacer.reserve(KEY, cost, *max_wait)) {
+                        Ok(wait) => prop_assert!(wait <= *max_wait, "{op:?}: {wait:?}"),
+                        Err(needed) => prop_assert!(needed <= MAX_HOLD, "{op:?}: {needed:?}"),
+                    }
+                    if let Err(wait) = pacer.try_acquire(KEY, cost) {
+                        prop_assert!(wait <= MAX_HOLD, "{op:?}: {wait:?}");
+                    }
+                }
+                Op::Settle { estimated, actual } => {
+                    pacer.settle(KEY, Cost::tokens(*estimated), Cost::tokens(*actual));
+                }
+                Op::Throttled(wait) => pacer.throttled(KEY, *wait),
+                Op::Advance(by) => clock.advance(*by),
+            }
+        }
+        // Every hold runs out within 25 hours; then a response says the budget is full.
+        clock.advance(MAX_HOLD + Duration::from_secs(1));
+        for pacer in pacers {
+            for response in full() {
+                pacer.observe(KEY, &response);
+            }
+            prop_assert_eq!(pacer.try_acquire(KEY, Cost::tokens(1_000)), Ok(()));
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn alone_no_number_holds_a_key_past_the_caps(ops in prop::collection::vec(op(), 0..40)) {
+            let clock = ManualClock::new();
+            let pacer = Pacer::new().with_clock(clock.clone());
+            run(&[pacer], &clock, &ops)?;
+        }
+
+        #[test]
+        fn shared_no_number_holds_a_key_past_the_caps(ops in prop::collection::vec(op(), 0..40)) {
+            let clock = ManualClock::new();
+            let store: Arc<dyn crate::store::Store> =
+                Arc::new(LocalStore::with_clock(clock.clone()));
+            let pacers: Vec<Pacer> = (0..2)
+                .map(|_| Pacer::new().with_clock(clock.clone()).shared_in(store.clone()))
+                .collect();
+            run(&pacers, &clock, &ops)?;
+        }
+    }
+}

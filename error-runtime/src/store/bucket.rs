@@ -182,7 +182,18 @@ pub(crate) struct Bucket {
     pub(crate) hold_until: u64,
     /// Whether the bucket comes from a response (not a configured limit).
     pub(crate) reported: bool,
+    /// Units reserved since `recent_at` (at most the capacity), and in the interval before
+    /// it: the calls a response may not count yet.
+    pub(crate) recent: f64,
+    pub(crate) before: f64,
+    /// When the interval of `recent` began.
+    pub(crate) recent_at: u64,
 }
+
+/// How long a reservation counts as a call on its way, which a response written meanwhile
+/// may not count yet: between one and two of these. A report's count is believed less what
+/// was reserved in that time, and no less: an older deficit is in the provider's count.
+pub const IN_FLIGHT: Duration = Duration::from_secs(60);
 
 const NANOS: f64 = 1e9;
 
@@ -196,6 +207,9 @@ impl Bucket {
             at: now,
             hold_until: 0,
             reported: false,
+            recent: 0.0,
+            before: 0.0,
+            recent_at: now,
         }
     }
 
@@ -217,7 +231,11 @@ impl Bucket {
 
     /// Takes a report in: the limit and its refill from the newest report, what is left
     /// from the most restrictive of the report and what is known (units reserved since the
-    /// response was written are not in its count). A bucket that has never refilled at a
+    /// response was written are not in its count), but never less than the report less
+    /// what was reserved in the last minute or two ([`IN_FLIGHT`]): an older deficit (a
+    /// peer's usage, a refill rate read from an older report, a limit that changed) is in
+    /// the provider's count already, and a response saying the budget is back lifts it. A
+    /// bucket that has never refilled at a
     /// known rate takes the report's level as it is, and its first probe's turn is the
     /// report's hold (a window's reset), or with none [`PROBE_WAIT`] from now.
     pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
@@ -227,7 +245,7 @@ impl Bucket {
         self.refill(now);
         let level = report.level.min(report.capacity);
         self.level = if self.reported && self.rate > 0.0 {
-            self.level.min(level)
+            self.level.min(level).max(level - self.in_flight(now))
         } else {
             level
         };
@@ -275,6 +293,35 @@ impl Bucket {
         self.rate <= 0.0 && self.short_of(take)
     }
 
+    /// Counts `units` reserved now for calls on their way.
+    fn reserved(&mut self, units: f64, now: u64) {
+        self.roll(now);
+        if units.is_finite() && units > 0.0 {
+            self.recent = (self.recent + units).min(self.capacity);
+        }
+    }
+
+    /// What was reserved in the last one or two [`IN_FLIGHT`] intervals.
+    fn in_flight(&mut self, now: u64) -> f64 {
+        self.roll(now);
+        self.recent + self.before
+    }
+
+    /// Starts a new interval of reservations when the current one is over.
+    fn roll(&mut self, now: u64) {
+        let interval = nanos(IN_FLIGHT);
+        let passed = now.saturating_sub(self.recent_at);
+        if passed >= interval {
+            self.before = if passed >= 2 * interval {
+                0.0
+            } else {
+                self.recent
+            };
+            self.recent = 0.0;
+            self.recent_at = now;
+        }
+    }
+
     /// Spends `units` (negative: gives them back, never above the capacity). A spend is a
     /// peer's number at times (a response's usage): it counts at most one bucket either way,
     /// and the level never falls below minus one bucket, what one window refills, so that
@@ -305,6 +352,9 @@ impl Bucket {
             at: now,
             hold_until: now.saturating_add(nanos(view.hold.min(MAX_HOLD))),
             reported: true,
+            recent: 0.0,
+            before: 0.0,
+            recent_at: now,
         }
     }
 }
@@ -344,6 +394,7 @@ pub(crate) fn reserve(
                 bucket.hold_until = next_probe;
             }
             bucket.spend(take);
+            bucket.reserved(take, now);
         }
     }
     Ok(need)
@@ -355,10 +406,23 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
         if slot.is_none()
             && let Some((capacity, rate)) = d.configured
             && capacity > 0.0
-            && capacity.is_finite()
+            && capacity <= MAX_UNITS
             && rate.is_finite()
         {
             *slot = Some(Bucket::configured(capacity, rate.max(0.0), now));
+        }
+        // No response has reported the bucket: the limit configured is the one in force.
+        if let Some(bucket) = slot
+            && !bucket.reported
+            && let Some((capacity, rate)) = d.configured
+            && capacity > 0.0
+            && capacity <= MAX_UNITS
+            && rate.is_finite()
+        {
+            bucket.refill(now);
+            bucket.capacity = capacity;
+            bucket.rate = rate.max(0.0);
+            bucket.level = bucket.level.min(capacity);
         }
         if let Some(report) = &d.report
             && report.is_plausible()
@@ -381,6 +445,7 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
             {
                 *leased = d.lease.min(bucket.level.max(0.0));
                 bucket.spend(*leased);
+                bucket.reserved(*leased, now);
             }
         }
     }
@@ -438,13 +503,31 @@ mod tests {
     }
 
     #[test]
-    fn the_most_restrictive_report_wins_once_a_rate_is_known() {
+    fn the_most_restrictive_report_wins_while_reserved_calls_may_be_on_their_way() {
         let mut b = Bucket::default();
         b.report(&report(100.0, 50.0, 10.0), 0);
+        let mut buckets = [Some(b), None, None, None];
+        let takes = [10.0, 0.0, 0.0, 0.0];
+        assert_eq!(
+            reserve(&mut buckets, &takes, Duration::ZERO, Duration::ZERO, 0, 1.0),
+            Ok(Duration::ZERO)
+        );
+        let mut b = buckets[0].unwrap();
+        assert_eq!(b.level, 40.0);
+        // A response written before the 10 reserved units arrived.
+        b.report(&report(100.0, 45.0, 10.0), 0);
+        assert_eq!(b.level, 40.0);
+        // A higher count lifts what is known, less what may still be on its way.
         b.report(&report(100.0, 80.0, 10.0), 0);
-        assert_eq!(b.level, 50.0);
+        assert_eq!(b.level, 70.0);
+        // A lower one always wins.
         b.report(&report(100.0, 20.0, 10.0), 0);
         assert_eq!(b.level, 20.0);
+        // Two minutes on, nothing reserved since: a response saying the budget is back
+        // is taken as it is, whatever an older refill rate says.
+        b.rate = 1e-6;
+        b.report(&report(100.0, 90.0, 0.0), 2 * 60 * S + 1);
+        assert_eq!(b.level, 90.0);
     }
 
     #[test]

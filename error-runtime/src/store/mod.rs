@@ -39,7 +39,7 @@ mod pause;
 
 pub(crate) use bucket::{Bucket, reserve};
 pub use bucket::{
-    BucketReport, BucketView, Dimension, DimensionStep, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
+    BucketReport, BucketView, Dimension, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
     PaceAnswer, PaceStep, PaceStore,
 };
 pub use budget::BudgetStore;

@@ -186,6 +186,8 @@ pub(crate) const MAX_HOLD_MS: u64 = 25 * 3600 * 1000;
 /// The runtime's short default ([`PROBE_WAIT`](agent_error_runtime::store::PROBE_WAIT)) in
 /// milliseconds: how long a spent bucket with no known rate waits before its next probe.
 const PROBE_MS: u128 = agent_error_runtime::store::PROBE_WAIT.as_millis();
+/// [`IN_FLIGHT`](agent_error_runtime::store::IN_FLIGHT) in milliseconds.
+const IN_FLIGHT_MS: u128 = agent_error_runtime::store::IN_FLIGHT.as_millis();
 
 /// Arguments of [`PACE`] per dimension: a report (capacity, level, rate, hold ms), a
 /// configured limit (capacity, rate), the units spent, the units to take, the units to
@@ -197,7 +199,8 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 ///
 /// The key is one hash: per dimension `d` (0 to 3) `c<d>` capacity, `r<d>` rate a second,
 /// `l<d>` level, `t<d>` when the level was true, `h<d>` no refill before then, `p<d>` 1
-/// when a response reported it; and `x:<replica>`, when each replica last stepped.
+/// when a response reported it, `n<d>` and `o<d>` units reserved lately (in the interval
+/// begun at `i<d>`, and the one before); and `x:<replica>`, when each replica last stepped.
 ///
 /// `ARGV`: per dimension the nine of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
 /// report or limit not given), then the longest wait a reservation may need (ms), the
@@ -226,6 +229,7 @@ local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local MAX_HOLD = {MAX_HOLD_MS}
 local MAX_UNITS = {MAX_UNITS}
 local PROBE = {PROBE_MS}
+local IN_FLIGHT = {IN_FLIGHT_MS}
 local SEEN, MAX_REPLICAS = 10000, 64
 local TOO_LONG = 18446744073709551615000
 local repaired = 0
@@ -264,9 +268,14 @@ for d = 0, 3 do
       and (b.r == 0 or b.c / b.r * 1000 <= MAX_HOLD)
       and b.h <= now + MAX_HOLD and b.t <= now + MAX_HOLD then
       b.p = b.p ~= 0
+      -- What was reserved lately (optional): in the interval begun at i, and the one before.
+      b.n = math.min(math.max(num(fields['n' .. d]) or 0, 0), b.c)
+      b.o = math.min(math.max(num(fields['o' .. d]) or 0, 0), b.c)
+      b.i = num(fields['i' .. d]) or now
+      if b.i > now then b.i = now end
       buckets[d] = b
     else
-      drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d)
+      drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d, 'n' .. d, 'o' .. d, 'i' .. d)
     end
   end
 end
@@ -301,6 +310,20 @@ local function spend(b, units)
   units = math.max(math.min(units, b.c), -b.c)
   return math.max(math.min(b.l - units, b.c), -b.c)
 end
+-- Reservations: calls on their way, which a response written meanwhile may not count yet,
+-- kept for one or two intervals of IN_FLIGHT ms.
+local function roll(b)
+  local passed = now - b.i
+  if passed >= IN_FLIGHT then
+    if passed >= 2 * IN_FLIGHT then b.o = 0 else b.o = b.n end
+    b.n = 0
+    b.i = now
+  end
+end
+local function booked(b, units)
+  roll(b)
+  if units > 0 then b.n = math.min(b.n + units, b.c) end
+end
 local function short(b, take)
   take = math.min(take, b.c)
   return take > 0 and b.l < take
@@ -322,7 +345,7 @@ for d = 0, 3 do
   local cc, cr = num(ARGV[a + 5]), num(ARGV[a + 6])
   if cc ~= nil and cc > 0 and cc <= MAX_UNITS and cr ~= nil then
     if b == nil then
-      b = {{c = cc, r = math.max(cr, 0), l = cc, t = now, h = 0, p = false}}
+      b = {{c = cc, r = math.max(cr, 0), l = cc, t = now, h = 0, p = false, n = 0, o = 0, i = now}}
     elseif not b.p then
       -- No response has reported this bucket: the limit configured is the one in force.
       refill(b)
@@ -331,10 +354,15 @@ for d = 0, 3 do
   end
   local rc, rl, rr, rh = num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]), num(ARGV[a + 4])
   if rc and rl and rr and rh and rc > 0 and rc <= MAX_UNITS and rl >= 0 and rr >= 0 and rh >= 0 and rh <= MAX_HOLD then
-    b = b or {{c = 0, r = 0, l = 0, t = 0, h = 0, p = false}}
+    b = b or {{c = 0, r = 0, l = 0, t = 0, h = 0, p = false, n = 0, o = 0, i = 0}}
     refill(b)
     local level = math.min(rl, rc)
-    if b.p and b.r > 0 then b.l = math.min(b.l, level) else b.l = level end
+    if b.p and b.r > 0 then
+      roll(b)
+      b.l = math.max(math.min(b.l, level), level - (b.n + b.o))
+    else
+      b.l = level
+    end
     b.c = rc
     if rr > 0 then b.r = rr end
     -- With no known rate and no reset, the first probe goes the short default from now.
@@ -359,10 +387,12 @@ if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
       local take = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0
       if b.r <= 0 and short(b, take) then b.h = now + math.min(longest + PROBE, MAX_HOLD) end
       b.l = spend(b, take)
+      booked(b, take)
       local lease = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 9]) or 0
       if longest == 0 and lease > 0 then
         lease = math.min(lease, math.max(b.l, 0))
         b.l = b.l - lease
+        booked(b, lease)
         leased[d + 1] = fmt(lease)
       end
     end
@@ -372,13 +402,14 @@ local full = 0
 local views = {{}}
 for d = 0, 3 do
   local b = buckets[d]
-  if b and not (num(b.l) and num(b.c) and num(b.r) and num(b.h) and num(b.t)) then
-    drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d)
+  if b and not (num(b.l) and num(b.c) and num(b.r) and num(b.h) and num(b.t) and num(b.n) and num(b.o) and num(b.i)) then
+    drop('c' .. d, 'r' .. d, 'l' .. d, 't' .. d, 'h' .. d, 'p' .. d, 'n' .. d, 'o' .. d, 'i' .. d)
     b = nil
   end
   if b then
     redis.call('HSET', KEYS[1], 'c' .. d, fmt(b.c), 'r' .. d, fmt(b.r), 'l' .. d, fmt(b.l),
-      't' .. d, fmt(b.t), 'h' .. d, fmt(b.h), 'p' .. d, b.p and 1 or 0)
+      't' .. d, fmt(b.t), 'h' .. d, fmt(b.h), 'p' .. d, b.p and 1 or 0,
+      'n' .. d, fmt(b.n), 'o' .. d, fmt(b.o), 'i' .. d, fmt(b.i))
     if b.l < b.c then
       if b.r > 0 then
         full = math.max(full, math.max(b.h - now, 0) + (b.c - b.l) / b.r * 1000)

@@ -100,11 +100,12 @@ fn steps() -> Vec<Checked> {
     s.dimensions[T].take = 50.0;
     steps.push((s, |a| a.wait == Ok(Duration::ZERO) && a.replicas == 2));
 
-    // A more lenient report does not raise the level: the most restrictive wins. The take
-    // needs 5 s, more than its max_wait: refused, nothing taken.
+    // A more lenient report, by less than what was reserved lately (50 tokens), does not
+    // raise the level: the most restrictive wins. The take needs 5 s, more than its
+    // max_wait: refused, nothing taken.
     let mut s = step(3, secs(1));
     s.dimensions[R].take = 1.0;
-    s.dimensions[T].report = Some(report(1000.0, 500.0, 10.0, Duration::ZERO));
+    s.dimensions[T].report = Some(report(1000.0, 90.0, 10.0, Duration::ZERO));
     s.dimensions[T].take = 100.0;
     steps.push((s, |a| {
         matches!(a.wait, Err(w) if w > Duration::from_millis(4900))
@@ -170,9 +171,10 @@ fn steps() -> Vec<Checked> {
         a.wait == Ok(Duration::ZERO) && a.buckets[R].is_some_and(|b| b.level < 1.1)
     }));
 
-    // Then the most restrictive wins: a report of 10 left keeps the level near 0.
+    // Then the most restrictive wins while calls may be on their way: a report of 3 left,
+    // no more than the requests reserved lately, keeps the level near 0.
     let mut s = step(1, Duration::ZERO);
-    s.dimensions[R].report = Some(report(20.0, 10.0, 0.5, Duration::ZERO));
+    s.dimensions[R].report = Some(report(20.0, 3.0, 0.5, Duration::ZERO));
     s.dimensions[R].take = 1.0;
     s.dimensions[R].configured = Some((5.0, 1.0));
     steps.push((s, |a| {
@@ -189,6 +191,14 @@ fn steps() -> Vec<Checked> {
     steps.push((s, |a| {
         matches!(a.wait, Err(w) if w < Duration::from_secs(250))
             && a.buckets[T].is_some_and(|b| b.level >= -1000.0)
+    }));
+
+    // A report of more than what is known and was reserved lately lifts the level to it,
+    // less what was reserved lately (3 requests and the one just taken).
+    let mut s = step(3, Duration::ZERO);
+    s.dimensions[R].report = Some(report(20.0, 15.0, 0.5, Duration::ZERO));
+    steps.push((s, |a| {
+        a.buckets[R].is_some_and(|b| (b.level - 11.0).abs() < 0.01)
     }));
     steps
 }
