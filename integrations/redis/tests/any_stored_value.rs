@@ -294,11 +294,17 @@ fn build_step(
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Whatever numbers a pacing step carries (NaN, infinities, the largest and smallest
-    /// doubles, any duration), Redis answers it within the timeout, with finite numbers,
+    /// Whatever a pacing key holds (any number in any of its fields, written by another
+    /// writer) and whatever numbers a pacing step carries (NaN, infinities, the largest and
+    /// smallest doubles, any duration), Redis answers it within the timeout, with finite
+    /// numbers, no wait longer than 25 hours, no reservation past the step's `max_wait`,
     /// and the key keeps a TTL of at most 25 hours plus the store's ttl.
     #[test]
     fn any_pacing_step_is_answered_and_the_key_expires(
+        stored in proptest::collection::vec(
+            (prop::sample::select(vec!["c", "r", "l", "t", "h", "p", "n", "o", "i"]), 0usize..4, number()),
+            0..24,
+        ),
         numbers in proptest::collection::vec(number(), 24 * 3),
         flags in proptest::collection::vec(any::<bool>(), 8 * 3),
         holds in proptest::collection::vec(duration(), 4 * 3),
@@ -307,6 +313,15 @@ proptest! {
     ) {
         let w = world();
         let s = &w.store;
+        let key = s.key("pace", "any-step");
+        for (field, d, value) in &stored {
+            let _: () = redis::cmd("HSET")
+                .arg(&key)
+                .arg(format!("{field}{d}"))
+                .arg(value.to_string())
+                .query(&mut *w.conn.lock().unwrap())
+                .unwrap();
+        }
         for i in 0..3 {
             let step = build_step(
                 &numbers[24 * i..],
@@ -318,6 +333,10 @@ proptest! {
             let answer = timed("pace", s.pace("any-step", step));
             prop_assert!(answer.is_some(), "Redis answers every step");
             let answer = answer.unwrap();
+            match answer.wait {
+                Ok(wait) => prop_assert!(wait <= waits[i], "{wait:?} past {:?}", waits[i]),
+                Err(needed) => prop_assert!(needed <= MAX_HOLD, "{needed:?}"),
+            }
             for view in answer.buckets.iter().flatten() {
                 prop_assert!(view.capacity > 0.0 && view.capacity.is_finite());
                 prop_assert!(view.level.is_finite() && view.rate.is_finite());
