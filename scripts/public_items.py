@@ -5,6 +5,9 @@ JSON output (nightly), so that a change to the public surface is a number, not a
     cargo +nightly rustdoc -p agent-error-runtime --all-features -- \
         -Z unstable-options --output-format json --document-hidden-items
     python3 scripts/public_items.py target/doc/agent_error_runtime.json [module ...]
+    python3 scripts/public_items.py target/doc/agent_error_runtime.json --total
+
+(On a stable toolchain, `RUSTC_BOOTSTRAP=1` lets rustdoc write its JSON.)
 
 For each module it prints the items a user can name there (re-exports included; items
 hidden from the docs counted apart), and the associated items (methods, constants) of the
@@ -73,6 +76,31 @@ def main() -> int:
             if item.get("name") == name and inner is not None and "module" in inner["inner"]:
                 return inner
         return None
+
+    if wanted == ["--total"]:
+        # Every public module, from the root down: the names a user can write (an item
+        # re-exported in two places counts in each), and the public methods and constants of
+        # the distinct types among them.
+        names, types, seen = 0, {}, set()
+        stack = [root]
+        while stack:
+            module = stack.pop()
+            if module["id"] in seen:
+                continue
+            seen.add(module["id"])
+            for item in members(module):
+                inner = target(item)
+                if hidden(item) or (inner is not None and hidden(inner)):
+                    continue
+                if inner is not None and "module" in inner["inner"]:
+                    stack.append(inner)
+                    continue
+                names += 1
+                key = (inner or item)["id"]
+                types[key] = assoc(item) % 1000
+        print(f"public names: {names}; distinct items: {len(types)}; "
+              f"public associated items of their types: {sum(types.values())}")
+        return 0
 
     rows = [("(crate root)", root)] + [(n, module_named(n)) for n in wanted]
     for name, module in rows:
