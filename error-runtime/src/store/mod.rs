@@ -119,7 +119,8 @@ impl Drop for Blocking {
 ///
 /// On a thread that must itself drive the future (a one-thread async runtime's own
 /// thread) the limit would always pass: a store then answers at once without its server
-/// (see [`in_blocking_call`] and [`WaitLimit::wait_limit`]). The async APIs await instead, and never call this.
+/// (see [`in_blocking_call`] and [`WaitLimit::wait_limit`]). The async APIs await
+/// instead, and never call this.
 pub(crate) fn block_on<F: Future>(future: F, limit: Duration) -> Option<F::Output> {
     struct Unpark(std::thread::Thread);
     impl Wake for Unpark {
