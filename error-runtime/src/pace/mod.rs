@@ -406,8 +406,9 @@ impl Pacer {
     /// Reserves a call of `cost` on `key` if the wait it needs is at most `max_wait`:
     /// `Ok(wait)` — the cost is spent and the call may go after `wait` (the caller sleeps
     /// it) — or `Err(needed)` with nothing spent. With a shared store, the time spent
-    /// asking it counts: `wait` is at most `max_wait` less that time. Calls reserved one after another get
-    /// successive turns, so that waiting calls are spread as the budget comes back.
+    /// asking it counts: `wait` is at most `max_wait` less that time. Calls reserved one
+    /// after another get successive turns, so that waiting calls are spread as the budget
+    /// comes back.
     ///
     /// For loops that sleep on their own; [`acquire`](Self::acquire) sleeps for you.
     pub async fn reserve(
@@ -592,7 +593,8 @@ impl Pacer {
             }
             let wait = reserve_in(state, &units, max_wait, now, adaptive);
             if shared && wait.is_ok() {
-                spent_alone(state, &units);
+                // Spent alone: told when the store answers again.
+                tell_later(state, &units);
             }
             wait
         })
@@ -695,7 +697,8 @@ impl Pacer {
                 configure(state, configured.as_ref(), now);
                 let wait = reserve_in(state, &units, max_wait, now, adaptive);
                 if wait.is_ok() {
-                    spent_alone(state, &units);
+                    // Spent alone: told when the store answers again.
+                    tell_later(state, &units);
                 }
                 wait
             });
@@ -724,9 +727,7 @@ impl Pacer {
                 Ok(wait) => {
                     // Reserved in the store, but a pause, or the time the store took, is
                     // longer than the call may wait: give it back.
-                    for (unsynced, take) in state.unsynced.iter_mut().zip(units) {
-                        *unsynced -= take;
-                    }
+                    tell_later(state, &units.map(|take| -take));
                     Err(wait.max(extra))
                 }
                 Err(needed) => Err(needed.max(extra)),
@@ -894,10 +895,11 @@ fn pause(state: &mut KeyState, wait: Duration, now: u64, shared: bool) {
     }
 }
 
-/// Counts what a replica that shares its budgets spent while the store did not answer:
-/// told at its next step, so that the fleet does not spend again, once the store answers,
-/// what the store's buckets refilled meanwhile.
-fn spent_alone(state: &mut KeyState, units: &[f64; 4]) {
+/// Adds `units` (negative: given back) to what a replica that shares its budgets tells the
+/// store at its next step: what it spent while the store did not answer, so that the fleet
+/// does not spend again what the store's buckets refilled meanwhile, or a reservation it
+/// did not use.
+fn tell_later(state: &mut KeyState, units: &[f64; 4]) {
     for (unsynced, take) in state.unsynced.iter_mut().zip(units) {
         *unsynced += take;
     }

@@ -82,7 +82,8 @@ pub struct BucketReport {
 
 impl BucketReport {
     /// Whether every number is finite and in range: a capacity above zero and at most
-    /// [`MAX_UNITS`], a level and a rate not negative, a hold of at most 25 hours. A store ignores a report that is not.
+    /// [`MAX_UNITS`], a level and a rate not negative, a hold of at most 25 hours. A store
+    /// ignores a report that is not.
     pub fn is_plausible(&self) -> bool {
         self.capacity > 0.0
             && self.capacity <= MAX_UNITS
@@ -123,6 +124,17 @@ pub struct DimensionStep {
     /// replica's lease, which it spends without asking again (what it does not spend it
     /// gives back as a negative `spent` at its next step).
     pub lease: f64,
+}
+
+impl DimensionStep {
+    /// The configured limit, if a store obeys it: a capacity above zero and at most
+    /// [`MAX_UNITS`], a finite rate (a negative one counts as zero). A store ignores one
+    /// that is not, as it ignores a report that is not plausible.
+    pub fn configured_limit(&self) -> Option<(f64, f64)> {
+        self.configured
+            .filter(|&(capacity, rate)| capacity > 0.0 && capacity <= MAX_UNITS && rate.is_finite())
+            .map(|(capacity, rate)| (capacity, rate.max(0.0)))
+    }
 }
 
 /// One atomic step on a key's buckets, as a pacer sends it to a shared [`Store`](super::Store):
@@ -235,9 +247,9 @@ impl Bucket {
     /// what was reserved in the last minute or two ([`IN_FLIGHT`]): an older deficit (a
     /// peer's usage, a refill rate read from an older report, a limit that changed) is in
     /// the provider's count already, and a response saying the budget is back lifts it. A
-    /// bucket that has never refilled at a
-    /// known rate takes the report's level as it is, and its first probe's turn is the
-    /// report's hold (a window's reset), or with none [`PROBE_WAIT`] from now.
+    /// bucket that has never refilled at a known rate takes the report's level as it is,
+    /// and its first probe's turn is the report's hold (a window's reset), or with none
+    /// [`PROBE_WAIT`] from now.
     pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
         if !report.is_plausible() {
             return;
@@ -403,26 +415,19 @@ pub(crate) fn reserve(
 /// Applies `step` to a key's buckets at `now`: what a store does atomically.
 pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64) -> PaceAnswer {
     for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
-        if slot.is_none()
-            && let Some((capacity, rate)) = d.configured
-            && capacity > 0.0
-            && capacity <= MAX_UNITS
-            && rate.is_finite()
-        {
-            *slot = Some(Bucket::configured(capacity, rate.max(0.0), now));
-        }
-        // No response has reported the bucket: the limit configured is the one in force.
-        if let Some(bucket) = slot
-            && !bucket.reported
-            && let Some((capacity, rate)) = d.configured
-            && capacity > 0.0
-            && capacity <= MAX_UNITS
-            && rate.is_finite()
-        {
-            bucket.refill(now);
-            bucket.capacity = capacity;
-            bucket.rate = rate.max(0.0);
-            bucket.level = bucket.level.min(capacity);
+        if let Some((capacity, rate)) = d.configured_limit() {
+            match slot {
+                None => *slot = Some(Bucket::configured(capacity, rate, now)),
+                // No response has reported the bucket: the limit configured is the one in
+                // force.
+                Some(bucket) if !bucket.reported => {
+                    bucket.refill(now);
+                    bucket.capacity = capacity;
+                    bucket.rate = rate;
+                    bucket.level = bucket.level.min(capacity);
+                }
+                Some(_) => {}
+            }
         }
         if let Some(report) = &d.report
             && report.is_plausible()

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agent_error_runtime::store::{BucketView, MAX_HOLD, MAX_UNITS, PaceAnswer, PaceStep};
+use agent_error_runtime::store::{BucketView, MAX_HOLD, PaceAnswer, PaceStep};
 use redis::Value;
 
 use crate::scripts::PACE_ARGS_PER_DIMENSION;
@@ -20,8 +20,8 @@ fn millis(d: Duration) -> String {
 
 /// The script's arguments for `step` (see [`PACE`](crate::scripts::PACE)). What the
 /// runtime's bucket would not apply is not sent: a report that is not plausible, a
-/// configured limit without a capacity above zero and a finite rate. Units that are not
-/// finite count as none.
+/// configured limit it would not obey (`DimensionStep::configured_limit`). Units that are
+/// not finite count as none.
 pub(crate) fn args(step: &PaceStep, ttl: Duration) -> Vec<String> {
     let mut args = Vec::with_capacity(PACE_ARGS_PER_DIMENSION * 4 + 3);
     for d in &step.dimensions {
@@ -34,9 +34,7 @@ pub(crate) fn args(step: &PaceStep, ttl: Duration) -> Vec<String> {
             ]),
             None => args.extend(std::iter::repeat_n(String::new(), 4)),
         }
-        match d.configured.filter(|(capacity, rate)| {
-            *capacity > 0.0 && *capacity <= MAX_UNITS && rate.is_finite()
-        }) {
+        match d.configured_limit() {
             Some((capacity, rate)) => args.extend([number(capacity), number(rate)]),
             None => args.extend([String::new(), String::new()]),
         }

@@ -176,6 +176,7 @@ impl fmt::Debug for RedisStore {
 /// Settings of a [`RedisStore`], from [`RedisStore::builder`].
 #[derive(Clone)]
 pub struct RedisStoreBuilder {
+    /// The server's URL, for a store on one server.
     url: String,
     /// The nodes first asked for the layout of a Redis Cluster; empty for one server.
     cluster: Vec<String>,
@@ -385,10 +386,8 @@ impl RedisStore {
     pub fn cluster_builder<N: Into<String>>(
         nodes: impl IntoIterator<Item = N>,
     ) -> RedisStoreBuilder {
-        let cluster: Vec<String> = nodes.into_iter().map(Into::into).collect();
         RedisStoreBuilder {
-            url: cluster.first().cloned().unwrap_or_default(),
-            cluster,
+            cluster: nodes.into_iter().map(Into::into).collect(),
             ..RedisStore::builder("")
         }
     }
