@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use agent_error::http::StatusError;
-use agent_error::recover::{LocalStore, Store};
+use agent_error::recover::{LocalStore, SharedPauses, Store};
 use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, tokio_sleep};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -79,7 +79,7 @@ async fn fleet(make: impl Fn() -> Arc<dyn Store>) -> std::io::Result<(u32, u32)>
     let addr = provider(hits.clone()).await?;
     let mut replicas = Vec::new();
     for i in 0..4u64 {
-        let retrier = Retrier::new().pauses(make(), "provider/acct-1/model");
+        let retrier = Retrier::new().gate(SharedPauses::new(make(), "provider/acct-1/model"));
         let addr = addr.clone();
         replicas.push(tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300 * i)).await;

@@ -69,7 +69,7 @@ async fn the_retrier_paces_every_attempt_by_a_configured_limit() {
     let provider = Provider::start(setup(Headers::None)).await;
     // Half the provider's rate: nothing is ever answered 429.
     let pacer = Pacer::new().limit(KEY, Limit::requests(10, Duration::from_secs(1)));
-    let retrier = Arc::new(Retrier::new().pacer(pacer, KEY, Cost::request()));
+    let retrier = Arc::new(Retrier::new().gate(pacer.on(KEY, Cost::request())));
     let (client, url) = (reqwest::Client::new(), provider.url().to_owned());
     for_a_while(8, move || {
         let (retrier, client, url) = (retrier.clone(), client.clone(), url.clone());
@@ -96,7 +96,7 @@ async fn the_middleware_paces_with_the_retriers_pacer_and_feeds_it_the_headers()
     let pacer = Pacer::new();
     let retrier = Retrier::new()
         .max_attempts(1)
-        .pacer(pacer.clone(), KEY, Cost::request());
+        .gate(pacer.on(KEY, Cost::request()));
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
         .with(agent_error::reqwest::RetryMiddleware::new(retrier))
         .build();

@@ -12,7 +12,7 @@ mod scripted;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_error::recover::{LocalStore, Store};
+use agent_error::recover::{LocalStore, SharedPauses, Store};
 use agent_error::reqwest::RetryMiddleware;
 use agent_error::retry::Retrier;
 use agent_error::tower::RetryLayer;
@@ -23,7 +23,9 @@ const KEY: &str = "provider/acct-1/model";
 
 /// A retrier of a replica sharing pauses through `store`.
 fn replica(recorder: &Recorder, store: &Arc<dyn Store>) -> Retrier {
-    recorder.retrier().pauses(store.clone(), KEY)
+    recorder
+        .retrier()
+        .gate(SharedPauses::new(store.clone(), KEY))
 }
 
 /// The server's replies: a 429 asking for 20 s, then A's answer and B's.
@@ -115,7 +117,7 @@ async fn tower_paces_every_attempt_with_the_retriers_own_pacer() {
 
     let pacer = Pacer::new().limit(KEY, Limit::requests(1, Duration::from_secs(2)));
     let recorder = Recorder::default();
-    let retrier = recorder.retrier().pacer(pacer, KEY, Cost::request());
+    let retrier = recorder.retrier().gate(pacer.on(KEY, Cost::request()));
     let calls = Arc::new(std::sync::atomic::AtomicU32::new(0));
     let counted = calls.clone();
     let service = tower::ServiceBuilder::new()

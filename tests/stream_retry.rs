@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{Fallback, LocalStore, Store};
+use agent_error::recover::{Fallback, LocalStore, SharedPauses, Store};
 use agent_error::retry::{Retrier, RetryBudget};
 use agent_error::stream::{Event, Failure, StreamError, Watch};
 use agent_error::{AgentError, Recovery};
@@ -519,7 +519,7 @@ async fn a_pause_one_retrier_met_is_waited_by_another_on_the_same_key() {
     let key = "anthropic/acct-1/claude-opus";
 
     // A meets a 429 asking for 1 s: it waits the pause out, plus a jitter of at most a fifth.
-    let a = retrier().pauses(store.clone(), key);
+    let a = retrier().gate(SharedPauses::new(store.clone(), key));
     let throttled = Script::status(429, RATE_LIMITED_BODY).header("retry-after", "1");
     let server = serve_each([throttled, complete()]).await;
     let slept = Slept::default();
@@ -535,7 +535,7 @@ async fn a_pause_one_retrier_met_is_waited_by_another_on_the_same_key() {
 
     // B, on the same store and key, waits for what is left of that pause before its first
     // attempt (the recorded sleeps did not sleep, so nearly all of it).
-    let b = retrier().pauses(store.clone(), key);
+    let b = retrier().gate(SharedPauses::new(store.clone(), key));
     let server = serve_each([complete()]).await;
     let slept = Slept::default();
     let ran = run_stream(&b, &server, &slept, KEEPING).await;
@@ -549,7 +549,7 @@ async fn a_pause_one_retrier_met_is_waited_by_another_on_the_same_key() {
     );
 
     // C, on another key, does not wait.
-    let c = retrier().pauses(store, "openai/acct-1/gpt-4o");
+    let c = retrier().gate(SharedPauses::new(store, "openai/acct-1/gpt-4o"));
     let server = serve_each([complete()]).await;
     let slept = Slept::default();
     let ran = run_stream(&c, &server, &slept, KEEPING).await;

@@ -16,6 +16,7 @@ use crate::store::{
 
 mod adaptive;
 mod cost;
+mod gate;
 mod keys;
 #[cfg(feature = "http")]
 mod observe;
@@ -23,6 +24,7 @@ mod observe;
 mod tests;
 
 pub use cost::Cost;
+pub use gate::PaceGate;
 
 use adaptive::Adaptive;
 use keys::Keys;

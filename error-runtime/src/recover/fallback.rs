@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::chain::ErrorChain;
-use crate::pace::{Cost, Pacer};
-use crate::retry::{HandBack, MakeAttempt, PaceOn, Retrier, Stop};
+use crate::pace::{Cost, PaceGate, Pacer};
+use crate::retry::{Gate, HandBack, MakeAttempt, Retrier, Stop};
 use crate::store::{Clock, PauseStore, SystemClock, block_on, nanos, seconds_text};
 use crate::{AgentError, Recovery, RetryPolicy, codes};
 
@@ -231,22 +231,21 @@ impl<C> Fallback<C> {
         &self,
         index: usize,
         call: &Call<'_, C, E>,
-    ) -> Result<Option<PaceOn<'_>>, ()> {
+    ) -> Result<Option<PaceGate>, ()> {
         let Some((pacer, cost)) = self.pacer.as_ref() else {
             return Ok(None);
         };
-        let key: &str = &self.candidates[index].name;
+        let key = &self.candidates[index].name;
         let hold_back = call.hand_back().is_some();
         if hold_back && pacer.reserve(key, *cost, Duration::ZERO).await.is_err() {
             return Err(());
         }
-        Ok(Some(PaceOn {
+        Ok(Some(PaceGate::for_candidate(
             pacer,
-            key,
-            cost: *cost,
+            key.clone(),
+            *cost,
             hold_back,
-            first_reserved: hold_back,
-        }))
+        )))
     }
 
     /// What the shared store says of each candidate: how long to keep skipping it.
@@ -380,7 +379,7 @@ impl<C> Fallback<C> {
                 |attempt| op(value, attempt),
                 &mut sleep,
                 call.hand_back(),
-                pace,
+                pace.as_ref().map(|pace| pace as &dyn Gate),
             );
             let answer = call.after(index, outcome);
             if let Some(store) = &self.store {
@@ -455,7 +454,7 @@ impl<C> Fallback<C> {
                     OnCandidate { op: &mut op, value },
                     &mut sleep,
                     call.hand_back(),
-                    pace,
+                    pace.as_ref().map(|pace| pace as &dyn Gate),
                 )
                 .await;
             let answer = call.after(index, outcome);

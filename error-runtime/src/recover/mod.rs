@@ -72,9 +72,9 @@ mod breaker;
 mod decide;
 mod fallback;
 
-pub use crate::pace::{Cost, Limit, Pacer};
+pub use crate::pace::{Cost, Limit, PaceGate, Pacer};
 pub use crate::store::clock::{Clock, ManualClock, SystemClock};
-pub use crate::store::{CircuitState, Dimension, LocalStore, Store};
+pub use crate::store::{CircuitState, Dimension, LocalStore, SharedPauses, Store};
 pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
 pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};

@@ -36,6 +36,7 @@
 //! ```
 
 mod budget;
+mod gate;
 mod retrier;
 mod scope;
 mod state;
@@ -47,7 +48,8 @@ pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBui
 #[cfg(feature = "tokio")]
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
+pub use gate::{Gate, Turn};
+pub(crate) use retrier::MakeAttempt;
 pub use retrier::Retrier;
-pub(crate) use retrier::{MakeAttempt, PaceOn};
 pub(crate) use state::HandBack;
 pub use state::{Outcome, RetryState, Stop};

@@ -2,6 +2,7 @@
 //! the caller sets: its settings, the waits before an attempt, and its two loops, blocking
 //! and async, of one shape around a [`RetryState`](super::RetryState).
 
+use std::any::Any;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -9,13 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
+use super::gate::{Gate, Turn};
 use super::scope::{AttemptScope, Mark, code_mark};
-use super::state::{HandBack, Outcome, RetryState, Stop, Tally, paused_error};
+use super::state::{HandBack, Outcome, RetryState, Stop, Tally};
 use crate::AgentError;
 use crate::chain::ErrorChain;
 use crate::core::jitter::JitterSource;
-use crate::pace::{Cost, Pacer};
-use crate::store::{Pause, PauseStore, block_on};
+use crate::store::block_on;
 
 /// The hook called before each retry: the classified error, the retry number (1 for
 /// the first retry) and the delay about to be waited.
@@ -94,7 +95,7 @@ type OnRetry = dyn Fn(&dyn AgentError, u32, Duration) + Send + Sync;
 /// A `Retrier` is cheap to clone (a few words and reference counts), so one configured
 /// retrier can be handed to a [`Fallback`](crate::recover::Fallback) or a layer and kept.
 /// A clone shares what is meant to be shared: the [`RetryBudget`], the `on_retry` hook, the
-/// store of [`pauses`](Retrier::pauses) and the jitter source (one sequence, drawn by both).
+/// [`gate`](Retrier::gate)s and the jitter source (one sequence, drawn by both).
 /// Its caps are copied: changing a clone's `max_attempts` leaves the original as it was.
 ///
 /// ```
@@ -140,10 +141,8 @@ pub struct Retrier {
     pub(super) on_retry: Option<Arc<OnRetry>>,
     pub(super) budget: Option<RetryBudget>,
     pub(super) jitter: Arc<JitterSource>,
-    /// Server-announced pauses shared through a store, under the caller's key.
-    pub(super) pauses: Option<(std::sync::Arc<dyn PauseStore>, std::sync::Arc<str>)>,
-    /// The pacer every attempt acquires from first, its key and each attempt's cost.
-    pacer: Option<(Pacer, Arc<str>, Cost)>,
+    /// What each attempt waits for first (a shared pause, a pacer's turn).
+    pub(super) gates: Vec<Arc<dyn Gate>>,
 }
 
 impl fmt::Debug for Retrier {
@@ -154,6 +153,7 @@ impl fmt::Debug for Retrier {
             .field("max_wait", &self.max_wait)
             .field("on_retry", &self.on_retry.is_some())
             .field("budget", &self.budget)
+            .field("gates", &self.gates)
             .finish_non_exhaustive()
     }
 }
@@ -179,8 +179,7 @@ impl Retrier {
             on_retry: None,
             budget: None,
             jitter: Arc::new(JitterSource::from_entropy()),
-            pauses: None,
-            pacer: None,
+            gates: Vec::new(),
         }
     }
 
@@ -223,99 +222,40 @@ impl Retrier {
         self
     }
 
-    /// Shares the pauses that servers announce (a 429's `Retry-After`) through `store`,
-    /// under `key`: name what the server limits, such as `openai/acct-1/gpt-4o`. A failure
-    /// whose error carries a `retry_after` sets the pause for every retrier on the same store
-    /// and key (the later deadline wins); before each attempt, a run waits out the pause in
-    /// force, plus a positive jitter of up to a fifth of it (at most 1 s) drawn for each wait,
-    /// so that replicas do not all come back at the deadline's instant. The waits count in
-    /// [`Outcome::waited`].
+    /// Asks `gate` before each attempt how long to wait first (see [`Gate`]), and tells it
+    /// how each attempt went. With several gates, the wait is the longest any of them asks
+    /// for. The library's gates, with the `recover` feature: `Pacer::on(key, cost)` paces
+    /// every attempt under a provider's limits, and `SharedPauses::new(store, key)` shares
+    /// the pauses servers announce (a 429's `Retry-After`) with every replica on the store.
     ///
-    /// A pause read from the store obeys the caps a server's `retry_after` obeys: one that
-    /// lasts longer than the `max_wait` (the `rate_limit` policy's and the retrier's, or the
-    /// one this run's last server delay was held to), or past the `max_elapsed`, is not
-    /// waited. The run ends at once, before the attempt, with [`Stop::Paused`] and a
-    /// `rate_limit` error (op `retry.pause`) whose `retry_after` is the wait left, as an
-    /// `agent_error::Error`, a boxed error or an `anyhow::Error` (whichever the operation's
-    /// error type is). An error type of the caller's own cannot hold it: the attempt is then
-    /// made without waiting, and the server's answer (its own `Retry-After`, longer than the
-    /// caps) ends the run.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use std::time::Duration;
-    /// use agent_error::recover::{LocalStore, Store};
-    /// use agent_error::{http::StatusError, retry::Retrier};
-    ///
-    /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
-    /// let a = Retrier::new().pauses(store.clone(), "openai/acct-1/gpt-4o");
-    /// let b = Retrier::new().pauses(store, "openai/acct-1/gpt-4o");
-    /// let mut slept = Vec::new();
-    /// let _ = a.run_detailed_with_sleep(|attempt| match attempt {
-    ///     1 => Err(StatusError::new(429).with_retry_after(Duration::from_secs(20))),
-    ///     _ => Ok(()),
-    /// }, |d| slept.push(d));
-    /// // B, about to call the same account and model, waits for the pause A met.
-    /// let mut b_slept = Vec::new();
-    /// let _ = b.run_detailed_with_sleep(|_| Ok::<_, StatusError>(()), |d| b_slept.push(d));
-    /// assert!(b_slept[0] > Duration::from_secs(19));
-    /// ```
+    /// A gate's wait obeys the caps a server's `retry_after` obeys: one longer than the
+    /// `max_wait` (the `rate_limit` policy's and the retrier's, or the one this run's last
+    /// server delay was held to), or past the `max_elapsed`, is not waited. The run ends at
+    /// once, before the attempt, with [`Stop::Paused`] and the gate's error (a `rate_limit`
+    /// one whose `retry_after` is the wait needed), as an `agent_error::Error`, a boxed
+    /// error or an `anyhow::Error` (whichever the operation's error type is). An error type
+    /// of the caller's own cannot hold it: the attempt is then made without waiting, and the
+    /// server's answer ends the run. The waits count in [`Outcome::waited`].
     #[must_use]
-    pub fn pauses(
-        mut self,
-        store: std::sync::Arc<dyn PauseStore>,
-        key: impl Into<std::sync::Arc<str>>,
-    ) -> Self {
-        self.pauses = Some((store, key.into()));
+    pub fn gate(mut self, gate: impl Gate) -> Self {
+        self.gates.push(Arc::new(gate));
         self
     }
 
-    /// Paces every attempt with `pacer` on `key` (see [`Pacer`]): before each attempt the
-    /// run acquires `cost` (waiting as the pacer says), and each attempt's outcome feeds
-    /// the pacer's adaptive rate (a `rate_limit` falls, a success climbs). The wait obeys
-    /// the caps a shared pause obeys: longer than the `max_wait` (the pacer's, the
-    /// `rate_limit` policy's and the retrier's) or past the `max_elapsed`, the run ends
-    /// before the attempt with [`Stop::Paused`] and a `rate_limit` error (op `pace`) whose
-    /// `retry_after` is the wait needed, as [`pauses`](Self::pauses) describes (an error
-    /// type of the caller's own cannot hold it: the attempt is then made at once). The
-    /// waits count in [`Outcome::waited`].
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use agent_error::recover::{Cost, Limit, Pacer};
-    /// use agent_error::retry::{Retrier, Stop};
-    ///
-    /// let pacer = Pacer::new().limit("search", Limit::requests(1, Duration::from_secs(2)));
-    /// let retrier = Retrier::new().pacer(pacer, "search", Cost::request());
-    /// let mut slept = Vec::new();
-    /// let first = retrier.run_detailed_with_sleep(|_| Ok::<_, agent_error::Error>(1), |d| slept.push(d));
-    /// let second = retrier.run_detailed_with_sleep(|_| Ok::<_, agent_error::Error>(2), |d| slept.push(d));
-    /// assert_eq!((first.stop, second.stop), (Stop::Succeeded, Stop::Succeeded));
-    /// // The second call waited for the budget to come back.
-    /// assert_eq!(slept.len(), 1);
-    /// assert!(slept[0] > Duration::from_millis(1_900));
-    /// ```
-    #[must_use]
-    pub fn pacer(mut self, pacer: Pacer, key: impl Into<Arc<str>>, cost: Cost) -> Self {
-        self.pacer = Some((pacer, key.into(), cost));
-        self
+    /// The gates each attempt waits for, in the order they were given: for a loop of the
+    /// caller's own (an HTTP middleware) that finds its pacer among them to feed it each
+    /// response's headers.
+    pub fn gates(&self) -> impl Iterator<Item = &dyn Gate> {
+        self.gates.iter().map(|gate| &**gate)
     }
 
-    /// The pacer this retrier paces its attempts with, and its key, if any: for a loop of
-    /// the caller's own (an HTTP middleware) that feeds it each response's headers.
-    pub fn paced_by(&self) -> Option<(&Pacer, &str)> {
-        self.pacer.as_ref().map(|(pacer, key, _)| (pacer, &**key))
-    }
-
-    /// The retrier's own pacing, if any.
-    pub(super) fn own_pace(&self) -> Option<PaceOn<'_>> {
-        self.pacer.as_ref().map(|(pacer, key, cost)| PaceOn {
-            pacer,
-            key,
-            cost: *cost,
-            hold_back: false,
-            first_reserved: false,
-        })
+    /// The gates of a run: the retrier's, and `extra`, a gate of the run's own (a fallback
+    /// candidate's pacer) that takes the place of the retrier's gates of its type.
+    fn gates_with<'g>(&'g self, extra: Option<&'g dyn Gate>) -> impl Iterator<Item = &'g dyn Gate> {
+        let replaced = extra.map(|gate| (gate as &dyn Any).type_id());
+        let own = self.gates();
+        own.filter(move |gate| Some((*gate as &dyn Any).type_id()) != replaced)
+            .chain(extra)
     }
 
     /// The longest a run may wait before an attempt now (a shared pause, a pacer): the
@@ -336,76 +276,28 @@ impl Retrier {
         (cap, left)
     }
 
-    /// What to wait before the attempt about to be made: the shared pause in force and the
-    /// pacer's turn, the longer of the two; or the error that ends the run before it, when
-    /// either lasts longer than the run may wait.
+    /// What to wait before the attempt about to be made: the longest wait the gates (the
+    /// retrier's, and `extra`, a fallback candidate's) ask for; or the error that ends the
+    /// run before it, when one asks for longer than the run may wait.
     pub(super) async fn wait_before(
         &self,
         t: &mut Tally,
-        pace: Option<&PaceOn<'_>>,
-    ) -> Result<Duration, crate::Error> {
-        let mut wait = Duration::ZERO;
-        if self.pauses.is_some() {
-            let pause = self.shared_pause().await;
-            wait = self.pause_wait_in(t, pause)?;
-        }
-        if let Some(pace) = pace
-            && !(pace.first_reserved && t.attempt == 1)
-        {
-            wait = wait.max(self.pace_wait_in(t, pace).await?);
-        }
-        Ok(wait)
-    }
-
-    /// The pacer's reservation before an attempt: the wait, or the error that ends the run.
-    async fn pace_wait_in(
-        &self,
-        t: &mut Tally,
-        pace: &PaceOn<'_>,
+        extra: Option<&dyn Gate>,
     ) -> Result<Duration, crate::Error> {
         let (cap, left) = self.wait_cap(t);
-        let mut cap = cap.min(pace.pacer.wait_limit());
-        if let Some(left) = left {
-            cap = cap.min(left);
-        }
-        if pace.hold_back {
-            cap = Duration::ZERO;
-        }
-        match pace.pacer.reserve(pace.key, pace.cost, cap).await {
-            Ok(wait) => Ok(wait),
-            Err(needed) => {
-                t.code = Some(code_mark(crate::codes::RATE_LIMIT));
-                Err(crate::pace::pace_error(needed))
+        let may_wait = left.map_or(cap, |left| cap.min(left));
+        let mut wait = Duration::ZERO;
+        for gate in self.gates_with(extra) {
+            let turn = Turn::new(t.attempt, may_wait, &self.jitter);
+            match gate.before(turn).await {
+                Ok(asked) => wait = wait.max(asked.min(may_wait)),
+                Err(held) => {
+                    t.code = Some(code_mark(held.code()));
+                    return Err(held);
+                }
             }
         }
-    }
-
-    /// The shared pause in force before an attempt, if any.
-    async fn shared_pause(&self) -> Option<Pause> {
-        let (store, key) = self.pauses.as_ref()?;
-        store.pause(key).await
-    }
-
-    /// The wait before an attempt for `pause` (with this wait's jitter), or, when the pause
-    /// lasts longer than the run may wait, the error that ends the run: a store's value
-    /// obeys the caps a server's `retry_after` obeys.
-    fn pause_wait_in(&self, t: &mut Tally, pause: Option<Pause>) -> Result<Duration, crate::Error> {
-        let Some(pause) = pause else {
-            return Ok(Duration::ZERO);
-        };
-        let (cap, left) = self.wait_cap(t);
-        let mut wait = pause.wait(self.jitter.next_fraction());
-        let mut beyond = pause.remaining > cap;
-        if let Some(left) = left {
-            beyond |= pause.remaining > left;
-            // The jitter after the deadline never takes the run past its `max_elapsed`.
-            wait = wait.min(left);
-        }
-        if !beyond {
-            return Ok(wait);
-        }
-        t.code = Some(code_mark(crate::codes::RATE_LIMIT));
-        Err(paused_error(pause.remaining, &pause.code))
+        Ok(wait)
     }
 
     /// Seeds the jitter, so that the same seed gives the same delays.
@@ -445,18 +337,17 @@ impl Retrier {
         self.run_blocking(op, sleep, None, None)
     }
 
-    /// The blocking loop; `hand_back` returns chosen failures at once; `pace` paces each
-    /// attempt (else the retrier's own pacer does). The same shape as the async loop, the
-    /// stores waited for on this thread.
+    /// The blocking loop; `hand_back` returns chosen failures at once; `extra` is a gate
+    /// of this run's own (a fallback candidate's pacer) beside the retrier's. The same
+    /// shape as the async loop, the gates waited for on this thread.
     pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
         &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
         mut sleep: impl FnMut(Duration),
         hand_back: Option<HandBack<'_>>,
-        pace: Option<PaceOn<'_>>,
+        extra: Option<&dyn Gate>,
     ) -> Outcome<T, E> {
-        let pace = pace.or_else(|| self.own_pace());
-        let waits = self.pauses.is_some() || pace.is_some();
+        let waits = !self.gates.is_empty() || extra.is_some();
         // Most calls succeed at once: with nothing to wait for first, the first attempt is
         // made before the run's state is, and a success needs none.
         let started = self.max_elapsed.map(|_| Instant::now());
@@ -469,13 +360,14 @@ impl Retrier {
             first = Some(made);
         }
         let mut run = RetryState::started_at(self, started);
-        let limit = self.store_wait_limit(pace.as_ref());
+        let limit = self.gates_with(extra).map(|g| g.wait_limit()).max();
+        let limit = limit.unwrap_or_default();
         loop {
             let (result, mark) = match first.take() {
                 Some(made) => made,
                 None => {
                     if waits {
-                        let before = self.wait_before(&mut run.tally, pace.as_ref());
+                        let before = self.wait_before(&mut run.tally, extra);
                         let before = block_on(before, limit).unwrap_or(Ok(Duration::ZERO));
                         match run.after_wait(before) {
                             Ok(wait) if wait.is_zero() => {}
@@ -486,8 +378,8 @@ impl Retrier {
                     attempt_once(|| op(run.attempt()))
                 }
             };
-            if let Some(pace) = &pace {
-                pace.report(&result);
+            if waits {
+                self.tell_gates(extra, &result);
             }
             match run.after(&result, mark, hand_back) {
                 Ok(delay) if delay.is_zero() => {}
@@ -497,12 +389,12 @@ impl Retrier {
         }
     }
 
-    /// The longest a blocking run waits for a store before an attempt (the pauses', the
-    /// pacer's).
-    fn store_wait_limit(&self, pace: Option<&PaceOn<'_>>) -> Duration {
-        let pauses = self.pauses.as_ref().map(|(store, _)| store.wait_limit());
-        let pacer = pace.map(|p| p.pacer.store_wait_limit());
-        pauses.unwrap_or_default().max(pacer.unwrap_or_default())
+    /// Tells the gates how an attempt went.
+    fn tell_gates<T, E: ErrorChain<M>, M>(&self, extra: Option<&dyn Gate>, result: &Result<T, E>) {
+        let failure = result.as_ref().err().map(ErrorChain::error_chain);
+        for gate in self.gates_with(extra) {
+            gate.after(failure);
+        }
     }
 
     /// The outcome of a run whose first attempt succeeded: the budget gets its success
@@ -550,15 +442,15 @@ impl Retrier {
         self.run_async_with(Plain(op), sleep, None, None).await
     }
 
-    /// The async loop; `hand_back` returns chosen failures at once; `pace` paces each
-    /// attempt (else the retrier's own pacer does).
+    /// The async loop; `hand_back` returns chosen failures at once; `extra` is a gate of
+    /// this run's own (a fallback candidate's pacer) beside the retrier's.
     /// `op` may lend: its future may borrow `op` (a fallback's candidate and closure).
     pub(crate) async fn run_async_with<T, E, M, F, S, SFut>(
         &self,
         mut op: F,
         mut sleep: S,
         hand_back: Option<HandBack<'_>>,
-        pace: Option<PaceOn<'_>>,
+        extra: Option<&dyn Gate>,
     ) -> Outcome<T, E>
     where
         E: ErrorChain<M>,
@@ -566,8 +458,7 @@ impl Retrier {
         S: FnMut(Duration) -> SFut,
         SFut: Future<Output = ()>,
     {
-        let pace = pace.or_else(|| self.own_pace());
-        let waits = self.pauses.is_some() || pace.is_some();
+        let waits = !self.gates.is_empty() || extra.is_some();
         // Most calls succeed at once: with nothing to wait for first, the first attempt is
         // made before the run's state is, and a success needs none.
         let started = self.max_elapsed.map(|_| Instant::now());
@@ -588,7 +479,7 @@ impl Retrier {
                 Some(made) => made,
                 None => {
                     if waits {
-                        let before = self.wait_before(&mut run.tally, pace.as_ref()).await;
+                        let before = self.wait_before(&mut run.tally, extra).await;
                         match run.after_wait(before) {
                             Ok(wait) if wait.is_zero() => {}
                             Ok(wait) => sleep(wait).await,
@@ -598,8 +489,8 @@ impl Retrier {
                     attempt_polled(&mut op, run.attempt()).await
                 }
             };
-            if let Some(pace) = &pace {
-                pace.report(&result);
+            if waits {
+                self.tell_gates(extra, &result);
             }
             match run.after_async(&result, mark, hand_back).await {
                 Ok(delay) if delay.is_zero() => {}
@@ -638,29 +529,6 @@ fn attempt_once<T, E>(op: impl FnOnce() -> Result<T, E>) -> (Result<T, E>, Optio
     let mark = scope.take_mark();
     drop(scope);
     (result, mark)
-}
-
-/// A pacer on a key, for the attempts of one run: the retrier's own, or a fallback
-/// candidate's.
-pub(crate) struct PaceOn<'p> {
-    pub(crate) pacer: &'p Pacer,
-    pub(crate) key: &'p str,
-    pub(crate) cost: Cost,
-    /// Wait for nothing: a fallback with another candidate ready moves on instead.
-    pub(crate) hold_back: bool,
-    /// The first attempt's turn is already reserved (a fallback reserved it to choose the
-    /// candidate).
-    pub(crate) first_reserved: bool,
-}
-
-impl PaceOn<'_> {
-    /// Feeds an attempt's outcome to the pacer's adaptive rate.
-    fn report<T, E: ErrorChain<M>, M>(&self, result: &Result<T, E>) {
-        match result {
-            Ok(_) => self.pacer.succeeded(self.key),
-            Err(e) => self.pacer.failed(self.key, e.error_chain()),
-        }
-    }
 }
 
 /// What the async loop calls once an attempt: an operation whose future may borrow it.

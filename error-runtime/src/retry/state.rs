@@ -14,7 +14,7 @@ use super::scope::{self, Mark, code_mark};
 use crate::AgentError;
 use crate::chain::ErrorChain;
 use crate::core::classify::classify_then;
-use crate::store::{block_on, seconds_text};
+use crate::store::block_on;
 
 /// How a [`Retrier`] run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,10 +38,10 @@ pub enum Stop {
     /// The caller asked for this failure back instead of a retry: `recover::Fallback`
     /// does, for an error that asks for another candidate when it has one.
     HandedBack,
-    /// A pause shared through the store ([`Retrier::pauses`]) or the pacer's turn lasts
-    /// longer than this run may wait (its `max_wait`, or past its `max_elapsed`): no
-    /// further attempt was made, and the error is a `rate_limit` one whose `retry_after`
-    /// is the wait left (see [`Retrier::pauses`]).
+    /// A [`gate`](Retrier::gate) (a pause shared through a store, a pacer's turn) asked
+    /// to wait longer than this run may (its `max_wait`, or past its `max_elapsed`): no
+    /// further attempt was made, and the error is the gate's, a `rate_limit` one whose
+    /// `retry_after` is the wait needed (see [`Retrier::gate`]).
     Paused,
 }
 
@@ -110,17 +110,18 @@ pub(crate) type HandBack<'h> = &'h (dyn Fn(&dyn AgentError) -> bool + Sync);
 /// One run of a [`Retrier`], driven attempt by attempt: for code that owns its loop, such
 /// as an HTTP middleware, and for the retrier's own loops. Each attempt is:
 ///
-/// 1. [`before_attempt`](Self::before_attempt): wait what it says (a pause another replica
-///    shared, the pacer's turn), or end the run with its error;
+/// 1. [`before_attempt`](Self::before_attempt): wait what the retrier's
+///    [`gate`](Retrier::gate)s say (a pause another replica shared, the pacer's turn), or
+///    end the run with the error;
 /// 2. the attempt;
 /// 3. on success [`succeeded`](Self::succeeded); on failure
 ///    [`next_delay`](Self::next_delay) (or its `_for` and `_async` forms): wait the delay
 ///    it gives and go to 1, or stop.
 ///
 /// The decision after a failure is the one [`Retrier`]'s documentation describes, with the
-/// same caps, budget, jitter and `on_retry` hook. With [`Retrier::pauses`], a delay the
-/// server asked for is announced to the store, for every replica, and waited in step 1
-/// (then `next_delay` gives zero).
+/// same caps, budget, jitter and `on_retry` hook. With a gate that shares pauses
+/// ([`Gate::shares_pauses`](super::Gate::shares_pauses)), a delay the server asked for is
+/// announced to it, for every replica, and waited in step 1 (then `next_delay` gives zero).
 ///
 /// `R` is how the state holds its retrier: `&Retrier` ([`Retrier::start`]) or an
 /// `Arc<Retrier>` for a state that must own it (a future handed to a runtime).
@@ -169,8 +170,8 @@ pub(super) struct Tally {
     /// of them was held to (a shared pause is held to it too).
     asked: Duration,
     pub(super) pause_cap: Option<Duration>,
-    /// With shared pauses: the delay the server asked for after the last failure, and its
-    /// code, to announce to the store.
+    /// With a gate that shares pauses: the delay the server asked for after the last
+    /// failure, and its code, to announce to it.
     announce: Option<(Duration, String)>,
 }
 
@@ -227,7 +228,7 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planne
             }
             t.asked = t.asked.saturating_add(asked);
             t.pause_cap = Some(cap);
-            if r.pauses.is_some() {
+            if r.gates.iter().any(|gate| gate.shares_pauses()) {
                 t.announce = Some((asked, failure.code().to_owned()));
             }
             asked
@@ -290,15 +291,14 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         self.tally.waited
     }
 
-    /// What to wait before the attempt about to be made: the shared pause in force
-    /// ([`Retrier::pauses`]) and the pacer's turn ([`Retrier::pacer`]). `Ok(wait)`: sleep
-    /// `wait`, then make the attempt (the wait counts in [`waited`](Self::waited));
-    /// `Err(error)`: it would wait longer than the run may, end it with this `rate_limit`
-    /// error (whose `retry_after` is the wait needed).
+    /// What to wait before the attempt about to be made: the longest wait the retrier's
+    /// [`gate`](Retrier::gate)s ask for (a shared pause in force, the pacer's turn).
+    /// `Ok(wait)`: sleep `wait`, then make the attempt (the wait counts in
+    /// [`waited`](Self::waited)); `Err(error)`: it would wait longer than the run may, end
+    /// it with this error (a `rate_limit` one whose `retry_after` is the wait needed).
     pub async fn before_attempt(&mut self) -> Result<Duration, crate::Error> {
         let retrier: &Retrier = self.retrier.borrow();
-        let pace = retrier.own_pace();
-        let wait = retrier.wait_before(&mut self.tally, pace.as_ref()).await?;
+        let wait = retrier.wait_before(&mut self.tally, None).await?;
         self.tally.waited = self.tally.waited.saturating_add(wait);
         Ok(wait)
     }
@@ -421,26 +421,29 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         self.commit(None, planned);
     }
 
-    /// Shares the delay the server asked for with every replica on the pauses' store; the
-    /// wait before the next attempt then waits it out. Returns what is still to wait now:
-    /// `delay`, or nothing once it is shared.
+    /// Shares the delay the server asked for with the gates that share pauses, for every
+    /// replica; the wait before the next attempt then waits it out. Returns what is still
+    /// to wait now: `delay`, or nothing once it is shared.
     async fn announce(&mut self, delay: Duration) -> Duration {
         let r: &Retrier = self.retrier.borrow();
-        let (Some((store, key)), Some((asked, code))) = (&r.pauses, self.tally.announce.take())
-        else {
+        let Some((asked, code)) = self.tally.announce.take() else {
             return delay;
         };
-        store.set_pause(key, asked, &code).await;
+        for gate in r.gates().filter(|gate| gate.shares_pauses()) {
+            gate.share_pause(asked, &code).await;
+        }
         self.tally.waited = self.tally.waited.saturating_sub(delay);
         Duration::ZERO
     }
 
-    /// The longest a blocking run waits for the pauses' store.
+    /// The longest a blocking run waits for the gates that share pauses.
     fn announce_limit(&self) -> Duration {
         let r: &Retrier = self.retrier.borrow();
-        r.pauses
-            .as_ref()
-            .map_or(Duration::ZERO, |(store, _)| store.wait_limit())
+        let sharing = r.gates().filter(|gate| gate.shares_pauses());
+        sharing
+            .map(|gate| gate.wait_limit())
+            .max()
+            .unwrap_or_default()
     }
 
     /// What the retrier's own loops decide after an attempt: `Err(Stop::Succeeded)` after a
@@ -531,8 +534,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         }
     }
 
-    /// Ends the run before an attempt because a shared pause or the pacer's turn lasts
-    /// longer than it may wait, with `paused` as the operation's error type holds it. An
+    /// Ends the run before an attempt because a gate asks to wait longer than it may, with `paused` as the operation's error type holds it. An
     /// error type that cannot hold it (a type of the caller's own) gets `None`: the attempt
     /// is made without waiting, and the server's own answer ends the run.
     fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
@@ -558,26 +560,6 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             waited: self.tally.waited,
         }
     }
-}
-
-/// The error a run ends with when a shared pause lasts longer than it may wait: a
-/// `rate_limit` error whose `retry_after` is the wait left.
-pub(super) fn paused_error(wait: Duration, code: &str) -> crate::Error {
-    crate::Error::new(
-        "retry.pause",
-        crate::codes::RATE_LIMIT,
-        format!(
-            "a shared pause ({}) lasts {} more, longer than this call may wait",
-            // Another writer's value: only a well-formed code is repeated.
-            if crate::codes::is_valid_code(code) {
-                code
-            } else {
-                "unknown code"
-            },
-            seconds_text(wait)
-        ),
-    )
-    .with_retry_after(wait)
 }
 
 /// Whether a link of `err`'s chain is classified with a code of mark `mark`.

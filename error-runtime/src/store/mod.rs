@@ -6,7 +6,7 @@
 //! [`recover`](crate::recover)'s values and the retrier take.
 //!
 //! A user picks a store and hands it to the values that keep state
-//! (`CircuitBreaker::store`, `Fallback::store`, `Retrier::pauses`, `RetryBudget::shared_in`,
+//! (`CircuitBreaker::store`, `Fallback::store`, `SharedPauses::new`, `RetryBudget::shared_in`,
 //! `Pacer::shared_in`); this module is for the one who writes a store.
 //!
 //! Every method takes a key that names one entity: a fallback candidate, a tool, a pause
@@ -47,7 +47,7 @@ pub use circuit::{BreakerRule, CircuitState, CircuitStore, TrialToken};
 pub(crate) use clock::{Clock, SystemClock};
 pub(crate) use clock::{nanos, seconds_text};
 pub use local::LocalStore;
-pub use pause::{Pause, PauseStore};
+pub use pause::{Pause, PauseStore, SharedPauses};
 
 /// The future a store's operation returns: boxed, so that the traits stay object safe.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

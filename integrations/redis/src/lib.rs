@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use agent_error::recover::{CircuitBreaker, Fallback, Store};
+//! use agent_error::recover::{CircuitBreaker, Fallback, SharedPauses, Store};
 //! use agent_error::redis::{RedisStore, Unavailable};
 //! use agent_error::retry::Retrier;
 //!
@@ -26,7 +26,7 @@
 //! );
 //! let models = Fallback::new(["gpt-4o", "claude-sonnet"]).store(store.clone());
 //! let tools = CircuitBreaker::new().store(store.clone());
-//! let retrier = Retrier::new().pauses(store, "openai/acct-1/gpt-4o");
+//! let retrier = Retrier::new().gate(SharedPauses::new(store, "openai/acct-1/gpt-4o"));
 //! # Ok(()) }
 //! ```
 //!

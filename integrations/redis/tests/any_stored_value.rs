@@ -8,7 +8,7 @@ mod support;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, ManualClock};
+use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, ManualClock, SharedPauses};
 use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, RetryBudget};
 use agent_error::store::{
@@ -195,7 +195,7 @@ proptest! {
         let retrier = Retrier::new()
             .max_wait(Duration::from_secs(2))
             .max_attempts(2)
-            .pauses(Arc::new(s.clone()), name)
+            .gate(SharedPauses::new(Arc::new(s.clone()), name))
             .budget(RetryBudget::with_capacity(10).shared_in(Arc::new(s.clone()), name));
         let recorded = slept.clone();
         let started = Instant::now();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{CircuitBreaker, CircuitState, Fallback, Store};
+use agent_error::recover::{CircuitBreaker, CircuitState, Fallback, SharedPauses, Store};
 use agent_error::redis::{RedisStore, Unavailable};
 use agent_error::retry::Retrier;
 use agent_error::store::{BreakerRule, BudgetStore, CircuitStore, PauseStore};
@@ -86,8 +86,8 @@ async fn a_retrier_waits_for_a_pause_another_replica_met() {
     let server = Server::start();
     let (a, b) = (store(&server).await, store(&server).await);
     let key = "openai/acct-1/gpt-4o";
-    let a = Retrier::new().pauses(Arc::new(a), key);
-    let b = Retrier::new().pauses(Arc::new(b), key);
+    let a = Retrier::new().gate(SharedPauses::new(Arc::new(a), key));
+    let b = Retrier::new().gate(SharedPauses::new(Arc::new(b), key));
     let _ = a
         .run_async_detailed(
             |attempt| async move {

@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, Store};
+use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, SharedPauses, Store};
 use agent_error::redis::{RedisStore, Unavailable};
 use agent_error::retry::Retrier;
 use agent_error::store::{BreakerRule, CircuitStore, PauseStore};
@@ -48,7 +48,7 @@ fn a_local_pause_longer_than_the_caps_ends_the_call_at_once() {
     store_pause_now(&store, "openai/acct-1/gpt-4o", 10 * DAY);
     let retrier = Retrier::new()
         .max_wait(Duration::from_secs(60))
-        .pauses(store.clone(), "openai/acct-1/gpt-4o");
+        .gate(SharedPauses::new(store.clone(), "openai/acct-1/gpt-4o"));
     let (mut calls, mut slept) = (0, Vec::new());
     let outcome = retrier.run_detailed_with_sleep(
         |_| {
@@ -65,7 +65,7 @@ fn a_local_pause_longer_than_the_caps_ends_the_call_at_once() {
     store_pause_now(&store, "anthropic/acct-1", Duration::from_secs(40));
     let retrier = Retrier::new()
         .max_elapsed(Duration::from_secs(30))
-        .pauses(store, "anthropic/acct-1");
+        .gate(SharedPauses::new(store, "anthropic/acct-1"));
     let (mut calls, mut slept) = (0, Vec::new());
     let outcome = retrier.run_detailed_with_sleep(
         |_| {
@@ -104,7 +104,7 @@ async fn a_shared_pause_longer_than_the_caps_ends_the_call_at_once() {
     let retrier = Arc::new(
         Retrier::new()
             .max_wait(Duration::from_secs(60))
-            .pauses(Arc::new(b), key),
+            .gate(SharedPauses::new(Arc::new(b), key)),
     );
     let calls = Arc::new(Mutex::new(0));
     let slept = Arc::new(Mutex::new(Vec::new()));
@@ -170,7 +170,10 @@ async fn a_deadline_in_the_year_3000_is_not_obeyed() {
     ]);
     server.command(&["HSET", &circuit, "f", "5", "until", YEAR_3000_MS]);
 
-    let retrier = Retrier::new().pauses(Arc::new(store.clone()), "openai/acct-1/gpt-4o");
+    let retrier = Retrier::new().gate(SharedPauses::new(
+        Arc::new(store.clone()),
+        "openai/acct-1/gpt-4o",
+    ));
     let slept = Mutex::new(Vec::new());
     let outcome = retrier
         .run_async_detailed(

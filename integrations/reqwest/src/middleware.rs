@@ -18,6 +18,7 @@ use http_body_util::BodyExt;
 
 use agent_error_runtime::extend::Sleeper;
 use agent_error_runtime::http::StatusError;
+use agent_error_runtime::recover::PaceGate;
 use agent_error_runtime::retry::Retrier;
 #[cfg(doc)]
 use agent_error_runtime::retry::RetryState;
@@ -43,8 +44,8 @@ use agent_error_runtime::retry::RetryState;
 /// reqwest-middleware expects. A request whose body cannot be cloned (a stream) is sent once.
 ///
 /// Before each attempt it waits what the run's [`RetryState::before_attempt`] says: the
-/// shared pause in force ([`Retrier::pauses`]) and, with [`Retrier::pacer`], the pacer's
-/// turn; each response's headers then feed that pacer
+/// shared pause in force and, with a pacer's gate ([`PaceGate`]), the pacer's turn (the
+/// retrier's [gates](Retrier::gate)); each response's headers then feed that pacer
 /// ([`Pacer::observe_response`](agent_error_runtime::recover::Pacer::observe_response)),
 /// so that one setting on the retrier paces every request. A wait longer than the run may
 /// wait ends the request with that `rate_limit` error (a `reqwest_middleware::Error::Middleware`).
@@ -120,7 +121,8 @@ impl Middleware for RetryMiddleware {
             }
             let spare = request.try_clone();
             let result = next.clone().run(request, extensions).await;
-            if let Some((pacer, key)) = self.retrier.paced_by() {
+            if let Some(paced) = PaceGate::of(&self.retrier) {
+                let (pacer, key) = (paced.pacer(), paced.key());
                 match &result {
                     Ok(response) => {
                         pacer.observe_response(key, response.status(), response.headers())

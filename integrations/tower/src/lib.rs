@@ -6,7 +6,7 @@
 //! the service is tower's [`Retry`] and composes with
 //! [`ServiceBuilder`](::tower::ServiceBuilder) like any tower layer. Before each attempt
 //! ([`BeforeEachAttempt`]) it waits what the retrier's other call paths wait: a pause the
-//! fleet shares ([`Retrier::pauses`]) and the turn of the retrier's pacer. [`PaceLayer`]
+//! fleet shares and the turn of the retrier's pacer (its [gates](Retrier::gate)). [`PaceLayer`]
 //! paces an HTTP service's calls with a [`Pacer`](agent_error_runtime::recover::Pacer) and
 //! feeds it each response's headers, inside a `RetryLayer` whose retrier has no pacer.
 
@@ -34,6 +34,7 @@ use agent_error_runtime::chain::ErrorChain;
 use agent_error_runtime::chain::markers;
 use agent_error_runtime::extend::{BoxSleep, Sleeper};
 use agent_error_runtime::http::StatusError;
+use agent_error_runtime::recover::PaceGate;
 use agent_error_runtime::retry::{Retrier, RetryState};
 
 /// A tower [`Layer`] that retries a service's calls as each failure's classification says,
@@ -52,9 +53,10 @@ use agent_error_runtime::retry::{Retrier, RetryState};
 ///   success, and [`classify_responses`](Self::classify_responses) takes a function that
 ///   says which responses are failures.
 ///
-/// With [`Retrier::pauses`], a server's delay is shared with every replica and each attempt
-/// (the first one included) first waits out the pause in force; with [`Retrier::pacer`],
-/// each attempt first waits its turn, and each answer feeds the pacer's adaptive rate.
+/// With a gate that shares pauses ([`SharedPauses`](agent_error_runtime::recover::SharedPauses)),
+/// a server's delay is shared with every replica and each attempt (the first one included)
+/// first waits out the pause in force; with a pacer's gate ([`PaceGate`]), each attempt first
+/// waits its turn, and each answer feeds the pacer's adaptive rate.
 ///
 /// The request type must be `Clone` (each attempt sends a copy) and the inner service too,
 /// as with tower's own `Retry`. Waits use tokio's sleep unless
@@ -217,8 +219,8 @@ impl<S, M, R: Clone> Layer<S> for RetryLayer<M, R> {
 
 /// The service a [`RetryLayer`] retries: before each attempt, the first one included, it
 /// waits what the retrier's [`RetryState::before_attempt`] says: a pause that a server
-/// announced to the fleet ([`Retrier::pauses`]), and the turn of the retrier's own pacer
-/// ([`Retrier::pacer`]). A wait longer than the run may wait is not waited: the attempt is
+/// announced to the fleet, and the turn of the retrier's own pacer (its
+/// [gates](Retrier::gate)). A wait longer than the run may wait is not waited: the attempt is
 /// made at once, and the server's answer ends the run. Without pauses or a pacer it calls
 /// the service straight away.
 #[derive(Clone, Debug)]
@@ -423,7 +425,7 @@ where
 
     fn retry(&mut self, _: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
         let retrier = self.retrier();
-        let pacer = retrier.paced_by();
+        let pacer = PaceGate::of(&retrier).map(|paced| (paced.pacer(), paced.key()));
         let decision = match result {
             Ok(response) => match self.responses.failure(response) {
                 Some(failure) => {

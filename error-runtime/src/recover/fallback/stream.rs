@@ -126,7 +126,12 @@ impl<C> Fallback<C> {
                 };
                 let outcome = self
                     .retrier
-                    .run_async_with(on_candidate, &mut sleep, call.hand_back(), pace)
+                    .run_async_with(
+                        on_candidate,
+                        &mut sleep,
+                        call.hand_back(),
+                        pace.as_ref().map(|p| p as _),
+                    )
                     .await;
                 if let Err(e) = &outcome.result
                     && moves_on_after_output(e)
