@@ -3,7 +3,7 @@
 //! that keeps failing is disabled by the circuit breaker, and nested retries stay bounded.
 //! Deterministic: a manual clock, and sleeps that only move it.
 //!
-//! `cargo run --example agent_loop`
+//! `cargo run --example agent_loop --features recover`
 
 use std::cell::Cell;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! at the top, and `tracing` for the failures. Both providers are a loopback server started
 //! here. Every line that exists only to move errors around is marked `// glue`.
 //!
-//! `cargo run --example agent_service --features reqwest,tokio,anyhow,tracing`
+//! `cargo run --example agent_service --features reqwest,tokio,anyhow,tracing,recover`
 
 use std::time::Duration;
 

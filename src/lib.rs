@@ -53,33 +53,37 @@
 //!   provider's limits](guide::pacing), [across a fleet](guide::fleet),
 //!   [integrations](guide::integrations), and [troubleshooting the
 //!   derive](guide::troubleshooting) (its compile errors explained).
-//! - The modules: [`retry`] (the retrier, policies, budgets), [`recover`] (fallback chains,
-//!   circuit breakers, `decide`, the pacer), [`http`] (statuses, server hints, provider
-//!   bodies), [`tool`] (tool results for a model), [`display`] (renderings for people and
-//!   logs), [`catalog`](mod@catalog) (the documentation of your codes), [`codes`] (the shared
-//!   vocabulary), [`chain`] (walking a chain by hand), [`store`] (where a fleet's shared
-//!   state is kept), [`Report`] (the wire form), [`trace`], [`stream`] (failures after
-//!   `200 OK`), [`extend`] (for crates that connect another crate to this one), and one
-//!   module per integration.
+//! - The core, with no feature: [`retry`] (the retrier, policies, budgets, and the gates an
+//!   attempt waits for), [`tool`] (tool results for a model), [`display`] (renderings for
+//!   people and logs), [`catalog`](mod@catalog) (the documentation of your codes),
+//!   [`codes`] (the shared vocabulary), [`chain`] (walking a chain by hand),
+//!   [`recover::decide`] (what an agent loop does next), [`extend`] (for crates that
+//!   connect another crate to this one).
+//! - Each capability behind one feature: `recover` for [`recover`]'s fallback chains,
+//!   circuit breakers and pacer, and the [`store`] their state lives in; `http` for [`http`]
+//!   (statuses, server hints, provider bodies); `stream` for [`stream`] (failures after
+//!   `200 OK`); `serde` for [`Report`] (the wire form); `tracing` for [`trace`]; and one
+//!   module per integration, named after its crate.
 //!
 //! # Features
 //!
 //! | feature | default | what |
 //! |---|---|---|
 //! | `registry` | yes | derived types register themselves at link time, for [`find`], [`classify`], [`is_retryable`] and [`has_code`] (the runtime's own types and classifiers always are) |
+//! | `recover` | no | fallback chains ([`recover::Fallback`]), circuit breakers, the pacer that stays under a provider's limits (fed by rate-limit headers with `http`), and the store their state lives in, [`recover::Store`] (adds nothing: code of this crate only) |
 //! | `http` | no | [`http::StatusError`] (from the `http` crate's parts, with server hints and provider bodies), `classify_status`, `parse_retry_after` (adds `http`, `http-body`, `httpdate`; provider bodies are read by a small JSON reader of the runtime's own, so no `serde_json`) |
 //! | `serde` | no | the wire form ([`Report`], problem+json); `Serialize` for tool results and catalog entries (adds `serde`) |
 //! | `tracing` | no | [`trace::record`], `record_on_span`, `on_retry` (adds `tracing`) |
 //! | `tokio` | no | `retry::tokio_sleep` for `Retrier::run_async`; `tokio::time::error::Elapsed` classified as `timeout` (adds `tokio` with its `time` feature) |
 //! | `anyhow` | no | the retrier takes operations whose error is `anyhow::Error` (adds `anyhow`) |
-//! | `stream` | no | [`stream::Watch`]: a provider's server-sent events watched, failures after `200 OK` classified; `Retrier::run_stream`, `Fallback::run_stream`; with `reqwest`, [`reqwest::watch`] (implies `http` and `tokio`, with tokio's `rt` for the idle timer; adds `sseer` for the line parsing, `bytes-utils`, `memchr`, `futures-core`) |
+//! | `stream` | no | [`stream::Watch`]: a provider's server-sent events watched, failures after `200 OK` classified; `Retrier::run_stream`, and with `recover` `Fallback::run_stream`; with `reqwest`, [`reqwest::watch`] (implies `http` and `tokio`, with tokio's `rt` for the idle timer; adds `sseer` for the line parsing, `bytes-utils`, `memchr`, `futures-core`) |
 //! | `reqwest` | no | `reqwest::Error` classified; [`reqwest::check`] and `StatusError::from_reqwest` for responses (adds the crate `agent-error-reqwest`, with `reqwest` without default features: bring your own TLS choice) |
-//! | `reqwest-middleware` | no | [`reqwest::RetryMiddleware`] (implies `reqwest` and `tokio`; `agent-error-reqwest` adds `reqwest-middleware` 0.5, `async-trait`, `http-body`, `http-body-util`, `bytes`) |
-//! | `tower` | no | [`tower::RetryLayer`], `ClassifiedRetry`, `ClassifyResponse` (implies `http` and `tokio`; adds the crate `agent-error-tower`, with `tower` 0.5 and its `retry` feature) |
+//! | `reqwest-middleware` | no | [`reqwest::RetryMiddleware`] (implies `reqwest`, `tokio` and `recover`; `agent-error-reqwest` adds `reqwest-middleware` 0.5, `async-trait`, `http-body`, `http-body-util`, `bytes`) |
+//! | `tower` | no | [`tower::RetryLayer`], `ClassifiedRetry`, `ClassifyResponse`, `PaceLayer` (implies `http`, `tokio` and `recover`; adds the crate `agent-error-tower`, with `tower` 0.5 and its `retry` feature) |
 //! | `axum` | no | [`axum::ApiError`]; with `stream`, `axum::error_event`, a failure as a provider's stream error event (implies `serde` and `http`; adds the crate `agent-error-axum`, with `axum` 0.8 without default features, `serde_json`) |
 //! | `rmcp` | no | [`rmcp`]: errors as MCP tool results or JSON-RPC errors, read back into a `Report` (implies `serde`; adds the crate `agent-error-rmcp`, with `rmcp` and its `server` feature, `serde_json`) |
 //! | `tonic` | no | [`tonic`]: errors as gRPC `Status` with AIP-193 details, and back (implies `serde`, `http`; adds the crate `agent-error-tonic`, with `tonic` without default features, `tonic-types`) |
-//! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
+//! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `recover` and `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
 //! | `rig` | no | [`rig`]: rig-core's `ProviderError` classified with no glue (the reply rig keeps through the order of evidence, its in-band stream errors by their body, transports, truncations; implies `http`; adds the crate `agent-error-rig`, with `rig-core` 0.44 without default features, `http`, `reqwest`) |
@@ -101,6 +105,14 @@
 #![cfg_attr(
     not(feature = "http"),
     doc = "[`http`]: https://docs.rs/agent-error/latest/agent_error/http/index.html\n[`http::StatusError`]: https://docs.rs/agent-error/latest/agent_error/http/struct.StatusError.html"
+)]
+#![cfg_attr(
+    feature = "recover",
+    doc = "[`recover::Store`]: recover::Store\n[`recover::Fallback`]: recover::Fallback"
+)]
+#![cfg_attr(
+    not(feature = "recover"),
+    doc = "[`recover::Store`]: https://docs.rs/agent-error/latest/agent_error/recover/trait.Store.html\n[`recover::Fallback`]: https://docs.rs/agent-error/latest/agent_error/recover/struct.Fallback.html"
 )]
 #![cfg_attr(feature = "serde", doc = "[`Report`]: Report")]
 #![cfg_attr(

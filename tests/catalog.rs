@@ -457,6 +457,7 @@ fn status_and_docs_url_are_known_at_run_time() {
     );
 }
 
+#[cfg(feature = "recover")]
 #[allow(dead_code)] // the variants are read through the catalog only
 mod transparent_catalogs {
     use agent_error::AgentError;

@@ -353,6 +353,7 @@ async fn the_retrier_is_the_only_retry_loop_and_waits_what_the_header_said() {
     assert_eq!(spent.connections(), 1);
 }
 
+#[cfg(feature = "recover")]
 #[tokio::test]
 async fn a_fallback_moves_on_from_a_spent_account_without_retrying_it() {
     use agent_error::recover::Fallback;

@@ -14,8 +14,11 @@
 //!   a chain. Without it they recognise the runtime's own types, the built-in classifiers,
 //!   and what is registered explicitly ([`register!`], [`classifier!`],
 //!   [`register_classifier`]).
-//! - `http`: [`http::StatusError`], status classification and `Retry-After` parsing, and
-//!   what a response's rate-limit headers say ([`http::RateLimits`]).
+//! - `recover`: [`recover`]'s fallback chains, circuit breakers and pacer, and the
+//!   [`store`] their state lives in (`LocalStore`, and the traits a shared store
+//!   implements). With `http`, what a response's rate-limit headers say
+//!   (`http::RateLimits`), which feeds the pacer.
+//! - `http`: [`http::StatusError`], status classification and `Retry-After` parsing.
 //! - `serde`: the wire form, [`Report`] and RFC 9457 problem details, and serialization of
 //!   [`tool::StructuredToolError`] and catalog entries.
 //! - `tracing`: [`trace`], recording errors as `tracing` events or on spans.
@@ -28,9 +31,11 @@
 //! # Layers
 //! The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
 //! [`Error`], the vocabulary of [`codes`], [`Recovery`], [`RetryPolicy`]) needs no feature and
-//! imports nothing above it. The capabilities ([`retry`], [`http`], [`tool`], [`display`],
-//! [`catalog`](mod@catalog), [`Report`], [`trace`], [`recover`], and beneath `retry` and
-//! `recover` the store of their state, [`recover::Store`]) are built on it. Integrations with
+//! imports nothing above it. Built on it, with no feature either: [`retry`] (the retrier knows
+//! what an attempt waits for only as [`retry::Gate`]s), [`tool`], [`display`],
+//! [`catalog`](mod@catalog) and [`recover::decide`]. The capabilities, each behind its
+//! feature, are built on those: [`http`], [`Report`], [`trace`], [`stream`], and `recover`'s
+//! fallback chains, breakers, pacer and store. Integrations with
 //! foreign crates (reqwest, tower, axum, rmcp, tonic, async-openai, redis) are crates of their own,
 //! `agent-error-<name>`, built on this crate's public API and re-exported by the facade
 //! behind features named after the foreign crate.
@@ -50,6 +55,7 @@ pub mod display;
 pub mod extend;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "recover")]
 mod pace;
 pub mod recover;
 #[cfg(feature = "serde")]

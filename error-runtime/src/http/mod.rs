@@ -47,13 +47,16 @@ mod headers;
 pub(crate) mod json;
 pub(crate) mod kind;
 mod providers;
+#[cfg(feature = "recover")]
 mod ratelimit;
 mod response;
 mod status_error;
+#[cfg(feature = "recover")]
 mod timestamp;
 
 pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
+#[cfg(feature = "recover")]
 pub use ratelimit::{Dimension, LimitReading, RateLimits};
 pub use status_error::{RetryAfterSource, StatusError};
 

@@ -5,6 +5,7 @@
 //! piece counts.
 
 use super::kind::Kind;
+#[cfg(feature = "recover")]
 use super::ratelimit::{Dimension, LimitFields, ResetForm};
 
 /// How much a name in an error body tells.
@@ -276,6 +277,7 @@ pub(super) const RATE_LIMITS: [(&str, &str); 2] = [
 /// The rate-limit fields that name what they count, each limit with its capacity, what
 /// remains and its reset: OpenAI's (Groq, vLLM and Azure use the same names), Anthropic's,
 /// and the unsuffixed `x-ratelimit-*` of OpenRouter and GitHub-style APIs.
+#[cfg(feature = "recover")]
 pub(super) const LIMIT_FIELDS: [LimitFields; 7] = [
     LimitFields {
         dimension: Dimension::Requests,

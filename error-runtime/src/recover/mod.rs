@@ -1,5 +1,6 @@
 //! Recovering in an agent loop: fallback chains, circuit breakers and one
 //! decision function, built on the classification and the [`Retrier`](crate::retry::Retrier).
+//! [`decide`] needs no feature; the rest comes with the `recover` feature.
 //!
 //! - [`Fallback`]: ordered candidates (models, endpoints); a rate-limited one, or one whose
 //!   error asks for a fallback, is skipped for a cooldown and the next one answers.
@@ -23,58 +24,68 @@
 //! Time comes from a [`Clock`]: the monotonic [`SystemClock`] by default, a [`ManualClock`]
 //! that tests move by hand.
 //!
-//! Two models in a fallback chain, and a tool behind a circuit breaker:
-//!
-//! ```
-//! use agent_error::recover::{CallError, CircuitBreaker, Fallback};
-//! use agent_error::{AgentError, Recovery};
-//!
-//! #[derive(Debug, AgentError)]
-//! #[agent(op = "llm.generate")]
-//! enum LlmError {
-//!     #[agent(code = "rate_limit", rate_limited)]
-//!     #[error("provider returned 429")]
-//!     RateLimited,
-//! }
-//!
-//! // The first model is throttled: the second answers, and the first cools down.
-//! let models = Fallback::new(["gpt-4o", "claude-sonnet"]);
-//! let answer = models
-//!     .run(|model: &&str, _attempt| match *model {
-//!         "gpt-4o" => Err(LlmError::RateLimited),
-//!         model => Ok(format!("hello from {model}")),
-//!     })
-//!     .unwrap();
-//! assert_eq!((answer.name(), answer.value.as_str()), ("claude-sonnet", "hello from claude-sonnet"));
-//! assert!(models.cooling_for(0).is_some());
-//!
-//! #[derive(Debug, AgentError)]
-//! #[agent(op = "tool.search")]
-//! enum SearchError {
-//!     #[agent(code = "search_down", retryable)]
-//!     #[error("search backend unavailable")]
-//!     Down,
-//! }
-//!
-//! // After two failures in a row, the tool is not called: the model is told to replan.
-//! let breaker = CircuitBreaker::new().threshold(2);
-//! let search = || Err::<Vec<String>, _>(SearchError::Down);
-//! for _ in 0..2 {
-//!     assert!(matches!(breaker.try_call("search", search), Err(CallError::Tool(SearchError::Down))));
-//! }
-//! match breaker.try_call("search", search) {
-//!     Err(CallError::Open(open)) => assert_eq!(open.recovery(), Recovery::Replan),
-//!     other => panic!("the circuit should be open: {other:?}"),
-//! }
-//! ```
+#![cfg_attr(
+    feature = "recover",
+    doc = r#"
+Two models in a fallback chain, and a tool behind a circuit breaker:
 
+```
+use agent_error::recover::{CallError, CircuitBreaker, Fallback};
+use agent_error::{AgentError, Recovery};
+
+#[derive(Debug, AgentError)]
+#[agent(op = "llm.generate")]
+enum LlmError {
+    #[agent(code = "rate_limit", rate_limited)]
+    #[error("provider returned 429")]
+    RateLimited,
+}
+
+// The first model is throttled: the second answers, and the first cools down.
+let models = Fallback::new(["gpt-4o", "claude-sonnet"]);
+let answer = models
+    .run(|model: &&str, _attempt| match *model {
+        "gpt-4o" => Err(LlmError::RateLimited),
+        model => Ok(format!("hello from {model}")),
+    })
+    .unwrap();
+assert_eq!((answer.name(), answer.value.as_str()), ("claude-sonnet", "hello from claude-sonnet"));
+assert!(models.cooling_for(0).is_some());
+
+#[derive(Debug, AgentError)]
+#[agent(op = "tool.search")]
+enum SearchError {
+    #[agent(code = "search_down", retryable)]
+    #[error("search backend unavailable")]
+    Down,
+}
+
+// After two failures in a row, the tool is not called: the model is told to replan.
+let breaker = CircuitBreaker::new().threshold(2);
+let search = || Err::<Vec<String>, _>(SearchError::Down);
+for _ in 0..2 {
+    assert!(matches!(breaker.try_call("search", search), Err(CallError::Tool(SearchError::Down))));
+}
+match breaker.try_call("search", search) {
+    Err(CallError::Open(open)) => assert_eq!(open.recovery(), Recovery::Replan),
+    other => panic!("the circuit should be open: {other:?}"),
+}
+```
+"#
+)]
+
+#[cfg(feature = "recover")]
 mod breaker;
 mod decide;
+#[cfg(feature = "recover")]
 mod fallback;
 
-pub use crate::pace::{Cost, Limit, PaceGate, Pacer};
-pub use crate::store::clock::{Clock, ManualClock, SystemClock};
-pub use crate::store::{CircuitState, Dimension, LocalStore, SharedPauses, Store};
-pub use breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED};
 pub use decide::{Decision, decide, decide_after};
-pub use fallback::{Answer, BoxError, Failure, Fallback, FallbackError};
+#[cfg(feature = "recover")]
+pub use {
+    crate::pace::{Cost, Limit, PaceGate, Pacer},
+    crate::store::clock::{Clock, ManualClock, SystemClock},
+    crate::store::{CircuitState, Dimension, LocalStore, SharedPauses, Store},
+    breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED},
+    fallback::{Answer, BoxError, Failure, Fallback, FallbackError},
+};

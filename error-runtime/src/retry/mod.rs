@@ -49,7 +49,9 @@ pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBui
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use gate::{Gate, Turn};
+#[cfg(feature = "recover")]
 pub(crate) use retrier::MakeAttempt;
 pub use retrier::Retrier;
+#[cfg(feature = "recover")]
 pub(crate) use state::HandBack;
 pub use state::{Outcome, RetryState, Stop};

@@ -30,24 +30,34 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "recover")]
 mod bucket;
 mod budget;
+#[cfg(feature = "recover")]
 mod circuit;
+#[cfg(feature = "recover")]
 pub(crate) mod clock;
+#[cfg(feature = "recover")]
 mod local;
+#[cfg(feature = "recover")]
 mod pause;
 
-pub(crate) use bucket::{Bucket, reserve};
-pub use bucket::{
-    BucketReport, BucketView, Dimension, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
-    PaceAnswer, PaceStep, PaceStore,
-};
 pub use budget::BudgetStore;
-pub use circuit::{BreakerRule, CircuitState, CircuitStore, TrialToken};
-pub(crate) use clock::{Clock, SystemClock};
-pub(crate) use clock::{nanos, seconds_text};
-pub use local::LocalStore;
-pub use pause::{Pause, PauseStore, SharedPauses};
+#[cfg(feature = "recover")]
+pub(crate) use {
+    bucket::{Bucket, reserve},
+    clock::{Clock, SystemClock, nanos, seconds_text},
+};
+#[cfg(feature = "recover")]
+pub use {
+    bucket::{
+        BucketReport, BucketView, Dimension, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS,
+        PROBE_WAIT, PaceAnswer, PaceStep, PaceStore,
+    },
+    circuit::{BreakerRule, CircuitState, CircuitStore, TrialToken},
+    local::LocalStore,
+    pause::{Pause, PauseStore, SharedPauses},
+};
 
 /// The future a store's operation returns: boxed, so that the traits stay object safe.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -76,8 +86,10 @@ pub trait WaitLimit: Send + Sync + fmt::Debug {
 /// let breaker = CircuitBreaker::new().store(store.clone());
 /// # let _ = breaker;
 /// ```
+#[cfg(feature = "recover")]
 pub trait Store: PauseStore + CircuitStore + BudgetStore + PaceStore {}
 
+#[cfg(feature = "recover")]
 impl<T: PauseStore + CircuitStore + BudgetStore + PaceStore + ?Sized> Store for T {}
 
 std::thread_local! {

@@ -59,6 +59,7 @@ impl Delivered {
     }
 
     /// What two streams delivered, in all.
+    #[cfg(feature = "recover")]
     pub(crate) fn and(self, other: Delivered) -> Delivered {
         Delivered {
             events: self.events.saturating_add(other.events),
@@ -291,6 +292,7 @@ impl StreamError {
     /// This failure after `earlier` streams of the same answer delivered `text` (a fallback
     /// chain's candidates that broke after they spoke): what was delivered in all, the text
     /// in all, and so never retried from the start.
+    #[cfg(feature = "recover")]
     pub(crate) fn after_output(mut self, earlier: Delivered, text: String) -> Self {
         let inner = &mut *self.0;
         inner.delivered = earlier.and(inner.delivered);
