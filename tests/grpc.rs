@@ -264,12 +264,15 @@ async fn a_peers_status_text_and_hints_never_reach_tool_text() {
     let report = agent_error::tonic::read_status(&status);
     assert_eq!(report.message(), "db at 10.0.0.7 down ERROR fake");
     let hints = report.hints();
-    assert_eq!(hints.len(), agent_error::tool::MAX_HINTS + 1);
+    assert_eq!(hints.len(), agent_error::display::MAX_HINTS + 1);
     assert_eq!(hints[0], "hint: forged");
     assert_eq!(hints.last().unwrap(), "…");
     let text = agent_error::tool::render(&report);
     assert!(text.len() < 4096, "{} bytes", text.len());
-    assert_eq!(text.lines().count(), 1 + agent_error::tool::MAX_HINTS + 1);
+    assert_eq!(
+        text.lines().count(),
+        1 + agent_error::display::MAX_HINTS + 1
+    );
 }
 
 #[tokio::test]

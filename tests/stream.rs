@@ -9,7 +9,7 @@
 use std::error::Error as _;
 use std::time::{Duration, Instant};
 
-use agent_error::stream::{Failure, Provider, StreamError};
+use agent_error::stream::{FailureKind, Provider, StreamError};
 use agent_error::{AgentError, Recovery};
 
 #[path = "support/sse.rs"]
@@ -77,7 +77,7 @@ async fn a_close_delimited_stream_cut_mid_event_is_interrupted_and_continued() {
     assert_eq!(ended.events.len(), 3);
     let e = ended.error();
     expect(e, "stream_interrupted", false, Recovery::Continue);
-    assert_eq!(e.failure(), Failure::Interrupted);
+    assert_eq!(e.failure(), FailureKind::Interrupted);
     assert_eq!(e.partial_text(), Some("Hello"));
     assert_eq!(e.delivered().events(), 3);
     assert_eq!(e.delivered().text_bytes(), 5);
@@ -206,7 +206,7 @@ async fn a_silent_stream_times_out_on_the_idle_timer() {
     assert!(ended.events.is_empty());
     let e = ended.error();
     expect(e, "timeout", true, Recovery::Retry);
-    assert_eq!(e.failure(), Failure::Idle);
+    assert_eq!(e.failure(), FailureKind::Idle);
     assert!(watch.has_idle_timer());
     assert!(waited >= idle, "fired after {waited:?}");
     assert!(waited < Duration::from_secs(5), "fired after {waited:?}");
@@ -291,7 +291,7 @@ async fn a_line_over_the_cap_is_invalid_output_before_its_end_comes() {
     let ended = read(script.hold()).await;
     assert_eq!(ended.events.len(), 1);
     let e = ended.error();
-    assert_eq!(e.failure(), Failure::Oversized);
+    assert_eq!(e.failure(), FailureKind::Oversized);
     // Output was delivered: `invalid_output`'s one retry becomes a continue.
     expect(e, "invalid_output", false, Recovery::Continue);
 
@@ -475,6 +475,6 @@ async fn an_event_over_the_cap_is_invalid_output() {
     let ended = read(script.hold()).await;
     assert!(ended.events.is_empty());
     let e = ended.error();
-    assert_eq!(e.failure(), Failure::Oversized);
+    assert_eq!(e.failure(), FailureKind::Oversized);
     expect(e, "invalid_output", true, Recovery::Retry);
 }

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use agent_error::stream::{Failure, StreamError};
+use agent_error::stream::{FailureKind, StreamError};
 use agent_error::{AgentError, Recovery, codes};
 use async_openai::config::OpenAIConfig;
 use async_openai::types::chat::{
@@ -143,7 +143,7 @@ async fn an_error_event_after_text_is_classified_and_continued() {
     .await;
     assert_eq!(read.text, "Hel");
     let e = read.end.expect("a failure");
-    assert_eq!(e.failure(), Failure::ErrorEvent);
+    assert_eq!(e.failure(), FailureKind::ErrorEvent);
     assert_eq!(e.code(), codes::PROVIDER_UNAVAILABLE);
     assert!(!e.is_retryable(), "text was already delivered");
     assert_eq!(e.recovery(), Recovery::Continue);
@@ -195,7 +195,7 @@ async fn a_stream_that_ends_before_its_finish_reason_is_interrupted() {
     let e = read.end.expect("a failure");
     assert_eq!(
         (e.failure(), e.code()),
-        (Failure::Interrupted, codes::STREAM_INTERRUPTED)
+        (FailureKind::Interrupted, codes::STREAM_INTERRUPTED)
     );
     assert!(!e.is_retryable());
     // Before any text, the same cut is retried.
@@ -231,7 +231,7 @@ async fn an_error_status_is_the_opening_error_classified() {
     let e = StreamError::opening(err);
     assert_eq!(
         (e.failure(), e.code()),
-        (Failure::Opening, codes::PROVIDER_UNAVAILABLE)
+        (FailureKind::Opening, codes::PROVIDER_UNAVAILABLE)
     );
     assert!(e.is_retryable());
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use agent_error::recover::{Fallback, LocalStore, SharedPauses, Store};
 use agent_error::retry::{Retrier, RetryBudget};
-use agent_error::stream::{Event, Failure, StreamError, Watch};
+use agent_error::stream::{Event, FailureKind, StreamError, Watch};
 use agent_error::{AgentError, Recovery};
 use futures_util::{Stream, StreamExt};
 
@@ -280,7 +280,7 @@ async fn the_retrier_hands_back_a_stream_that_failed_after_text() {
                 .send_all(events(A_OPEN))
                 .send(A_HELLO),
             "stream_interrupted",
-            Failure::Interrupted,
+            FailureKind::Interrupted,
         ),
         (
             "an overloaded_error event after text",
@@ -289,7 +289,7 @@ async fn the_retrier_hands_back_a_stream_that_failed_after_text() {
                 .send(A_HELLO)
                 .send(A_OVERLOADED),
             "provider_unavailable",
-            Failure::ErrorEvent,
+            FailureKind::ErrorEvent,
         ),
     ];
     for (name, failing, code, failure) in cases {
@@ -458,7 +458,7 @@ async fn a_delay_over_the_retriers_max_wait_ends_the_run_at_once() {
         assert_eq!(server.connections(), 1, "{name}");
         let e = ran.error();
         expect(e, "rate_limit", true, Recovery::Retry);
-        assert_eq!(e.failure(), Failure::Opening, "{name}");
+        assert_eq!(e.failure(), FailureKind::Opening, "{name}");
         assert_eq!(e.status(), Some(429), "{name}");
         let asked = Duration::from_secs(retry_after.parse().unwrap());
         assert_eq!(e.retry_after(), Some(asked), "{name}");
@@ -744,7 +744,7 @@ async fn a_permanent_failure_stops_the_chain() {
     assert!(ran.events.is_empty());
     let e = ran.error();
     assert_eq!((e.code(), e.is_retryable()), ("auth_error", false), "{e}");
-    assert_eq!(e.failure(), Failure::Opening);
+    assert_eq!(e.failure(), FailureKind::Opening);
     assert_eq!(e.status(), Some(401));
     assert_eq!((refused.connections(), healthy.connections()), (1, 0));
     assert_eq!(*calls.lock().unwrap(), [(0, None, 1)]);

@@ -490,18 +490,18 @@ proptest::proptest! {
         let e = remote_error(message, hints);
         let text = tool::render(&e);
         let parsed = tool::parse(&text).unwrap();
-        proptest::prop_assert!(parsed.summary.len() <= tool::MAX_SUMMARY_BYTES + tool::ELLIPSIS.len());
-        proptest::prop_assert!(parsed.hints.len() <= tool::MAX_HINTS + 1);
-        if many > tool::MAX_HINTS {
-            proptest::prop_assert_eq!(parsed.hints.last().map(String::as_str), Some(tool::ELLIPSIS));
+        proptest::prop_assert!(parsed.summary.len() <= display::MAX_SUMMARY_BYTES + display::ELLIPSIS.len());
+        proptest::prop_assert!(parsed.hints.len() <= display::MAX_HINTS + 1);
+        if many > display::MAX_HINTS {
+            proptest::prop_assert_eq!(parsed.hints.last().map(String::as_str), Some(display::ELLIPSIS));
         }
         for hint in &parsed.hints {
-            proptest::prop_assert!(hint.len() <= tool::MAX_HINT_BYTES + tool::ELLIPSIS.len());
+            proptest::prop_assert!(hint.len() <= display::MAX_HINT_BYTES + display::ELLIPSIS.len());
         }
         let structured = StructuredToolError::from_error(&e);
         proptest::prop_assert_eq!(&structured.summary, &parsed.summary);
         proptest::prop_assert_eq!(&structured.hints, &parsed.hints);
-        proptest::prop_assert!(display::public(&e).to_string().len() <= tool::MAX_SUMMARY_BYTES + tool::ELLIPSIS.len());
+        proptest::prop_assert!(display::public(&e).to_string().len() <= display::MAX_SUMMARY_BYTES + display::ELLIPSIS.len());
     }
 }
 
@@ -517,10 +517,10 @@ fn a_long_summary_ends_with_an_ellipsis() {
         first,
         format!(
             "[error:provider_unavailable] {}…",
-            "x".repeat(tool::MAX_SUMMARY_BYTES)
+            "x".repeat(display::MAX_SUMMARY_BYTES)
         )
     );
-    assert_eq!(text.lines().count(), 1 + tool::MAX_HINTS + 1);
+    assert_eq!(text.lines().count(), 1 + display::MAX_HINTS + 1);
     assert_eq!(text.lines().last(), Some("hint: …"));
     assert_eq!(display::for_user(&e).lines().last(), Some("  - …"));
 }

@@ -22,7 +22,6 @@
 
 use std::error::Error as StdError;
 
-pub use crate::core::summary::{ELLIPSIS, MAX_HINT_BYTES, MAX_HINTS, MAX_SUMMARY_BYTES};
 use crate::core::summary::{public_hints, push_hints, push_summary};
 use crate::{AgentError, Recovery};
 

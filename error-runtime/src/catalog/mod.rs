@@ -67,7 +67,7 @@ impl CodeDoc {
 }
 
 /// The retry behaviour of `policy` in words.
-pub fn retry_in_words(policy: &RetryPolicy) -> String {
+fn retry_in_words(policy: &RetryPolicy) -> String {
     if !policy.is_retryable() {
         return "not retried".to_string();
     }

@@ -57,7 +57,7 @@ mod timestamp;
 pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
 #[cfg(feature = "recover")]
-pub use ratelimit::{Dimension, LimitReading, RateLimits};
+pub use ratelimit::{LimitReading, RateLimits};
 pub use status_error::{RetryAfterSource, StatusError};
 
 /// A status as the functions of this module take it: an integer literal (`429`), a `u16`,

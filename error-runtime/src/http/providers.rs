@@ -6,7 +6,9 @@
 
 use super::kind::Kind;
 #[cfg(feature = "recover")]
-use super::ratelimit::{Dimension, LimitFields, ResetForm};
+use super::ratelimit::{LimitFields, ResetForm};
+#[cfg(feature = "recover")]
+use crate::store::Dimension;
 
 /// How much a name in an error body tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

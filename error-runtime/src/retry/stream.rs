@@ -121,7 +121,7 @@ impl Retrier {
     /// error comes back with [`delivered`](StreamError::delivered) and, when the watch kept
     /// it, [`partial_text`](StreamError::partial_text), recovery
     /// [`Continue`](crate::Recovery::Continue). An opening's own error is classified into a
-    /// [`StreamError`] of failure [`Opening`](crate::stream::Failure::Opening), its source.
+    /// [`StreamError`] of failure [`Opening`](crate::stream::FailureKind::Opening), its source.
     ///
     /// Each event says which attempt it came from ([`Event::attempt`]), and the first of
     /// each attempt says it starts one ([`Event::starts_attempt`]): a consumer that buffers

@@ -137,7 +137,7 @@ impl DimensionStep {
     }
 }
 
-/// One atomic step on a key's buckets, as a pacer sends it to a shared [`Store`](super::Store):
+/// One atomic step on a key's buckets, as a pacer sends it to a shared [`Store`](crate::recover::Store):
 /// apply the reports, count what was spent meanwhile, then reserve `take` in every
 /// dimension if the wait that needs is at most `max_wait`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

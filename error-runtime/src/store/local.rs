@@ -13,7 +13,7 @@ use super::{
     Pause, PauseStore, StoreFuture, SystemClock, TrialToken, WaitLimit, nanos,
 };
 
-/// The in-process [`Store`](super::Store): what `Fallback`, `CircuitBreaker` and the retrier keep
+/// The in-process [`Store`]: what `Fallback`, `CircuitBreaker` and the retrier keep
 /// without a shared store, as a value that several of them (or several tasks) can share.
 ///
 /// Every answer is immediate. Memory is bounded: at most [`capacity`](Self::capacity) keys
@@ -422,3 +422,20 @@ impl PaceStore for LocalStore {
 
 /// Answers at once.
 impl WaitLimit for LocalStore {}
+
+/// Every concept's state in one store: what [`LocalStore`] and a shared store implement,
+/// and what a value that keeps several kinds of state (or a user who hands one store to
+/// every value) names. Implemented for any type that implements the four concept traits;
+/// an `Arc<dyn Store>` is taken wherever one concept's store is (trait upcasting).
+///
+/// ```
+/// use std::sync::Arc;
+/// use agent_error::recover::{CircuitBreaker, LocalStore, Store};
+///
+/// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
+/// let breaker = CircuitBreaker::new().store(store.clone());
+/// # let _ = breaker;
+/// ```
+pub trait Store: PauseStore + CircuitStore + BudgetStore + PaceStore {}
+
+impl<T: PauseStore + CircuitStore + BudgetStore + PaceStore + ?Sized> Store for T {}

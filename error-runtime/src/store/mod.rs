@@ -1,7 +1,8 @@
 //! Where the resilience state that a fleet of replicas must share is kept, one trait a
 //! concept: [`PauseStore`] (server-announced pauses and fallback cooldowns),
 //! [`CircuitStore`] (circuit breakers), [`BudgetStore`] (retry budgets) and [`PaceStore`]
-//! (a pacer's buckets). [`Store`] is all four: what [`LocalStore`] (in one process) and a
+//! (a pacer's buckets). [`recover::Store`](crate::recover::Store) is all four: what
+//! [`recover::LocalStore`](crate::recover::LocalStore) (in one process) and a
 //! shared store (the Redis one of the `redis` feature) implement, and what
 //! [`recover`](crate::recover)'s values and the retrier take.
 //!
@@ -31,31 +32,31 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 #[cfg(feature = "recover")]
-mod bucket;
+pub(crate) mod bucket;
 mod budget;
 #[cfg(feature = "recover")]
-mod circuit;
+pub(crate) mod circuit;
 #[cfg(feature = "recover")]
 pub(crate) mod clock;
 #[cfg(feature = "recover")]
-mod local;
+pub(crate) mod local;
 #[cfg(feature = "recover")]
 mod pause;
 
 pub use budget::BudgetStore;
 #[cfg(feature = "recover")]
 pub(crate) use {
-    bucket::{Bucket, reserve},
+    bucket::{Bucket, Dimension, reserve},
+    circuit::CircuitState,
     clock::{Clock, SystemClock, nanos, seconds_text},
 };
 #[cfg(feature = "recover")]
 pub use {
     bucket::{
-        BucketReport, BucketView, Dimension, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS,
-        PROBE_WAIT, PaceAnswer, PaceStep, PaceStore,
+        BucketReport, BucketView, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
+        PaceAnswer, PaceStep, PaceStore,
     },
-    circuit::{BreakerRule, CircuitState, CircuitStore, TrialToken},
-    local::LocalStore,
+    circuit::{BreakerRule, CircuitStore, TrialToken},
     pause::{Pause, PauseStore, SharedPauses},
 };
 
@@ -72,25 +73,6 @@ pub trait WaitLimit: Send + Sync + fmt::Debug {
         Duration::ZERO
     }
 }
-
-/// Every concept's state in one store: what [`LocalStore`] and a shared store implement,
-/// and what a value that keeps several kinds of state (or a user who hands one store to
-/// every value) names. Implemented for any type that implements the four concept traits;
-/// an `Arc<dyn Store>` is taken wherever one concept's store is (trait upcasting).
-///
-/// ```
-/// use std::sync::Arc;
-/// use agent_error::recover::{CircuitBreaker, LocalStore, Store};
-///
-/// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
-/// let breaker = CircuitBreaker::new().store(store.clone());
-/// # let _ = breaker;
-/// ```
-#[cfg(feature = "recover")]
-pub trait Store: PauseStore + CircuitStore + BudgetStore + PaceStore {}
-
-#[cfg(feature = "recover")]
-impl<T: PauseStore + CircuitStore + BudgetStore + PaceStore + ?Sized> Store for T {}
 
 std::thread_local! {
     /// Whether this thread is in [`block_on`].

@@ -72,7 +72,7 @@ impl Delivered {
 /// How a stream failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Failure {
+pub enum FailureKind {
     /// The provider sent an error event (or, for Gemini, an error document after a chunk).
     ErrorEvent,
     /// The stream ended, or its transport failed, before the provider's last event.
@@ -119,7 +119,7 @@ pub enum Failure {
 ///
 /// ```
 /// use agent_error::{AgentError, Recovery};
-/// use agent_error::stream::{Failure, Tracker, Provider};
+/// use agent_error::stream::{FailureKind, Tracker, Provider};
 ///
 /// let mut tracker = Tracker::new().provider(Provider::Anthropic);
 /// let overloaded = agent_error::stream::Event::new(
@@ -127,7 +127,7 @@ pub enum Failure {
 ///     r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
 /// );
 /// let e = tracker.observe(&overloaded).unwrap_err();
-/// assert_eq!(e.failure(), Failure::ErrorEvent);
+/// assert_eq!(e.failure(), FailureKind::ErrorEvent);
 /// assert_eq!(e.code(), "provider_unavailable");
 /// assert!(e.is_retryable()); // nothing was delivered yet
 /// assert_eq!(e.to_string(), "llm.stream [provider_unavailable]: the provider sent an error event: Overloaded");
@@ -139,7 +139,7 @@ pub struct StreamError(Box<Inner>);
 /// (each event a stream yields) stay small.
 #[derive(Debug)]
 struct Inner {
-    failure: Failure,
+    failure: FailureKind,
     /// The row of the table that gives the code, policy, recovery and hints.
     doc: &'static CodeDoc,
     /// The code, policy and recovery of an opening failure, from its own classification.
@@ -177,7 +177,7 @@ struct Opening {
 impl StreamError {
     /// A failure of `failure`'s kind with its row's code (for an error event, see
     /// [`from_document`](Self::from_document)).
-    pub(super) fn new(failure: Failure) -> Self {
+    pub(super) fn new(failure: FailureKind) -> Self {
         StreamError(Box::new(Inner {
             failure,
             doc: row(failure),
@@ -210,7 +210,7 @@ impl StreamError {
         }
         .decide()
         .filter(|_| !document.hints.cancelled);
-        let mut e = *StreamError::new(Failure::ErrorEvent).0;
+        let mut e = *StreamError::new(FailureKind::ErrorEvent).0;
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);
         e.status = status;
         e.peer_message = document.message.map(String::into_boxed_str);
@@ -224,10 +224,10 @@ impl StreamError {
     /// table row, not retried.
     ///
     /// ```
-    /// use agent_error::{AgentError, http::StatusError, stream::{Failure, StreamError}};
+    /// use agent_error::{AgentError, http::StatusError, stream::{FailureKind, StreamError}};
     ///
     /// let e = StreamError::opening(StatusError::new(429));
-    /// assert_eq!((e.failure(), e.code()), (Failure::Opening, "rate_limit"));
+    /// assert_eq!((e.failure(), e.code()), (FailureKind::Opening, "rate_limit"));
     /// assert!(e.is_rate_limited());
     /// // One head a line: the classified cause shows without its own.
     /// assert_eq!(
@@ -237,7 +237,7 @@ impl StreamError {
     /// ```
     pub fn opening(err: impl Into<Box<dyn StdError + Send + Sync + 'static>>) -> Self {
         let source: Box<dyn StdError + Send + Sync + 'static> = err.into();
-        let mut e = *StreamError::new(Failure::Opening).0;
+        let mut e = *StreamError::new(FailureKind::Opening).0;
         if let Some(c) = crate::classify(&*source) {
             e.opening = Some(Opening {
                 code: c.code().into(),
@@ -309,7 +309,7 @@ impl StreamError {
     }
 
     /// How the stream failed.
-    pub fn failure(&self) -> Failure {
+    pub fn failure(&self) -> FailureKind {
         self.0.failure
     }
 
@@ -369,17 +369,17 @@ impl StreamError {
     /// The fixed text of the failure, safe to show anyone.
     fn write_public(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self.0.failure {
-            Failure::ErrorEvent => "the provider sent an error event",
-            Failure::Interrupted => "the stream ended before the provider's last event",
-            Failure::Idle => "the stream went silent",
-            Failure::Truncated => "the output was cut at the token limit",
-            Failure::Filtered => "the provider's content filter stopped the output",
-            Failure::ContextWindow => "the context window filled up during the output",
-            Failure::MalformedOutput => "the model broke its own output format",
-            Failure::Oversized => "the stream sent a line or an event over the cap",
-            Failure::Opening => "the stream could not be opened",
+            FailureKind::ErrorEvent => "the provider sent an error event",
+            FailureKind::Interrupted => "the stream ended before the provider's last event",
+            FailureKind::Idle => "the stream went silent",
+            FailureKind::Truncated => "the output was cut at the token limit",
+            FailureKind::Filtered => "the provider's content filter stopped the output",
+            FailureKind::ContextWindow => "the context window filled up during the output",
+            FailureKind::MalformedOutput => "the model broke its own output format",
+            FailureKind::Oversized => "the stream sent a line or an event over the cap",
+            FailureKind::Opening => "the stream could not be opened",
         })?;
-        if let (Failure::Idle, Some(after)) = (self.0.failure, self.0.idle) {
+        if let (FailureKind::Idle, Some(after)) = (self.0.failure, self.0.idle) {
             write!(f, " for {after:?}")?;
         }
         if !self.0.delivered.is_empty() {
@@ -503,14 +503,14 @@ const CONTINUE_HINT: &str =
 inventory::submit! { crate::core::registry::Registration::of::<StreamError>() }
 
 /// The row of a failure that is not an error event.
-fn row(failure: Failure) -> &'static CodeDoc {
+fn row(failure: FailureKind) -> &'static CodeDoc {
     match failure {
-        Failure::ErrorEvent | Failure::Interrupted | Failure::Opening => &INTERRUPTED,
-        Failure::Idle => &IDLE,
-        Failure::Truncated => &TRUNCATED,
-        Failure::Filtered => &FILTERED,
-        Failure::ContextWindow => &CONTEXT_WINDOW,
-        Failure::MalformedOutput | Failure::Oversized => &MALFORMED,
+        FailureKind::ErrorEvent | FailureKind::Interrupted | FailureKind::Opening => &INTERRUPTED,
+        FailureKind::Idle => &IDLE,
+        FailureKind::Truncated => &TRUNCATED,
+        FailureKind::Filtered => &FILTERED,
+        FailureKind::ContextWindow => &CONTEXT_WINDOW,
+        FailureKind::MalformedOutput | FailureKind::Oversized => &MALFORMED,
     }
 }
 

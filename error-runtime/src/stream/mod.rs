@@ -19,7 +19,7 @@
 //!   parsed by another client.
 //! - [`Provider`]: OpenAI Chat Completions (and vLLM, Ollama, TGI, OpenRouter, Azure), the
 //!   Responses API, Anthropic Messages, Gemini (`alt=sse`).
-//! - [`StreamError`], [`Failure`], [`Delivered`].
+//! - [`StreamError`], [`FailureKind`], [`Delivered`].
 //! - `Retrier::run_stream` and `Fallback::run_stream` re-open a stream that failed before it
 //!   spoke and hand back one that failed after it did.
 //!
@@ -37,7 +37,7 @@ mod read;
 mod tracker;
 mod watch;
 
-pub use error::{Delivered, Failure, StreamError};
+pub use error::{Delivered, FailureKind, StreamError};
 pub use event::Event;
 pub use provider::Provider;
 pub use tracker::{Step, Tracker};

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use super::error::{Delivered, Failure, StreamError, peer_text};
+use super::error::{Delivered, FailureKind, StreamError, peer_text};
 use super::event::Event;
 use super::provider::Provider;
 use super::read::{self, Reading};
@@ -50,7 +50,7 @@ pub struct Tracker {
     kept: Option<Kept>,
     stop: Option<Box<str>>,
     /// The failure that the last stop reason is, if any.
-    failing: Option<Failure>,
+    failing: Option<FailureKind>,
     refused: bool,
     last: bool,
     buffered: bool,
@@ -222,14 +222,14 @@ impl Tracker {
             return Err(self.fail(StreamError::new(failure)));
         }
         if self.refused {
-            return Err(self.fail(StreamError::new(Failure::Filtered)));
+            return Err(self.fail(StreamError::new(FailureKind::Filtered)));
         }
         let complete =
             self.last || (self.provider == Some(Provider::Gemini) && self.stop.is_some());
         if complete {
             Ok(())
         } else {
-            Err(self.fail(StreamError::new(Failure::Interrupted)))
+            Err(self.fail(StreamError::new(FailureKind::Interrupted)))
         }
     }
 
@@ -238,21 +238,21 @@ impl Tracker {
         &mut self,
         cause: impl Into<Box<dyn StdError + Send + Sync + 'static>>,
     ) -> StreamError {
-        let mut e = StreamError::new(Failure::Interrupted);
+        let mut e = StreamError::new(FailureKind::Interrupted);
         e.set_source(cause.into());
         self.fail(e)
     }
 
     /// No event came for `after`: `timeout`.
     pub fn idle(&mut self, after: Duration) -> StreamError {
-        let mut e = StreamError::new(Failure::Idle);
+        let mut e = StreamError::new(FailureKind::Idle);
         e.set_idle(after);
         self.fail(e)
     }
 
     /// The stream broke a cap on a line or an event: `invalid_output`.
     pub(super) fn oversized(&mut self) -> StreamError {
-        self.fail(StreamError::new(Failure::Oversized))
+        self.fail(StreamError::new(FailureKind::Oversized))
     }
 
     /// An error event's document, classified.
@@ -265,7 +265,7 @@ impl Tracker {
         if reading.stop.as_deref() == Some("error") {
             // OpenRouter's `finish_reason: "error"` without an error object.
             self.stop = Some(peer_text("error"));
-            return Err(self.fail(StreamError::new(Failure::Interrupted)));
+            return Err(self.fail(StreamError::new(FailureKind::Interrupted)));
         }
         if reading.content {
             self.delivered.content_events += 1;
@@ -276,7 +276,7 @@ impl Tracker {
         self.refused |= reading.refusal;
         if let Some(reason) = reading.stop {
             self.failing = if reading.blocked {
-                Some(Failure::Filtered)
+                Some(FailureKind::Filtered)
             } else {
                 stop_failure(&reason)
             };
@@ -317,15 +317,17 @@ impl Tracker {
 
 /// The failure a stop reason is, if any. Unknown reasons, and `pause_turn` (the caller
 /// continues the turn), are none.
-fn stop_failure(reason: &str) -> Option<Failure> {
+fn stop_failure(reason: &str) -> Option<FailureKind> {
     match reason {
-        "length" | "max_tokens" | "max_output_tokens" | "MAX_TOKENS" => Some(Failure::Truncated),
+        "length" | "max_tokens" | "max_output_tokens" | "MAX_TOKENS" => {
+            Some(FailureKind::Truncated)
+        }
         "refusal" | "content_filter" | "SAFETY" | "RECITATION" | "PROHIBITED_CONTENT"
         | "BLOCKLIST" | "SPII" | "IMAGE_SAFETY" | "cyber_policy" | "bio_policy" => {
-            Some(Failure::Filtered)
+            Some(FailureKind::Filtered)
         }
-        "model_context_window_exceeded" => Some(Failure::ContextWindow),
-        "MALFORMED_FUNCTION_CALL" => Some(Failure::MalformedOutput),
+        "model_context_window_exceeded" => Some(FailureKind::ContextWindow),
+        "MALFORMED_FUNCTION_CALL" => Some(FailureKind::MalformedOutput),
         _ => None,
     }
 }

@@ -24,9 +24,9 @@
 //!
 //! The server's text is untrusted. What [`read_result`] and [`read_error`] read on purpose
 //! is folded onto one line and capped (the summary at
-//! [`MAX_SUMMARY_BYTES`](agent_error_runtime::tool::MAX_SUMMARY_BYTES), each hint at
-//! [`MAX_HINT_BYTES`](agent_error_runtime::tool::MAX_HINT_BYTES), at most
-//! [`MAX_HINTS`](agent_error_runtime::tool::MAX_HINTS) hints). A classified `ErrorData` or
+//! [`MAX_SUMMARY_BYTES`](agent_error_runtime::display::MAX_SUMMARY_BYTES), each hint at
+//! [`MAX_HINT_BYTES`](agent_error_runtime::display::MAX_HINT_BYTES), at most
+//! [`MAX_HINTS`](agent_error_runtime::display::MAX_HINTS) hints). A classified `ErrorData` or
 //! `ServiceError` in a chain is a foreign link: its public message is the fixed text of its
 //! JSON-RPC code (`"internal error"`, `"invalid params"`, …) and it carries no hints, so
 //! the peer's text never reaches tool text, a person or a log.

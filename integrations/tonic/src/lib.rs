@@ -154,9 +154,9 @@ fn vocabulary_code(code: &str) -> Option<Code> {
 /// [module docs](self)): from its `ErrorInfo` and `RetryInfo` when it has them, else by
 /// its code alone, so a status from any gRPC server is classified. The message and the
 /// hints are the status's own, read as untrusted input: folded onto one line and capped
-/// (the message at [`MAX_SUMMARY_BYTES`](agent_error_runtime::tool::MAX_SUMMARY_BYTES),
-/// each hint at [`MAX_HINT_BYTES`](agent_error_runtime::tool::MAX_HINT_BYTES), at most
-/// [`MAX_HINTS`](agent_error_runtime::tool::MAX_HINTS) hints). A negative `RetryInfo`
+/// (the message at [`MAX_SUMMARY_BYTES`](agent_error_runtime::display::MAX_SUMMARY_BYTES),
+/// each hint at [`MAX_HINT_BYTES`](agent_error_runtime::display::MAX_HINT_BYTES), at most
+/// [`MAX_HINTS`](agent_error_runtime::display::MAX_HINTS) hints). A negative `RetryInfo`
 /// delay is no delay.
 ///
 /// ```

@@ -29,13 +29,13 @@ const EPOCH_SECONDS: u64 = 1_000_000_000;
 /// A Unix time above this is in milliseconds (10¹² seconds is about the year 33,658).
 const EPOCH_MILLISECONDS: u64 = 1_000_000_000_000;
 
-pub use crate::store::Dimension;
+use crate::store::Dimension;
 
 /// What the headers say about one limit.
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use agent_error::http::{Dimension, RateLimits};
+/// use agent_error::{http::RateLimits, recover::Dimension};
 /// use http::{HeaderMap, HeaderValue};
 ///
 /// let mut headers = HeaderMap::new();
@@ -139,7 +139,7 @@ impl LimitReading {
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use agent_error::http::{Dimension, RateLimits};
+/// use agent_error::{http::RateLimits, recover::Dimension};
 /// use http::{HeaderMap, HeaderValue};
 ///
 /// let mut headers = HeaderMap::new();
@@ -174,7 +174,7 @@ impl RateLimits {
     ///
     /// ```
     /// use std::time::{Duration, SystemTime};
-    /// use agent_error::http::{Dimension, RateLimits};
+    /// use agent_error::{http::RateLimits, recover::Dimension};
     /// use http::{HeaderMap, HeaderValue};
     ///
     /// // Anthropic's reset is a time, read against the server's `Date`.
@@ -216,7 +216,7 @@ impl RateLimits {
     ///
     /// ```
     /// use std::time::SystemTime;
-    /// use agent_error::http::{Dimension, RateLimits};
+    /// use agent_error::{http::RateLimits, recover::Dimension};
     /// use http::{HeaderMap, HeaderValue};
     ///
     /// let mut headers = HeaderMap::new();
@@ -249,7 +249,7 @@ impl RateLimits {
     ///
     /// ```
     /// use std::time::SystemTime;
-    /// use agent_error::http::{Dimension, RateLimits};
+    /// use agent_error::{http::RateLimits, recover::Dimension};
     /// use http::{HeaderMap, HeaderValue};
     ///
     /// let mut headers = HeaderMap::new();

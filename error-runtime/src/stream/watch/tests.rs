@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::AgentError;
-use crate::stream::Failure;
+use crate::stream::FailureKind;
 
 /// Everything the watch yields for `chunks`, read by hand (no runtime, so no idle timer).
 fn read(
@@ -148,7 +148,7 @@ proptest! {
             return Err(TestCaseError::fail(format!("judged complete: {out:?}")));
         };
         prop_assert!(events.iter().all(Result::is_ok), "{:?}", out);
-        prop_assert_eq!((e.code(), e.failure()), ("stream_interrupted", Failure::Interrupted));
+        prop_assert_eq!((e.code(), e.failure()), ("stream_interrupted", FailureKind::Interrupted));
         prop_assert_eq!(e.delivered().events(), events.len() as u64);
         prop_assert!(!watch.is_complete());
         if events.iter().any(|event| event.as_ref().is_ok_and(|event| event.data() != "{\"choices\":[],\"prompt_filter_results\":[]}")) {
@@ -197,7 +197,7 @@ proptest! {
             match item {
                 Ok(event) => prop_assert!(event.data().len() <= 128 * 3),
                 // No timer runs and nothing is opened: the failure is the bytes' own.
-                Err(e) => prop_assert!(!matches!(e.failure(), Failure::Idle | Failure::Opening)),
+                Err(e) => prop_assert!(!matches!(e.failure(), FailureKind::Idle | FailureKind::Opening)),
             }
         }
     }
@@ -212,7 +212,7 @@ fn a_huge_item_is_framed_a_piece_at_a_time_and_refused_at_the_cap() {
     let e = out[0].as_ref().unwrap_err();
     assert_eq!(
         (e.code(), e.failure()),
-        ("invalid_output", Failure::Oversized)
+        ("invalid_output", FailureKind::Oversized)
     );
 }
 
@@ -225,7 +225,10 @@ fn a_million_pings_end_in_bounded_time_and_memory() {
     )));
     // 8 MB of comments and no event: past the 4 MiB cap between events.
     assert_eq!(out.len(), 1);
-    assert_eq!(out[0].as_ref().unwrap_err().failure(), Failure::Oversized);
+    assert_eq!(
+        out[0].as_ref().unwrap_err().failure(),
+        FailureKind::Oversized
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
 
@@ -263,7 +266,7 @@ fn a_cut_before_an_events_blank_line_is_never_a_clean_end() {
             let e = out.last().expect("something").as_ref().expect_err(cut);
             assert_eq!(
                 (e.code(), e.failure(), e.partial_text()),
-                ("stream_interrupted", Failure::Interrupted, Some(said)),
+                ("stream_interrupted", FailureKind::Interrupted, Some(said)),
                 "{cut:?} in pieces of {size}"
             );
             assert_eq!(out.iter().filter(|item| item.is_err()).count(), 1);
