@@ -23,7 +23,9 @@ use crate::store::{StoreFuture, WaitLimit};
 ///
 /// [`before`](Gate::before) returns a future, so that a gate may ask a server; a blocking
 /// run waits for it at most the gate's [`wait_limit`](WaitLimit::wait_limit) and then makes
-/// the attempt without waiting.
+/// the attempt without waiting. An async run awaits it: as a store's, a gate's futures must
+/// complete by themselves within that limit. Whatever a gate answers, the run waits no
+/// longer than it may (the caps [`Retrier::gate`](super::Retrier::gate) lists).
 ///
 /// ```
 /// use std::time::Duration;
