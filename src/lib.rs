@@ -41,6 +41,14 @@
 //! assert_eq!((answer.result.unwrap(), answer.attempts), ("hello", 2));
 //! ```
 //!
+//! # Classifying, in one sentence
+//!
+//! [`classify`] tells what any error chain is (its code, policy and recovery), from the
+//! first link it recognises; [`find`] gives that link itself when it is one of your derived
+//! types; [`is_retryable`] and [`has_code`] are the two questions asked most, answered
+//! from the same walk; and [`register!`] or [`classifier!`] teach the walk a type it
+//! cannot see by itself (a generic type, another crate's error).
+//!
 //! # Where to read on
 //!
 //! - [`derive@AgentError`]: the derive's attributes, its defaults, what it generates and the
