@@ -84,7 +84,7 @@ pub use decide::{Decision, decide, decide_after};
 #[cfg(feature = "recover")]
 pub use {
     crate::pace::{Cost, Limit, PaceGate, Pacer},
-    crate::store::SharedPauses,
+    crate::store::pause::SharedPauses,
     crate::store::bucket::Dimension,
     crate::store::circuit::CircuitState,
     crate::store::clock::{Clock, ManualClock, SystemClock},

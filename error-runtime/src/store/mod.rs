@@ -7,7 +7,7 @@
 //! [`recover`](crate::recover)'s values and the retrier take.
 //!
 //! A user picks a store and hands it to the values that keep state
-//! (`CircuitBreaker::store`, `Fallback::store`, `SharedPauses::new`, `RetryBudget::shared_in`,
+//! (`CircuitBreaker::store`, `Fallback::store`, `recover::SharedPauses::new`, `RetryBudget::shared_in`,
 //! `Pacer::shared_in`); this module is for the one who writes a store.
 //!
 //! Every method takes a key that names one entity: a fallback candidate, a tool, a pause
@@ -41,7 +41,7 @@ pub(crate) mod clock;
 #[cfg(feature = "recover")]
 pub(crate) mod local;
 #[cfg(feature = "recover")]
-mod pause;
+pub(crate) mod pause;
 
 pub use budget::BudgetStore;
 #[cfg(feature = "recover")]
@@ -57,7 +57,7 @@ pub use {
         PaceAnswer, PaceStep, PaceStore,
     },
     circuit::{BreakerRule, CircuitStore, TrialToken},
-    pause::{Pause, PauseStore, SharedPauses},
+    pause::{Pause, PauseStore},
 };
 
 /// The future a store's operation returns: boxed, so that the traits stay object safe.
