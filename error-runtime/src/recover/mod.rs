@@ -84,11 +84,11 @@ pub use decide::{Decision, decide, decide_after};
 #[cfg(feature = "recover")]
 pub use {
     crate::pace::{Cost, Limit, PaceGate, Pacer},
-    crate::store::pause::SharedPauses,
     crate::store::bucket::Dimension,
     crate::store::circuit::CircuitState,
     crate::store::clock::{Clock, ManualClock, SystemClock},
     crate::store::local::{LocalStore, Store},
+    crate::store::pause::SharedPauses,
     breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED},
     fallback::{Answer, BoxError, Failure, Fallback, FallbackError},
 };
