@@ -348,15 +348,35 @@ fn optional_cause(binding: &Ident, shown: TokenStream) -> TokenStream {
     }
 }
 
+/// Whether Display writes `v` as `op [code]: ` and its message as the trait's redacted
+/// view writes it, through one shared helper instead of an arm of its own: a card with a
+/// fixed op and no cause after the message, in a type without parameters (whose `Display`
+/// can then ask for `AgentError` without a cycle of bounds).
+fn by_card(input: &Input, v: &Variant, c: &Classified) -> bool {
+    input.generics.params.is_empty()
+        && display_mode(input, v) == DisplayMode::Card
+        && matches!(c.op(), Op::Static(_))
+        && shown_cause(c).is_none()
+}
+
 /// `impl Display`: the operator's view.
 pub fn expand_display(input: &Input) -> TokenStream {
     let f = formatter();
+    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) => display_arm(input, v, c),
-        Body::Transparent(t) => transparent::arm(input, v, t, Ask::Display),
+        Body::Classified(c) if by_card(input, v, c) => None,
+        Body::Classified(c) => Some(display_arm(input, v, c)),
+        Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Display)),
     });
-    let body = input.match_self(arms);
-    let traits = crate::format::field_traits(&input.krate);
+    let body = input.match_or(arms, quote!(#krate::__private::card(self, #f)));
+    let traits = if input.variants.iter().all(|v| match &v.body {
+        Body::Classified(c) => by_card(input, v, c),
+        Body::Transparent(_) => false,
+    }) {
+        TokenStream::new()
+    } else {
+        crate::format::field_traits(krate)
+    };
     quote! {
         #[allow(unused_variables)]
         fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {

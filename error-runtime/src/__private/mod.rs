@@ -3,6 +3,7 @@
 //! version. One file a concept: causes and fields, what a variant takes from its cause,
 //! public forms of fields, transparent forwarding, registration, catalog entries.
 
+mod card;
 mod catalog;
 mod cause;
 mod fields;
@@ -12,7 +13,8 @@ mod public;
 mod register;
 mod status;
 
-pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, dedup, entry};
+pub use card::card;
+pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, base, dedup, entry, variant};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
     cause_hints, cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery,
