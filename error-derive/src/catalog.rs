@@ -9,6 +9,7 @@ use syn::LitInt;
 
 use crate::model::{AgentAttrs, Body, Classified, Input, Op, Recovery, Variant};
 use crate::parse::{Arg, Sp};
+use crate::table::{Answer, Table};
 use crate::transparent::{self, Ask};
 
 /// `status = 503`: an HTTP status, 100 to 599.
@@ -186,7 +187,9 @@ fn entry(input: &Input, v: &Variant, c: &Classified, base_op: Option<&str>) -> T
 }
 
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
-pub fn expand_lookups(input: &Input) -> TokenStream {
+pub fn expand_lookups(input: &Input, table: &Table) -> TokenStream {
+    let krate = &input.krate;
+    let none = quote!(::core::option::Option::None);
     let has_status = input.variants.iter().any(|v| match &v.body {
         Body::Classified(c) => c.from_cause || c.status.is_some() || v.attrs.status.is_some(),
         Body::Transparent(_) => false,
@@ -197,36 +200,34 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
         .any(|v| matches!(v.body, Body::Transparent(_)));
     let mut out = TokenStream::new();
     if has_status || has_transparent {
-        let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
-                let path = &v.path;
-                match &v.attrs.status {
-                    Some(status) => {
+        let answers = input.variants.iter().map(|v| {
+            let path = &v.path;
+            match &v.body {
+                Body::Classified(c) => match (&v.attrs.status, c.status) {
+                    (Some(status), _) => {
                         let status = status.value;
-                        Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
+                        Answer::Fixed(quote!(::core::option::Option::Some(#status)))
                     }
                     // The status it holds, where it declares none.
-                    None if c.status.is_some() => {
-                        let index = c.status?;
+                    (None, Some(index)) => {
                         let (pattern, status) = crate::retry::held_status(v, index);
                         let status = if crate::retry::status_is_optional(&v.fields[index]) {
                             status
                         } else {
                             quote!(::core::option::Option::Some(#status))
                         };
-                        Some(quote!(#path { #pattern, .. } => #status,))
+                        Answer::Arm(quote!(#path { #pattern, .. } => #status,))
                     }
                     // A cause's status, where the variant declares none.
-                    None if c.from_cause => {
-                        let krate = &input.krate;
-                        Some(quote!(#path { .. } => #krate::__private::cause_status(::core::error::Error::source(self)),))
-                    }
-                    None => None,
-                }
+                    (None, None) if c.from_cause => Answer::Arm(
+                        quote!(#path { .. } => #krate::__private::cause_status(::core::error::Error::source(self)),),
+                    ),
+                    (None, None) => Answer::Fixed(none.clone()),
+                },
+                Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::Status)),
             }
-            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Status)),
         });
-        let body = input.match_or(arms, quote!(::core::option::Option::None));
+        let body = table.body(answers.collect(), "status");
         out.extend(quote! {
             #[inline]
             fn status(&self) -> ::core::option::Option<u16> {
@@ -234,16 +235,27 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
             }
         });
     }
-    if docs_url(input).is_some() || has_transparent {
-        let arms = input.variants.iter().map(|v| match &v.body {
+    if let Some(url) = docs_url(input).filter(|_| !input.variants.is_empty()) {
+        let answers = input.variants.iter().map(|v| match &v.body {
             Body::Classified(c) => {
-                let path = &v.path;
-                let url = docs_url(input)?.replace("{code}", &c.code.value);
-                Some(quote!(#path { .. } => ::core::option::Option::Some(#url),))
+                let url = url.replace("{code}", &c.code.value);
+                Answer::Fixed(quote!(::core::option::Option::Some(#url)))
             }
-            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::DocsUrl)),
+            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::DocsUrl)),
         });
-        let body = input.match_or(arms, quote!(::core::option::Option::None));
+        let body = table.body(answers.collect(), "url");
+        out.extend(quote! {
+            #[inline]
+            fn docs_url(&self) -> ::core::option::Option<&str> {
+                #body
+            }
+        });
+    } else if has_transparent {
+        let answers = input.variants.iter().map(|v| match &v.body {
+            Body::Classified(_) => Answer::Fixed(none.clone()),
+            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::DocsUrl)),
+        });
+        let body = table.body(answers.collect(), "url");
         out.extend(quote! {
             #[inline]
             fn docs_url(&self) -> ::core::option::Option<&str> {
