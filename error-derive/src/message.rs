@@ -156,6 +156,7 @@ fn function_call(
         shown: Vec::new(),
         plain: None,
         self_in_args: Vec::new(),
+        helpers: false,
     }
 }
 
@@ -369,13 +370,15 @@ pub fn expand_display(input: &Input) -> TokenStream {
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Display)),
     });
     let body = input.match_or(arms, quote!(#krate::__private::card(self, #f)));
-    let traits = if input.variants.iter().all(|v| match &v.body {
-        Body::Classified(c) => by_card(input, v, c),
+    // A cause after the message is written through them too.
+    let causes = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => shown_cause(c).is_some(),
         Body::Transparent(_) => false,
-    }) {
-        TokenStream::new()
-    } else {
+    });
+    let traits = if causes {
         crate::format::field_traits(krate)
+    } else {
+        crate::format::field_traits_for(input)
     };
     quote! {
         #[allow(unused_variables)]
@@ -410,7 +413,7 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
         });
         let body = input.match_self(arms);
-        let traits = crate::format::field_traits(krate);
+        let traits = crate::format::field_traits_for(input);
         quote! {
             #[allow(unused_variables)]
             fn #name(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
