@@ -235,24 +235,15 @@ pub fn expand_lookups(input: &Input, table: &Table) -> TokenStream {
             }
         });
     }
-    if let Some(url) = docs_url(input).filter(|_| !input.variants.is_empty()) {
+    if docs_url(input).is_some() || has_transparent {
         let answers = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
-                let url = url.replace("{code}", &c.code.value);
-                Answer::Fixed(quote!(::core::option::Option::Some(#url)))
-            }
-            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::DocsUrl)),
-        });
-        let body = table.body(answers.collect(), "url");
-        out.extend(quote! {
-            #[inline]
-            fn docs_url(&self) -> ::core::option::Option<&str> {
-                #body
-            }
-        });
-    } else if has_transparent {
-        let answers = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(_) => Answer::Fixed(none.clone()),
+            Body::Classified(c) => Answer::Fixed(match docs_url(input) {
+                Some(url) => {
+                    let url = url.replace("{code}", &c.code.value);
+                    quote!(::core::option::Option::Some(#url))
+                }
+                None => none.clone(),
+            }),
             Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::DocsUrl)),
         });
         let body = table.body(answers.collect(), "url");

@@ -78,9 +78,9 @@ fn forwarding_impls(input: &Input) -> TokenStream {
     let error_where = bounds.error.where_clause(generics);
     let agent_where = bounds.agent.where_clause(generics);
 
-    let display = message::expand_display(input);
-    let source_fn = source::expand_source(input);
     let table = Table::new(input);
+    let display = message::expand_display(input, &table);
+    let source_fn = source::expand_source(input);
     let code_fn = code::expand(input, &table);
     let op_fn = op::expand(input);
     let messages = message::expand_messages(input);

@@ -17,6 +17,7 @@ use crate::model::{
 };
 use crate::parse::{Arg, Sp, one_of};
 use crate::source;
+use crate::table::Table;
 use crate::transparent::{self, Ask};
 
 /// The variant's message: its `#[error("...")]`, else the first line of its doc comment.
@@ -361,7 +362,7 @@ fn by_card(input: &Input, v: &Variant, c: &Classified) -> bool {
 }
 
 /// `impl Display`: the operator's view.
-pub fn expand_display(input: &Input) -> TokenStream {
+pub fn expand_display(input: &Input, table: &Table) -> TokenStream {
     let f = formatter();
     let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
@@ -369,7 +370,33 @@ pub fn expand_display(input: &Input) -> TokenStream {
         Body::Classified(c) => Some(display_arm(input, v, c)),
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Display)),
     });
-    let body = input.match_or(arms, quote!(#krate::__private::card(self, #f)));
+    // The heads of the classified variants, in the order of their entries (`table.rs`):
+    // written in one call before the message, as a joined `write!` would write them.
+    let heads = input.variants.iter().filter_map(|v| match &v.body {
+        Body::Classified(c) => Some(match c.op() {
+            Op::Static(op) if by_card(input, v, c) => format!("{op} [{}]: ", c.code.value),
+            _ => String::new(),
+        }),
+        Body::Transparent(_) => None,
+    });
+    let heads: Vec<String> = heads.collect();
+    let any_card = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => by_card(input, v, c),
+        Body::Transparent(_) => false,
+    });
+    // Read only when some variant is written this way (`match_or` then uses it).
+    let card = if any_card {
+        let count = proc_macro2::Literal::usize_unsuffixed(heads.len());
+        let index = table.index();
+        quote!({
+            const HEADS: [&str; #count] = [#(#heads),*];
+            #f.write_str(HEADS[#index])?;
+            #krate::AgentError::fmt_redacted_message(self, #f)
+        })
+    } else {
+        TokenStream::new()
+    };
+    let body = input.match_or(arms, card);
     // A cause after the message is written through them too.
     let causes = input.variants.iter().any(|v| match &v.body {
         Body::Classified(c) => shown_cause(c).is_some(),

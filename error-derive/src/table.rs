@@ -57,10 +57,10 @@ impl<'a> Table<'a> {
             Some(value) => value.clone(),
             None if fixed.is_empty() => return quote!(match self { #(#arms)* }),
             None => {
-                self.read.set(true);
                 let krate = &input.krate;
                 let field = Ident::new(field, Span::call_site());
-                quote!(<Self as #krate::catalog::Catalog>::CODES[__agent_index(self)].#field)
+                let index = self.index();
+                quote!(<Self as #krate::catalog::Catalog>::CODES[#index].#field)
             }
         };
         if arms.is_empty() {
@@ -68,6 +68,12 @@ impl<'a> Table<'a> {
         } else {
             quote!(match self { #(#arms)* _ => #rest, })
         }
+    }
+
+    /// The index of `self`'s entry (of a classified variant), for a table of the type.
+    pub fn index(&self) -> TokenStream {
+        self.read.set(true);
+        quote!(__agent_index(self))
     }
 
     /// `fn __agent_index`, the one `match` that gives a classified variant's entry, when an

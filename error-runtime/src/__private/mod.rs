@@ -3,7 +3,6 @@
 //! version. One file a concept: causes and fields, what a variant takes from its cause,
 //! public forms of fields, transparent forwarding, registration, catalog entries.
 
-mod card;
 mod catalog;
 mod cause;
 mod fields;
@@ -13,7 +12,6 @@ mod public;
 mod register;
 mod status;
 
-pub use card::card;
 pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, base, dedup, entry, variant};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
