@@ -350,15 +350,17 @@ fn optional_cause(binding: &Ident, shown: TokenStream) -> TokenStream {
     }
 }
 
-/// Whether Display writes `v` as `op [code]: ` and its message as the trait's redacted
-/// view writes it, through one shared helper instead of an arm of its own: a card with a
-/// fixed op and no cause after the message, in a type without parameters (whose `Display`
-/// can then ask for `AgentError` without a cycle of bounds).
+/// Whether Display writes `v` as its head from the type's table of heads, then its message
+/// as the trait's redacted view writes it, instead of an arm of its own: a card with a
+/// fixed op, a formatted message and no cause after it, in a type without parameters
+/// (whose `Display` can then ask for `AgentError` without a cycle of bounds).
 fn by_card(input: &Input, v: &Variant, c: &Classified) -> bool {
     input.generics.params.is_empty()
         && display_mode(input, v) == DisplayMode::Card
         && matches!(c.op(), Op::Static(_))
         && shown_cause(c).is_none()
+        // Plain text is written with its head in one call, and costs no formatting.
+        && c.message().plain.is_none()
 }
 
 /// `impl Display`: the operator's view.
