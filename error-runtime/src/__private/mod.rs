@@ -8,6 +8,7 @@ mod cause;
 mod fields;
 mod forward;
 mod macros;
+mod message;
 mod public;
 mod register;
 mod status;
@@ -23,6 +24,7 @@ pub use forward::{
     DynError, Forward, ForwardDeref, ForwardForeign, ForwardNonError, ForwardTyped, Forwarded,
     TransparentField, Typed,
 };
+pub use message::message_from_display;
 pub use public::{
     PublicDeref, PublicField, PublicForeign, PublicText, PublicTyped, PublicValue, REDACTED,
     Redacted,
