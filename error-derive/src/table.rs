@@ -109,10 +109,12 @@ impl<'a> Table<'a> {
         if forwards {
             arms.push(quote!(_ => 0,));
         }
+        // Hygienic, so that no parameter of the type can be named like it.
+        let e = Ident::new("__agent_e", Span::mixed_site());
         quote! {
             #[inline]
-            fn __agent_index #impl_generics (e: &#ident #ty_generics) -> usize #where_clause {
-                match e { #(#arms)* }
+            fn __agent_index #impl_generics (#e: &#ident #ty_generics) -> usize #where_clause {
+                match #e { #(#arms)* }
             }
         }
     }
