@@ -8,7 +8,6 @@ mod cause;
 mod fields;
 mod forward;
 mod macros;
-mod message;
 mod public;
 mod register;
 mod status;
@@ -24,7 +23,6 @@ pub use forward::{
     DynError, Forward, ForwardDeref, ForwardForeign, ForwardNonError, ForwardTyped, Forwarded,
     TransparentField, Typed,
 };
-pub use message::message_from_display;
 pub use public::{
     PublicDeref, PublicField, PublicForeign, PublicText, PublicTyped, PublicValue, REDACTED,
     Redacted,
