@@ -79,7 +79,7 @@ fn forwarding_impls(input: &Input) -> TokenStream {
     let agent_where = bounds.agent.where_clause(generics);
 
     let table = Table::new(input);
-    let display = message::expand_display(input, &table);
+    let display = message::expand_display(input);
     let source_fn = source::expand_source(input);
     let code_fn = code::expand(input, &table);
     let op_fn = op::expand(input);

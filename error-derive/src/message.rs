@@ -17,7 +17,6 @@ use crate::model::{
 };
 use crate::parse::{Arg, Sp, one_of};
 use crate::source;
-use crate::table::Table;
 use crate::transparent::{self, Ask};
 
 /// The variant's message: its `#[error("...")]`, else the first line of its doc comment.
@@ -350,55 +349,16 @@ fn optional_cause(binding: &Ident, shown: TokenStream) -> TokenStream {
     }
 }
 
-/// Whether Display writes `v` as its head from the type's table of heads, then its message
-/// as the trait's redacted view writes it, instead of an arm of its own: a card with a
-/// fixed op, a formatted message and no cause after it, in a type without parameters
-/// (whose `Display` can then ask for `AgentError` without a cycle of bounds).
-fn by_card(input: &Input, v: &Variant, c: &Classified) -> bool {
-    input.generics.params.is_empty()
-        && display_mode(input, v) == DisplayMode::Card
-        && matches!(c.op(), Op::Static(_))
-        && shown_cause(c).is_none()
-        // Plain text is written with its head in one call, and costs no formatting.
-        && c.message().plain.is_none()
-}
-
-/// `impl Display`: the operator's view.
-pub fn expand_display(input: &Input, table: &Table) -> TokenStream {
+/// `impl Display`: the operator's view. Each variant keeps an arm of its own, its head and
+/// message in one joined write (one `write_fmt` a call, as a hand-written `write!`).
+pub fn expand_display(input: &Input) -> TokenStream {
     let f = formatter();
     let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) if by_card(input, v, c) => None,
         Body::Classified(c) => Some(display_arm(input, v, c)),
         Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Display)),
     });
-    // The heads of the classified variants, in the order of their entries (`table.rs`):
-    // written in one call before the message, as a joined `write!` would write them.
-    let heads = input.variants.iter().filter_map(|v| match &v.body {
-        Body::Classified(c) => Some(match c.op() {
-            Op::Static(op) if by_card(input, v, c) => format!("{op} [{}]: ", c.code.value),
-            _ => String::new(),
-        }),
-        Body::Transparent(_) => None,
-    });
-    let heads: Vec<String> = heads.collect();
-    let any_card = input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => by_card(input, v, c),
-        Body::Transparent(_) => false,
-    });
-    // Read only when some variant is written this way (`match_or` then uses it).
-    let card = if any_card {
-        let count = proc_macro2::Literal::usize_unsuffixed(heads.len());
-        let index = table.index();
-        quote!({
-            const HEADS: [&str; #count] = [#(#heads),*];
-            #f.write_str(HEADS[#index])?;
-            #krate::AgentError::fmt_redacted_message(self, #f)
-        })
-    } else {
-        TokenStream::new()
-    };
-    let body = input.match_or(arms, card);
+    let body = input.match_or(arms, TokenStream::new());
     // A cause after the message is written through them too.
     let causes = input.variants.iter().any(|v| match &v.body {
         Body::Classified(c) => shown_cause(c).is_some(),
