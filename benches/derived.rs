@@ -1,6 +1,6 @@
-//! What the derive costs at run time: `code()`, `op()`, `is_retryable()`, `retry_policy()`
-//! and `Display` of a 20-variant derived enum, side by side with the same enum written by
-//! hand and, for `Display`, with thiserror. Run with `cargo bench --bench derived`.
+//! What the derive costs at run time: `code()`, `op()`, `is_retryable()`, `retry_policy()`,
+//! `Display` and `fmt_message` of a 20-variant derived enum, side by side with the same enum
+//! written by hand and, for `Display`, with thiserror. Run with `cargo bench --bench derived`.
 //!
 //! Each measurement walks 1,000 errors: the 20 variants shuffled at run time, so that no
 //! call site knows which variant it gets, or (for `Display` of one kind of message) 1,000
@@ -505,6 +505,26 @@ fn kernel_display<E: fmt::Display>(errors: &[E]) -> usize {
     total
 }
 
+/// The message alone (`fmt_message`) into a `String` sized once, as the renderings for
+/// tools and people write it.
+#[inline(always)]
+fn kernel_message<E: AgentError>(errors: &[E]) -> usize {
+    struct Message<'a, E>(&'a E);
+    impl<E: AgentError> fmt::Display for Message<'_, E> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt_message(f)
+        }
+    }
+    let mut out = String::with_capacity(256);
+    let mut total = 0;
+    for e in errors {
+        out.clear();
+        write!(out, "{}", Message(e)).expect("a String accepts every write");
+        total += black_box(out.len());
+    }
+    total
+}
+
 /// One named, never inlined function per kernel and enum, for criterion, and a way to run
 /// one of them alone by its name, for callgrind (`scripts/instructions.py`).
 macro_rules! measured {
@@ -544,6 +564,8 @@ measured! {
     display_derived = kernel_display::<Derived>;
     display_hand = kernel_display::<Hand>;
     display_thiserror = kernel_display::<WithThiserror>;
+    message_derived = kernel_message::<Derived>;
+    message_hand = kernel_message::<Hand>;
 }
 
 /// The batch of one of the three enums.

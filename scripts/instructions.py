@@ -21,7 +21,7 @@ from bench_binary import bench_binary
 
 BATCH = 1_000
 # Batches to count: the shuffled mix of all 20 variants, then one variant at a time.
-KERNELS = ["code", "op", "is_retryable", "retry_policy", "display"]
+KERNELS = ["code", "op", "is_retryable", "retry_policy", "display", "message"]
 BATCHES = [
     ("20 variants mixed", ""),
     ("plain message", "4"),
@@ -61,7 +61,7 @@ def main():
     print("| batch | kernel | derived | hand-written | thiserror | derived ÷ hand | derived ÷ thiserror |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for label, variant in BATCHES:
-        kernels = ["display"] if variant else KERNELS
+        kernels = ["display", "message"] if variant else KERNELS
         for kernel in kernels:
             d, h = (count(binary, f"{kernel}_{who}", args.times, variant) for who in ("derived", "hand"))
             t = count(binary, f"{kernel}_thiserror", args.times, variant) if kernel == "display" else None

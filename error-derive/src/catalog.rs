@@ -7,8 +7,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::LitInt;
 
-use crate::model::{AgentAttrs, Body, Classified, Input, Op, Variant};
+use crate::model::{AgentAttrs, Body, Classified, Input, Op, Recovery, Variant};
 use crate::parse::{Arg, Sp};
+use crate::table::{Answer, Table};
 use crate::transparent::{self, Ask};
 
 /// `status = 503`: an HTTP status, 100 to 599.
@@ -44,8 +45,10 @@ pub fn expand(input: &Input) -> TokenStream {
     let ident = input.ident;
     let type_name = ident.to_string();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let base_op = base_op(input);
+    let base_op_tokens = some(base_op.map(|op| quote!(#op)));
     let entries = input.variants.iter().filter_map(|v| match &v.body {
-        Body::Classified(c) => Some(entry(input, v, c)),
+        Body::Classified(c) => Some(entry(input, v, c, base_op)),
         Body::Transparent(_) => None,
     });
     // The catalogs of the types that transparent variants wrap, where they have one (found
@@ -80,6 +83,7 @@ pub fn expand(input: &Input) -> TokenStream {
             const CODES: &'static [#krate::catalog::CodeDoc] = {
                 // Once for the type, not once an entry: a macro call costs expansion time.
                 const __AGENT_TYPE: &str = ::core::concat!(::core::module_path!(), "::", #type_name);
+                const __AGENT_BASE: #krate::catalog::CodeDoc = #krate::__private::base(__AGENT_TYPE, #base_op_tokens);
                 &[#(#entries),*]
             };
             #collect
@@ -87,31 +91,72 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
-/// One variant's `CodeDoc`.
-fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
-    let krate = &input.krate;
-    let some = |value: Option<TokenStream>| match value {
+/// `Some(value)` or `None` as tokens.
+fn some(value: Option<TokenStream>) -> TokenStream {
+    match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
-    };
+    }
+}
+
+/// The type's op, which the entries share (`__AGENT_BASE`).
+fn base_op<'a>(input: &'a Input) -> Option<&'a str> {
+    input.attrs.op.as_ref().map(|op| op.value.as_str())
+}
+
+/// One variant's `CodeDoc`: a short call from the type's `__AGENT_BASE` when the variant
+/// keeps its defaults (abort, never retried), as most do; each call costs the user's
+/// build a constant evaluation, so fewer and smaller ones make a large enum build faster.
+fn entry(input: &Input, v: &Variant, c: &Classified, base_op: Option<&str>) -> TokenStream {
+    let krate = &input.krate;
     {
         let code = &c.code.value;
-        let op = some(match c.op() {
-            Op::Static(op) => Some(quote!(#op)),
+        let own_op = match c.op() {
+            Op::Static(op) => Some(op.as_str()),
             Op::Field(_) => None,
-        });
+        };
         let variant = v.ident.to_string();
         let message = &c.message().written;
         let docs: Vec<&str> = v.docs.iter().map(|d| d.value.as_str()).collect();
         let docs = docs.join("\n").trim().to_string();
         let hints = c.hints.iter().map(|h| &h.written);
-        let recovery = c.recovery.tokens(krate);
-        let policy = match &c.policy {
-            Some(p) => p.tokens(krate),
-            None => quote!(#krate::RetryPolicy::NEVER),
-        };
         // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
         let mut extra = TokenStream::new();
+        let head = if c.policy.is_none()
+            && c.recovery == Recovery::Abort
+            && (own_op.is_some() || base_op.is_none())
+        {
+            if own_op != base_op {
+                extra.extend(quote!(.with_op(#own_op)));
+            }
+            if !docs.is_empty() {
+                extra.extend(quote!(.with_docs(#docs)));
+            }
+            if !c.hints.is_empty() {
+                extra.extend(quote!(.with_hints(&[#(#hints),*])));
+            }
+            quote!(#krate::__private::variant(__AGENT_BASE, #code, #variant, #message))
+        } else {
+            let op = some(own_op.map(|op| quote!(#op)));
+            let recovery = c.recovery.tokens(krate);
+            let policy = match &c.policy {
+                Some(p) => p.tokens(krate),
+                None => quote!(#krate::RetryPolicy::NEVER),
+            };
+            quote! {
+                #krate::__private::entry(
+                    #code,
+                    #op,
+                    __AGENT_TYPE,
+                    #variant,
+                    #message,
+                    #docs,
+                    &[#(#hints),*],
+                    #recovery,
+                    #policy,
+                )
+            }
+        };
         if c.from_cause {
             extra.extend(quote!(.with_retry_from_cause()));
         }
@@ -137,24 +182,14 @@ fn entry(input: &Input, v: &Variant, c: &Classified) -> TokenStream {
             let deprecated = &deprecated.value;
             extra.extend(quote!(.with_deprecated(#deprecated)));
         }
-        quote! {
-            #krate::__private::entry(
-                #code,
-                #op,
-                __AGENT_TYPE,
-                #variant,
-                #message,
-                #docs,
-                &[#(#hints),*],
-                #recovery,
-                #policy,
-            )#extra
-        }
+        quote!(#head #extra)
     }
 }
 
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
-pub fn expand_lookups(input: &Input) -> TokenStream {
+pub fn expand_lookups(input: &Input, table: &Table) -> TokenStream {
+    let krate = &input.krate;
+    let none = quote!(::core::option::Option::None);
     let has_status = input.variants.iter().any(|v| match &v.body {
         Body::Classified(c) => c.from_cause || c.status.is_some() || v.attrs.status.is_some(),
         Body::Transparent(_) => false,
@@ -165,36 +200,34 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
         .any(|v| matches!(v.body, Body::Transparent(_)));
     let mut out = TokenStream::new();
     if has_status || has_transparent {
-        let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
-                let path = &v.path;
-                match &v.attrs.status {
-                    Some(status) => {
+        let answers = input.variants.iter().map(|v| {
+            let path = &v.path;
+            match &v.body {
+                Body::Classified(c) => match (&v.attrs.status, c.status) {
+                    (Some(status), _) => {
                         let status = status.value;
-                        Some(quote!(#path { .. } => ::core::option::Option::Some(#status),))
+                        Answer::Fixed(quote!(::core::option::Option::Some(#status)))
                     }
                     // The status it holds, where it declares none.
-                    None if c.status.is_some() => {
-                        let index = c.status?;
+                    (None, Some(index)) => {
                         let (pattern, status) = crate::retry::held_status(v, index);
                         let status = if crate::retry::status_is_optional(&v.fields[index]) {
                             status
                         } else {
                             quote!(::core::option::Option::Some(#status))
                         };
-                        Some(quote!(#path { #pattern, .. } => #status,))
+                        Answer::Arm(quote!(#path { #pattern, .. } => #status,))
                     }
                     // A cause's status, where the variant declares none.
-                    None if c.from_cause => {
-                        let krate = &input.krate;
-                        Some(quote!(#path { .. } => #krate::__private::cause_status(::core::error::Error::source(self)),))
-                    }
-                    None => None,
-                }
+                    (None, None) if c.from_cause => Answer::Arm(
+                        quote!(#path { .. } => #krate::__private::cause_status(::core::error::Error::source(self)),),
+                    ),
+                    (None, None) => Answer::Fixed(none.clone()),
+                },
+                Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::Status)),
             }
-            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Status)),
         });
-        let body = input.match_or(arms, quote!(::core::option::Option::None));
+        let body = table.body(answers.collect(), "status");
         out.extend(quote! {
             #[inline]
             fn status(&self) -> ::core::option::Option<u16> {
@@ -203,15 +236,17 @@ pub fn expand_lookups(input: &Input) -> TokenStream {
         });
     }
     if docs_url(input).is_some() || has_transparent {
-        let arms = input.variants.iter().map(|v| match &v.body {
-            Body::Classified(c) => {
-                let path = &v.path;
-                let url = docs_url(input)?.replace("{code}", &c.code.value);
-                Some(quote!(#path { .. } => ::core::option::Option::Some(#url),))
-            }
-            Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::DocsUrl)),
+        let answers = input.variants.iter().map(|v| match &v.body {
+            Body::Classified(c) => Answer::Fixed(match docs_url(input) {
+                Some(url) => {
+                    let url = url.replace("{code}", &c.code.value);
+                    quote!(::core::option::Option::Some(#url))
+                }
+                None => none.clone(),
+            }),
+            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::DocsUrl)),
         });
-        let body = input.match_or(arms, quote!(::core::option::Option::None));
+        let body = table.body(answers.collect(), "url");
         out.extend(quote! {
             #[inline]
             fn docs_url(&self) -> ::core::option::Option<&str> {

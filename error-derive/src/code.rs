@@ -7,6 +7,7 @@ use syn::Ident;
 
 use crate::model::{AgentAttrs, Body, Code, Input, RenameRule};
 use crate::parse::{Arg, one_of};
+use crate::table::{Answer, Table};
 use crate::transparent::{self, Ask};
 
 pub const CODE_GRAMMAR: &str = "a code is 1 to 64 ASCII characters in `.`-separated segments, each all-lowercase like `rate_limit` or all-uppercase like `INVALID_ARGS`";
@@ -159,23 +160,24 @@ pub fn rename(name: &str, rule: RenameRule) -> String {
     }
 }
 
-/// `fn code(&self) -> &str`.
-pub fn expand(input: &Input) -> TokenStream {
-    let arms = input.variants.iter().map(|v| {
-        let path = &v.path;
-        match &v.body {
+/// `fn code(&self) -> &str`: each variant's entry holds its code.
+pub fn expand(input: &Input, table: &Table) -> TokenStream {
+    let answers = input
+        .variants
+        .iter()
+        .map(|v| match &v.body {
             Body::Classified(c) => {
                 let code = &c.code.value;
-                quote!(#path { .. } => #code,)
+                Answer::Fixed(quote!(#code))
             }
-            Body::Transparent(t) => transparent::arm(input, v, t, Ask::Code),
-        }
-    });
-    let arms = input.match_self(arms);
+            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, Ask::Code)),
+        })
+        .collect();
+    let body = table.body(answers, "code");
     quote! {
         #[inline]
         fn code(&self) -> &str {
-            #arms
+            #body
         }
     }
 }

@@ -6,6 +6,7 @@ use quote::quote;
 
 use crate::bounds::{self, Bounds};
 use crate::model::Input;
+use crate::table::Table;
 use crate::{catalog, code, debug, hint, message, op, retry, source, transparent};
 
 /// Every impl of a checked model.
@@ -77,15 +78,19 @@ fn forwarding_impls(input: &Input) -> TokenStream {
     let error_where = bounds.error.where_clause(generics);
     let agent_where = bounds.agent.where_clause(generics);
 
+    let table = Table::new(input);
     let display = message::expand_display(input);
     let source_fn = source::expand_source(input);
-    let code_fn = code::expand(input);
+    let code_fn = code::expand(input, &table);
     let op_fn = op::expand(input);
     let messages = message::expand_messages(input);
-    let retry_fns = retry::expand(input);
+    let retry_fns = retry::expand(input, &table);
     let hints_fn = hint::expand(input);
-    let lookups = catalog::expand_lookups(input);
+    let lookups = catalog::expand_lookups(input, &table);
+    let index_fn = table.index_fn();
     quote! {
+        #index_fn
+
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Display for #ident #ty_generics #display_where {
             #display

@@ -7,7 +7,7 @@ use syn::LitStr;
 
 use crate::errors::Errors;
 use crate::joinable::{joinable, unsourced};
-use crate::model::{Field, FmtTrait, Format, Template, View};
+use crate::model::{Body, Field, FmtTrait, Format, Input, Message, Template, View};
 
 impl FmtTrait {
     fn of_spec(spec: &str) -> Self {
@@ -323,7 +323,15 @@ pub fn resolve(
         errors,
     )?;
     let plain = (placeholders == 0 && args.is_empty()).then(|| unescape(&text));
+    // The user's arguments may reach a field through them; so may a field that may be an
+    // error (in the public view, or in `{}`).
+    let helpers = !format.positional.is_empty()
+        || !format.named.is_empty()
+        || names.needed.iter().any(|&(i, pass)| {
+            pass == Pass::HeadFree || (pass == Pass::Itself && may_be_error(fields[i].ty))
+        });
     Some(Template {
+        helpers,
         written: text,
         joinable: joinable(&out, plain.is_some()),
         lit: LitStr::new(&out, format.lit.span()),
@@ -658,7 +666,24 @@ fn is_plain_value(ty: &syn::TypePath) -> bool {
 
 /// The helper traits the arguments of a message call their methods through (autoref
 /// specialization: `(&&HeadFree(x)).head_free()`), imported once at the top of each method
-/// that formats a message, as thiserror imports its own.
+/// that formats a message, as thiserror imports its own; nothing when no message or hint
+/// of the type calls them.
+pub fn field_traits_for(input: &Input) -> TokenStream {
+    let needed = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => {
+            let message = matches!(&c.message, Message::Template(t) if t.helpers);
+            message || c.hints.iter().any(|h| h.helpers)
+        }
+        Body::Transparent(_) => false,
+    });
+    if needed {
+        field_traits(&input.krate)
+    } else {
+        TokenStream::new()
+    }
+}
+
+/// The `use` of every field trait, under `krate`.
 pub fn field_traits(krate: &TokenStream) -> TokenStream {
     quote! {
         #[allow(unused_imports)]

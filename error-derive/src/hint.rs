@@ -70,7 +70,7 @@ pub fn expand(input: &Input) -> TokenStream {
     });
     let body = input.match_or(arms, quote!(::std::vec::Vec::new()));
     let each = each_hint(input);
-    let traits = has_own_hints(input).then(|| crate::format::field_traits(krate));
+    let traits = crate::format::field_traits_for(input);
     quote! {
         #[allow(unused_variables)]
         fn hints(&self) -> ::std::vec::Vec<::std::borrow::Cow<'static, str>> {
@@ -79,14 +79,6 @@ pub fn expand(input: &Input) -> TokenStream {
         }
         #each
     }
-}
-
-/// Whether a variant writes hints of its own (whose arguments need the field traits).
-fn has_own_hints(input: &Input) -> bool {
-    input.variants.iter().any(|v| match &v.body {
-        Body::Classified(c) => !c.hints.is_empty(),
-        Body::Transparent(_) => false,
-    })
 }
 
 /// `fn each_hint(&self, each)`, or nothing when no variant has a hint of its own.
@@ -129,7 +121,7 @@ fn each_hint(input: &Input) -> Option<TokenStream> {
         }
     });
     let body = input.match_or(arms, quote!({}));
-    let traits = has_own_hints(input).then(|| crate::format::field_traits(krate));
+    let traits = crate::format::field_traits_for(input);
     Some(quote! {
         #[allow(unused_variables)]
         fn each_hint(&self, #each: &mut dyn ::core::ops::FnMut(::core::fmt::Arguments<'_>)) {

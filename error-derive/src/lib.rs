@@ -22,6 +22,7 @@ mod op;
 mod parse;
 mod retry;
 mod source;
+mod table;
 mod transparent;
 mod validate;
 

@@ -156,6 +156,7 @@ fn function_call(
         shown: Vec::new(),
         plain: None,
         self_in_args: Vec::new(),
+        helpers: false,
     }
 }
 
@@ -348,15 +349,26 @@ fn optional_cause(binding: &Ident, shown: TokenStream) -> TokenStream {
     }
 }
 
-/// `impl Display`: the operator's view.
+/// `impl Display`: the operator's view. Each variant keeps an arm of its own, its head and
+/// message in one joined write (one `write_fmt` a call, as a hand-written `write!`).
 pub fn expand_display(input: &Input) -> TokenStream {
     let f = formatter();
+    let krate = &input.krate;
     let arms = input.variants.iter().map(|v| match &v.body {
-        Body::Classified(c) => display_arm(input, v, c),
-        Body::Transparent(t) => transparent::arm(input, v, t, Ask::Display),
+        Body::Classified(c) => Some(display_arm(input, v, c)),
+        Body::Transparent(t) => Some(transparent::arm(input, v, t, Ask::Display)),
     });
-    let body = input.match_self(arms);
-    let traits = crate::format::field_traits(&input.krate);
+    let body = input.match_or(arms, TokenStream::new());
+    // A cause after the message is written through them too.
+    let causes = input.variants.iter().any(|v| match &v.body {
+        Body::Classified(c) => shown_cause(c).is_some(),
+        Body::Transparent(_) => false,
+    });
+    let traits = if causes {
+        crate::format::field_traits(krate)
+    } else {
+        crate::format::field_traits_for(input)
+    };
     quote! {
         #[allow(unused_variables)]
         fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -390,7 +402,7 @@ pub fn expand_messages(input: &Input) -> TokenStream {
             Body::Transparent(t) => transparent::arm(input, v, t, ask),
         });
         let body = input.match_self(arms);
-        let traits = crate::format::field_traits(krate);
+        let traits = crate::format::field_traits_for(input);
         quote! {
             #[allow(unused_variables)]
             fn #name(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {

@@ -307,6 +307,8 @@ pub struct Template {
     pub by_function: bool,
     /// Where the arguments name `self`, which reaches every field, `#[redact]` ones included.
     pub self_in_args: Vec<Span>,
+    /// Whether an argument calls the runtime's field traits (`format::field_traits`).
+    pub helpers: bool,
 }
 
 /// Field attributes, each with the span of the attribute.
@@ -434,7 +436,7 @@ impl Input<'_> {
         arms: impl IntoIterator<Item = Option<TokenStream>>,
         default: TokenStream,
     ) -> TokenStream {
-        self.match_with_default(arms, default, false)
+        self.match_with_default(arms.into_iter().collect(), default, false)
     }
 
     /// As [`match_or`](Self::match_or), with the other variants listed
@@ -447,12 +449,13 @@ impl Input<'_> {
         arms: impl IntoIterator<Item = Option<TokenStream>>,
         default: TokenStream,
     ) -> TokenStream {
-        self.match_with_default(arms, default, true)
+        self.match_with_default(arms.into_iter().collect(), default, true)
     }
 
+    /// Not generic, so that it is compiled once for every caller's iterator.
     fn match_with_default(
         &self,
-        arms: impl IntoIterator<Item = Option<TokenStream>>,
+        arms: Vec<Option<TokenStream>>,
         default: TokenStream,
         listed: bool,
     ) -> TokenStream {

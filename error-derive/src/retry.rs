@@ -12,6 +12,7 @@ use crate::model::{
     AgentAttrs, Body, Classified, Field, Input, Jitter, Place, Policy, Recovery, RetryArgs, Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp, one_of};
+use crate::table::{Answer, Table};
 use crate::transparent::{self, Ask};
 
 /// The runtime's defaults, mirrored so that `base <= max` is checked at compile time.
@@ -498,19 +499,18 @@ impl Policy {
     }
 }
 
-/// One arm per variant: `value(classified)` (`None` for the method's default) or a forward
-/// to the transparent field.
-fn arms(
+/// Each variant's answer: `value(classified)`, or a forward to the transparent field.
+fn answers(
     input: &Input,
     ask: Ask,
-    value: impl Fn(&Variant, &Classified) -> Option<TokenStream>,
-) -> Vec<Option<TokenStream>> {
+    value: impl Fn(&Variant, &Classified) -> Answer,
+) -> Vec<Answer> {
     input
         .variants
         .iter()
         .map(|v| match &v.body {
             Body::Classified(c) => value(v, c),
-            Body::Transparent(t) => Some(transparent::arm(input, v, t, ask)),
+            Body::Transparent(t) => Answer::Arm(transparent::arm(input, v, t, ask)),
         })
         .collect()
 }
@@ -527,16 +527,11 @@ fn retry_after_of(krate: &TokenStream, v: &Variant, i: usize) -> (TokenStream, T
 
 /// The arm of a variant that takes its retrying from its cause: it asks the runtime's
 /// `function` about its `source()`.
-fn from_cause(
-    krate: &TokenStream,
-    v: &Variant,
-    c: &Classified,
-    function: &str,
-) -> Option<TokenStream> {
-    c.from_cause.then(|| {
-        let (path, function) = (&v.path, syn::Ident::new(function, Span::call_site()));
-        quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),)
-    })
+fn from_cause(krate: &TokenStream, v: &Variant, function: &str) -> Answer {
+    let (path, function) = (&v.path, syn::Ident::new(function, Span::call_site()));
+    Answer::Arm(
+        quote!(#path { .. } => #krate::__private::#function(::core::error::Error::source(self)),),
+    )
 }
 
 /// The arm of a variant classified by the status it holds: `value` of that status, or
@@ -546,17 +541,20 @@ fn from_status(
     c: &Classified,
     value: impl Fn(TokenStream) -> TokenStream,
     otherwise: TokenStream,
-) -> Option<TokenStream> {
-    let index = c.status.filter(|_| c.from_status)?;
+) -> Answer {
+    let Some(index) = c.status else {
+        return Answer::Fixed(otherwise);
+    };
     let (pattern, body) = of_held_status(v, index, value, otherwise);
     let path = &v.path;
-    Some(quote!(#path { #pattern, .. } => #body,))
+    Answer::Arm(quote!(#path { #pattern, .. } => #body,))
 }
 
-/// The `retry_policy` arm of a variant: as its cause, as its status, or its constant.
-fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenStream> {
+/// The `retry_policy` of a variant: as its cause, as its status, with the delay its
+/// field holds, or its constant (its entry's).
+fn policy_answer(krate: &TokenStream, v: &Variant, c: &Classified) -> Answer {
     if c.from_cause {
-        return from_cause(krate, v, c, "cause_policy");
+        return from_cause(krate, v, "cause_policy");
     }
     let path = &v.path;
     // Its written policy or its code's; for a variant classified by an `Option` status,
@@ -577,75 +575,76 @@ fn policy_arm(krate: &TokenStream, v: &Variant, c: &Classified) -> Option<TokenS
         };
         let on_status = |s: TokenStream| quote!(#krate::__private::status_policy(#s, #delay));
         let (pattern, body) = of_held_status(v, i, on_status, otherwise);
-        return Some(quote!(#path { #pattern, #after .. } => #body,));
+        return Answer::Arm(quote!(#path { #pattern, #after .. } => #body,));
     }
-    let policy = policy?;
-    Some(match c.retry_after {
-        Some(i) => {
+    match (policy, c.retry_after) {
+        (Some(policy), Some(i)) => {
             let (pattern, retry_after) = retry_after_of(krate, v, i);
-            quote!(#pattern => #policy.with_retry_after(#retry_after),)
+            Answer::Arm(quote!(#pattern => #policy.with_retry_after(#retry_after),))
         }
-        None => quote!(#path { .. } => #policy,),
-    })
+        (Some(policy), None) => Answer::Fixed(policy),
+        (None, _) => Answer::Fixed(quote!(#krate::RetryPolicy::NEVER)),
+    }
 }
 
-/// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`, each a
-/// `match` with an arm for the variants that differ from the method's default.
-pub fn expand(input: &Input) -> TokenStream {
+/// `retry_policy`, `is_retryable`, `is_rate_limited`, `retry_after` and `recovery`: an
+/// arm for each variant that answers at run time; the others read their entry.
+pub fn expand(input: &Input, table: &Table) -> TokenStream {
     let krate = &input.krate;
-    let policy = arms(input, Ask::RetryPolicy, |v, c| policy_arm(krate, v, c));
-    let retryable = arms(input, Ask::IsRetryable, |v, c| {
+    let policy = answers(input, Ask::RetryPolicy, |v, c| policy_answer(krate, v, c));
+    let retryable = answers(input, Ask::IsRetryable, |v, c| {
         if c.from_cause {
-            return from_cause(krate, v, c, "cause_is_retryable");
+            return from_cause(krate, v, "cause_is_retryable");
         }
+        let otherwise = c.policy.is_some();
         if c.from_status {
-            let otherwise = c.policy.is_some();
             let on_status = |s| quote!(#krate::__private::status_is_retryable(#s));
             return from_status(v, c, on_status, quote!(#otherwise));
         }
-        let path = &v.path;
-        c.policy.is_some().then(|| quote!(#path { .. } => true,))
+        Answer::Fixed(quote!(#otherwise))
     });
-    let rate_limited = arms(input, Ask::IsRateLimited, |v, c| {
+    let rate_limited = answers(input, Ask::IsRateLimited, |v, c| {
         if c.from_cause {
-            return from_cause(krate, v, c, "cause_is_rate_limited");
+            return from_cause(krate, v, "cause_is_rate_limited");
         }
+        let otherwise = c.policy.as_ref().is_some_and(|p| p.rate_limited);
         if c.from_status {
-            let otherwise = c.policy.as_ref().is_some_and(|p| p.rate_limited);
             let on_status = |s| quote!(#krate::__private::status_is_rate_limited(#s));
             return from_status(v, c, on_status, quote!(#otherwise));
         }
-        let path = &v.path;
-        c.policy
-            .is_some_and(|p| p.rate_limited)
-            .then(|| quote!(#path { .. } => true,))
+        Answer::Fixed(quote!(#otherwise))
     });
-    let retry_after = arms(input, Ask::RetryAfter, |v, c| {
+    let retry_after = answers(input, Ask::RetryAfter, |v, c| {
         if c.from_cause {
-            return from_cause(krate, v, c, "cause_retry_after");
+            return from_cause(krate, v, "cause_retry_after");
         }
-        let (pattern, retry_after) = retry_after_of(krate, v, c.retry_after?);
-        Some(quote!(#pattern => #retry_after,))
+        match c.retry_after {
+            Some(i) => {
+                let (pattern, retry_after) = retry_after_of(krate, v, i);
+                Answer::Arm(quote!(#pattern => #retry_after,))
+            }
+            None => Answer::Fixed(quote!(::core::option::Option::None)),
+        }
     });
-    let recovery = arms(input, Ask::Recovery, |v, c| {
+    let recovery = answers(input, Ask::Recovery, |v, c| {
         if c.from_cause {
-            return from_cause(krate, v, c, "cause_recovery");
+            return from_cause(krate, v, "cause_recovery");
         }
+        let value = c.recovery.tokens(krate);
         if c.from_status {
             let on_status = |s| quote!(#krate::__private::status_recovery(#s));
-            return from_status(v, c, on_status, c.recovery.tokens(krate));
+            return from_status(v, c, on_status, value);
         }
-        let path = &v.path;
-        let value = c.recovery.tokens(krate);
-        (c.recovery != Recovery::Abort).then(|| quote!(#path { .. } => #value,))
+        Answer::Fixed(value)
     });
 
-    let policy = input.match_table(policy, quote!(#krate::RetryPolicy::NEVER));
-    let retryable = input.match_table(retryable, quote!(false));
-    let rate_limited = input.match_table(rate_limited, quote!(false));
-    let retry_after = input.match_or(retry_after, quote!(::core::option::Option::None));
-    let recovery = input.match_table(recovery, quote!(#krate::Recovery::Abort));
-    let bodies = [policy, retryable, rate_limited, retry_after, recovery];
+    let bodies = [
+        table.body(policy, "policy"),
+        table.body(retryable, "retryable"),
+        table.body(rate_limited, "rate_limited"),
+        table.body(retry_after, "retry_after"),
+        table.body(recovery, "recovery"),
+    ];
     methods(krate, bodies)
 }
 

@@ -1,5 +1,7 @@
 //! Catalog entries as the derive writes them.
 
+use crate::core::code_doc::CodeDoc;
+
 /// A derived catalog entry without a status, URL or lifecycle (derived code adds those
 /// with `CodeDoc::with_*` where the variant has them): fewer arguments a variant make a
 /// large enum compile faster.
@@ -21,6 +23,36 @@ pub const fn entry(
         .with_hints(hints);
     doc.op = op;
     doc
+}
+
+/// What the entries of one derived type share: its name and the type's op, with the
+/// defaults of a variant that says nothing about retrying (`NEVER`, `abort`).
+pub const fn base(type_name: &'static str, op: Option<&'static str>) -> CodeDoc {
+    let mut doc = CodeDoc::new(
+        "",
+        type_name,
+        "",
+        crate::RetryPolicy::NEVER,
+        crate::Recovery::Abort,
+    );
+    doc.op = op;
+    doc
+}
+
+/// The entry of a variant that keeps what `base` holds and sets its code, name and
+/// message: one short call a variant where most variants say no more than that.
+pub const fn variant(
+    base: CodeDoc,
+    code: &'static str,
+    variant: &'static str,
+    message: &'static str,
+) -> CodeDoc {
+    CodeDoc {
+        code,
+        variant,
+        message,
+        ..base
+    }
 }
 
 /// Asks whether a transparent field's type `T` has a catalog, in generated

@@ -12,7 +12,7 @@ mod public;
 mod register;
 mod status;
 
-pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, dedup, entry};
+pub use catalog::{CatalogProbe, ProbeCatalog, ProbeNoCatalog, base, dedup, entry, variant};
 pub use cause::{
     HeadFree, HeadFreePointer, HeadFreeTyped, HeadFreeValue, WithoutHead, cause_each_hint,
     cause_hints, cause_is_rate_limited, cause_is_retryable, cause_policy, cause_recovery,

@@ -101,7 +101,12 @@ pub trait AgentError: std::error::Error {
 
     /// The message alone, as a `String`.
     fn message(&self) -> String {
-        Message(self).to_string()
+        // `fmt::write` rather than `to_string`, whose machinery would be compiled again
+        // for each type that implements the trait (the chain walk's vtable needs this).
+        // A `Display` that fails (a bug of its own) leaves what it wrote: no panic here.
+        let mut out = String::new();
+        let _ = fmt::write(&mut out, format_args!("{}", Message(self)));
+        out
     }
 
     /// The HTTP status for wire renderings (`#[agent(status = 503)]`), if any.
