@@ -7,7 +7,7 @@ use std::error::Error as StdError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_error::retry::{Gate, Retrier, Stop, Turn};
+use agent_error::retry::{Gate, Outcome, Retrier, Stop, Turn};
 use agent_error::store::{StoreFuture, WaitLimit};
 use agent_error::{AgentError, Error, codes};
 
@@ -188,6 +188,21 @@ fn a_gate_whose_answer_never_comes_holds_a_blocking_run_its_wait_limit_only() {
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
+/// A run whose first attempt is answered 429 with a `Retry-After` of 2 s, then succeeds:
+/// its outcome and what it slept.
+fn throttled_once(gate: Recording) -> (Outcome<(), Error>, Vec<Duration>) {
+    let mut slept = Vec::new();
+    let outcome = Retrier::new().gate(gate).run_detailed_with_sleep(
+        |attempt| match attempt {
+            1 => Err(Error::new("llm.generate", codes::RATE_LIMIT, "429")
+                .with_retry_after(Duration::from_secs(2))),
+            _ => Ok(()),
+        },
+        |d| slept.push(d),
+    );
+    (outcome, slept)
+}
+
 #[test]
 fn a_gate_that_shares_pauses_hears_the_server_s_delay_and_waits_it_before_the_attempt() {
     let heard = Arc::new(Mutex::new(Vec::new()));
@@ -196,21 +211,7 @@ fn a_gate_that_shares_pauses_hears_the_server_s_delay_and_waits_it_before_the_at
         heard: heard.clone(),
         ..Default::default()
     };
-    let throttled = || {
-        Error::new("llm.generate", codes::RATE_LIMIT, "429")
-            .with_retry_after(Duration::from_secs(2))
-    };
-    let mut slept = Vec::new();
-    let outcome = Retrier::new().gate(gate).run_detailed_with_sleep(
-        |attempt| {
-            if attempt == 1 {
-                Err(throttled())
-            } else {
-                Ok(())
-            }
-        },
-        |d| slept.push(d),
-    );
+    let (outcome, slept) = throttled_once(gate);
     assert_eq!((outcome.attempts, outcome.stop), (2, Stop::Succeeded));
     let heard = heard.lock().unwrap().clone();
     assert!(
@@ -229,21 +230,7 @@ fn a_gate_without_pauses_leaves_the_server_s_delay_to_the_retrier() {
         heard: heard.clone(),
         ..Default::default()
     };
-    let throttled = || {
-        Error::new("llm.generate", codes::RATE_LIMIT, "429")
-            .with_retry_after(Duration::from_secs(2))
-    };
-    let mut slept = Vec::new();
-    let _ = Retrier::new().gate(gate).run_detailed_with_sleep(
-        |attempt| {
-            if attempt == 1 {
-                Err(throttled())
-            } else {
-                Ok(())
-            }
-        },
-        |d| slept.push(d),
-    );
+    let (_, slept) = throttled_once(gate);
     assert!(!heard.lock().unwrap().iter().any(|h| h.starts_with("pause")));
     assert_eq!(slept, [Duration::from_secs(2)]);
 }
