@@ -435,3 +435,40 @@ fn behind_a_shared_arc_of_a_derived_error() {
     assert_eq!(code_found(&e), Some("step_failed"));
     assert!(has_code(&e, "timeout"));
 }
+
+/// A context link the size of an `Arc<dyn Error>` (it holds a boxed cause) that is no
+/// wrapper: its cause is its `source()`.
+#[derive(Debug)]
+struct Boxed(Box<dyn StdError + Send + Sync>);
+
+impl fmt::Display for Boxed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("while reading")
+    }
+}
+
+impl StdError for Boxed {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+#[test]
+fn wrappers_and_links_of_their_size_are_told_apart_walk_after_walk() {
+    // Which wrapper a link is, if any, is remembered by its type after the first walk: the
+    // later walks must find the same links.
+    for _ in 0..3 {
+        let inner = Boxed(Box::new(io::Error::other(LlmError::Timeout)));
+        let e = SharedFailure {
+            inner: std::sync::Arc::new(inner),
+        };
+        // The failure, the `Arc`, the context, the `io::Error`, the typed error.
+        assert_eq!(links(&e).count(), 5);
+        assert_eq!(code_found(&e), Some("timeout"));
+        let plain = Boxed(Box::new(LlmError::Auth));
+        assert_eq!(links(&plain).count(), 2);
+        assert_eq!(code_found(&plain), Some("auth_error"));
+        let empty = io::Error::from(io::ErrorKind::TimedOut);
+        assert_eq!(links(&empty).count(), 1);
+    }
+}

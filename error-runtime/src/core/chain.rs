@@ -7,6 +7,7 @@ use std::io;
 use std::sync::Arc;
 
 use crate::AgentError;
+use crate::core::registry::cache::VtableCache;
 
 /// The links of an error's chain: the error itself, then each cause in turn, at most
 /// [`MAX_LINKS`] of them.
@@ -76,24 +77,49 @@ impl<'a> Iterator for Links<'a> {
 pub(crate) fn wrapped<'a>(
     link: &'a (dyn StdError + 'static),
 ) -> Option<&'a (dyn StdError + 'static)> {
-    // A link's size comes from its vtable without a call, and a downcast costs a virtual
-    // `type_id` call: try only the wrappers the link can be.
+    // A link's size comes from its vtable without a call: only a link of a wrapper's size
+    // can be one. Which wrapper a link of that size is (or that it is none, as a context
+    // link holding a boxed cause is, of an `Arc`'s size) is remembered by its vtable, so
+    // that a walk pays the downcasts once a type, not at every link.
     let size = std::mem::size_of_val(link);
-    if size == std::mem::size_of::<io::Error>()
-        && let Some(io) = link.downcast_ref::<io::Error>()
+    if size != std::mem::size_of::<io::Error>() && size != std::mem::size_of::<Arc<dyn StdError>>()
     {
-        return io.get_ref().map(|inner| inner as &(dyn StdError + 'static));
-    }
-    if size != std::mem::size_of::<Arc<dyn StdError>>() {
         return None;
     }
-    if let Some(arc) = link.downcast_ref::<Arc<dyn StdError + Send + Sync>>() {
-        return Some(&**arc);
+    let as_kind = |kind: usize| unwrap_as(kind, link);
+    let scan = || (0..WRAPPER_KINDS).find_map(|kind| as_kind(kind).map(|inner| (kind, inner)));
+    WRAPPERS.recognise(link, as_kind, scan).flatten()
+}
+
+/// Which wrapper each vtable seen belongs to, if any (see [`wrapped`]).
+static WRAPPERS: VtableCache = VtableCache::new();
+
+/// The kinds of wrapper [`unwrap_as`] knows.
+const WRAPPER_KINDS: usize = 4;
+
+/// `link` as the wrapper of kind `kind` (`std::io::Error`, then `Arc<dyn Error>` with both
+/// bounds, `Send` alone, none): `Some` of what it wraps (`None` for an `io::Error` that
+/// wraps nothing) when it is one, else `None`.
+#[allow(clippy::option_option)]
+fn unwrap_as<'a>(
+    kind: usize,
+    link: &'a (dyn StdError + 'static),
+) -> Option<Option<&'a (dyn StdError + 'static)>> {
+    match kind {
+        0 => link
+            .downcast_ref::<io::Error>()
+            .map(|io| io.get_ref().map(|inner| inner as &(dyn StdError + 'static))),
+        1 => link
+            .downcast_ref::<Arc<dyn StdError + Send + Sync>>()
+            .map(|arc| Some(&**arc as &(dyn StdError + 'static))),
+        2 => link
+            .downcast_ref::<Arc<dyn StdError + Send>>()
+            .map(|arc| Some(&**arc as &(dyn StdError + 'static))),
+        3 => link
+            .downcast_ref::<Arc<dyn StdError>>()
+            .map(|arc| Some(&**arc)),
+        _ => None,
     }
-    if let Some(arc) = link.downcast_ref::<Arc<dyn StdError + Send>>() {
-        return Some(&**arc);
-    }
-    link.downcast_ref::<Arc<dyn StdError>>().map(|arc| &**arc)
 }
 
 /// The first link of `err`'s chain that is an [`AgentError`]: `err` itself, then

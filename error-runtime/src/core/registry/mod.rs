@@ -1,7 +1,7 @@
 //! The link-time registry: the classified types a chain walk recognises, and the classifiers
 //! of foreign errors. The runtime's own entries and the user's are collected the same way.
 
-mod cache;
+pub(crate) mod cache;
 
 use std::any::TypeId;
 use std::error::Error as StdError;
