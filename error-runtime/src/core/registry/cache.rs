@@ -1,5 +1,6 @@
-//! Which registration recognises a link, remembered by the address of the link's `dyn Error`
-//! vtable: a fixed table of atomics filled on first sight, so a chain walk costs O(links).
+//! Which registration recognises a link (or, for the chain walk, which wrapper a link is),
+//! remembered by the address of the link's `dyn Error` vtable: a fixed table of atomics
+//! filled on first sight, so a chain walk costs O(links).
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -21,8 +22,8 @@ const UNKNOWN: usize = 1;
 /// A value slot holds `KNOWN + index` of the registration that recognises them.
 const KNOWN: usize = 2;
 
-/// A table from vtable addresses to the registration (by its index in the registry's list)
-/// that recognises links with that vtable, or to "none".
+/// A table from vtable addresses to the registration (by its index in the registry's list,
+/// or the wrapper by its kind) that recognises links with that vtable, or to "none".
 ///
 /// What a remembered answer rests on. The answer computed for a link (the first
 /// registration whose downcast succeeds, or none) depends only on the link's type, and the
