@@ -3,8 +3,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::AgentError;
-use crate::recover::LocalStore;
 use crate::store::clock::ManualClock;
+use crate::store::local::LocalStore;
 
 const KEY: &str = "openai/acct-1/gpt-4o";
 
@@ -161,7 +161,8 @@ fn at_most_max_keys_are_kept() {
 #[test]
 fn pacers_sharing_a_store_share_the_budget() {
     let clock = ManualClock::new();
-    let store: Arc<dyn crate::recover::Store> = Arc::new(LocalStore::with_clock(clock.clone()));
+    let store: Arc<dyn crate::store::local::Store> =
+        Arc::new(LocalStore::with_clock(clock.clone()));
     let limit = Limit::requests(20, Duration::from_secs(60));
     let replicas: Vec<Pacer> = (0..3)
         .map(|_| {
@@ -805,7 +806,7 @@ mod properties {
         #[test]
         fn shared_no_number_holds_a_key_past_the_caps(ops in prop::collection::vec(op(), 0..40)) {
             let clock = ManualClock::new();
-            let store: Arc<dyn crate::recover::Store> =
+            let store: Arc<dyn crate::store::local::Store> =
                 Arc::new(LocalStore::with_clock(clock.clone()));
             let pacers: Vec<Pacer> = (0..2)
                 .map(|_| Pacer::new().with_clock(clock.clone()).shared_in(store.clone()))

@@ -79,6 +79,8 @@ mod breaker;
 mod decide;
 #[cfg(feature = "recover")]
 mod fallback;
+#[cfg(feature = "recover")]
+mod pauses;
 
 pub use decide::{Decision, decide, decide_after};
 #[cfg(feature = "recover")]
@@ -88,7 +90,7 @@ pub use {
     crate::store::circuit::CircuitState,
     crate::store::clock::{Clock, ManualClock, SystemClock},
     crate::store::local::{LocalStore, Store},
-    crate::store::pause::SharedPauses,
     breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED},
     fallback::{Answer, BoxError, Failure, Fallback, FallbackError},
+    pauses::SharedPauses,
 };

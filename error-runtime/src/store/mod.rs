@@ -41,7 +41,7 @@ pub(crate) mod clock;
 #[cfg(feature = "recover")]
 pub(crate) mod local;
 #[cfg(feature = "recover")]
-pub(crate) mod pause;
+mod pause;
 
 pub use budget::BudgetStore;
 #[cfg(feature = "recover")]
