@@ -109,81 +109,79 @@ fn base_op<'a>(input: &'a Input) -> Option<&'a str> {
 /// build a constant evaluation, so fewer and smaller ones make a large enum build faster.
 fn entry(input: &Input, v: &Variant, c: &Classified, base_op: Option<&str>) -> TokenStream {
     let krate = &input.krate;
+    let code = &c.code.value;
+    let own_op = match c.op() {
+        Op::Static(op) => Some(op.as_str()),
+        Op::Field(_) => None,
+    };
+    let variant = v.ident.to_string();
+    let message = &c.message().written;
+    let docs: Vec<&str> = v.docs.iter().map(|d| d.value.as_str()).collect();
+    let docs = docs.join("\n").trim().to_string();
+    let hints = c.hints.iter().map(|h| &h.written);
+    // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
+    let mut extra = TokenStream::new();
+    let head = if c.policy.is_none()
+        && c.recovery == Recovery::Abort
+        && (own_op.is_some() || base_op.is_none())
     {
-        let code = &c.code.value;
-        let own_op = match c.op() {
-            Op::Static(op) => Some(op.as_str()),
-            Op::Field(_) => None,
+        if own_op != base_op {
+            extra.extend(quote!(.with_op(#own_op)));
+        }
+        if !docs.is_empty() {
+            extra.extend(quote!(.with_docs(#docs)));
+        }
+        if !c.hints.is_empty() {
+            extra.extend(quote!(.with_hints(&[#(#hints),*])));
+        }
+        quote!(#krate::__private::variant(__AGENT_BASE, #code, #variant, #message))
+    } else {
+        let op = some(own_op.map(|op| quote!(#op)));
+        let recovery = c.recovery.tokens(krate);
+        let policy = match &c.policy {
+            Some(p) => p.tokens(krate),
+            None => quote!(#krate::RetryPolicy::NEVER),
         };
-        let variant = v.ident.to_string();
-        let message = &c.message().written;
-        let docs: Vec<&str> = v.docs.iter().map(|d| d.value.as_str()).collect();
-        let docs = docs.join("\n").trim().to_string();
-        let hints = c.hints.iter().map(|h| &h.written);
-        // Only what the variant sets beyond the common fields, as `CodeDoc::with_*` calls.
-        let mut extra = TokenStream::new();
-        let head = if c.policy.is_none()
-            && c.recovery == Recovery::Abort
-            && (own_op.is_some() || base_op.is_none())
-        {
-            if own_op != base_op {
-                extra.extend(quote!(.with_op(#own_op)));
-            }
-            if !docs.is_empty() {
-                extra.extend(quote!(.with_docs(#docs)));
-            }
-            if !c.hints.is_empty() {
-                extra.extend(quote!(.with_hints(&[#(#hints),*])));
-            }
-            quote!(#krate::__private::variant(__AGENT_BASE, #code, #variant, #message))
-        } else {
-            let op = some(own_op.map(|op| quote!(#op)));
-            let recovery = c.recovery.tokens(krate);
-            let policy = match &c.policy {
-                Some(p) => p.tokens(krate),
-                None => quote!(#krate::RetryPolicy::NEVER),
-            };
-            quote! {
-                #krate::__private::entry(
-                    #code,
-                    #op,
-                    __AGENT_TYPE,
-                    #variant,
-                    #message,
-                    #docs,
-                    &[#(#hints),*],
-                    #recovery,
-                    #policy,
-                )
-            }
-        };
-        if c.from_cause {
-            extra.extend(quote!(.with_retry_from_cause()));
+        quote! {
+            #krate::__private::entry(
+                #code,
+                #op,
+                __AGENT_TYPE,
+                #variant,
+                #message,
+                #docs,
+                &[#(#hints),*],
+                #recovery,
+                #policy,
+            )
         }
-        if c.from_status {
-            extra.extend(quote!(.with_retry_from_status()));
-        }
-        if c.from_code {
-            extra.extend(quote!(.with_retry_from_code()));
-        }
-        if let Some(status) = &v.attrs.status {
-            let status = status.value;
-            extra.extend(quote!(.with_status(#status)));
-        }
-        if let Some(url) = docs_url(input) {
-            let url = url.replace("{code}", code);
-            extra.extend(quote!(.with_url(#url)));
-        }
-        if let Some(since) = &v.attrs.since {
-            let since = &since.value;
-            extra.extend(quote!(.with_since(#since)));
-        }
-        if let Some(deprecated) = &v.attrs.deprecated {
-            let deprecated = &deprecated.value;
-            extra.extend(quote!(.with_deprecated(#deprecated)));
-        }
-        quote!(#head #extra)
+    };
+    if c.from_cause {
+        extra.extend(quote!(.with_retry_from_cause()));
     }
+    if c.from_status {
+        extra.extend(quote!(.with_retry_from_status()));
+    }
+    if c.from_code {
+        extra.extend(quote!(.with_retry_from_code()));
+    }
+    if let Some(status) = &v.attrs.status {
+        let status = status.value;
+        extra.extend(quote!(.with_status(#status)));
+    }
+    if let Some(url) = docs_url(input) {
+        let url = url.replace("{code}", code);
+        extra.extend(quote!(.with_url(#url)));
+    }
+    if let Some(since) = &v.attrs.since {
+        let since = &since.value;
+        extra.extend(quote!(.with_since(#since)));
+    }
+    if let Some(deprecated) = &v.attrs.deprecated {
+        let deprecated = &deprecated.value;
+        extra.extend(quote!(.with_deprecated(#deprecated)));
+    }
+    quote!(#head #extra)
 }
 
 /// `status()` and `docs_url()` of `AgentError`, when some variant or the type sets them.
