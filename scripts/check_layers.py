@@ -22,8 +22,10 @@ SRC = Path(__file__).resolve().parent.parent / "error-runtime" / "src"
 
 def core_reexports(lib: str) -> set:
     names = set()
-    for m in re.finditer(r"^\s*pub use crate::core::([\w:]+?)(?:::\{([^}]*)\}|::(\w+)|)\s*;", lib, re.M):
-        path, group, single = m.groups()
+    pattern = r"^\s*pub use (?:crate::core|agent_error_rules)::([\w:]*?)(?:::\{([^}]*)\}|::(\w+)|\{([^}]*)\}|)\s*;"
+    for m in re.finditer(pattern, lib, re.M):
+        path, group, single, top = m.groups()
+        group = group or top
         if group:
             names.update(re.findall(r"\w+", group))
         elif single:

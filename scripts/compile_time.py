@@ -82,7 +82,7 @@ def cargo_toml(name, flavor):
     text += f"[dependencies]\nagent-error = {{ path = {json.dumps(str(ROOT))} }}\n"
     # Cargo builds path dependencies incrementally, which slows a first build; built
     # from crates.io, as thiserror is here, they would not be.
-    for package in ("agent-error", "agent-error-derive", "agent-error-runtime"):
+    for package in ("agent-error", "agent-error-derive", "agent-error-rules", "agent-error-runtime"):
         text += f"\n[profile.dev.package.{package}]\nincremental = false\n"
     return text
 

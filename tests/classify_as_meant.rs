@@ -65,6 +65,80 @@ fn a_vocabulary_code_brings_its_default_classification() {
     assert_eq!(CodexErr::Timeout.is_retryable(), dynamic.is_retryable());
 }
 
+/// One variant a code of the vocabulary, each saying nothing about retrying or recovering.
+#[derive(Debug, AgentError)]
+#[agent(op = "llm")]
+enum EveryCode {
+    #[error("x")]
+    RateLimit,
+    #[agent(code = "auth_error")]
+    #[error("x")]
+    Auth,
+    #[error("x")]
+    Timeout,
+    #[error("x")]
+    InvalidInput,
+    #[error("x")]
+    ToolFailed,
+    #[error("x")]
+    ProviderUnavailable,
+    #[error("x")]
+    GuardBlocked,
+    #[error("x")]
+    BudgetExhausted,
+    #[error("x")]
+    NotFound,
+    #[error("x")]
+    ContextOverflow,
+    #[error("x")]
+    StreamInterrupted,
+    #[error("x")]
+    OutputTruncated,
+    #[error("x")]
+    ContentFiltered,
+    #[error("x")]
+    InvalidOutput,
+    #[error("x")]
+    RequestTooLarge,
+}
+
+/// The derive and the runtime read one table: every code of the vocabulary is retried by a
+/// derived variant as by a dynamic `Error` and `codes::default_policy`.
+#[test]
+fn every_vocabulary_code_is_retried_as_the_runtime_retries_it() {
+    use EveryCode::*;
+    let derived = [
+        RateLimit,
+        Auth,
+        Timeout,
+        InvalidInput,
+        ToolFailed,
+        ProviderUnavailable,
+        GuardBlocked,
+        BudgetExhausted,
+        NotFound,
+        ContextOverflow,
+        StreamInterrupted,
+        OutputTruncated,
+        ContentFiltered,
+        InvalidOutput,
+        RequestTooLarge,
+    ];
+    let codes: Vec<&str> = derived.iter().map(|e| e.code()).collect();
+    assert_eq!(codes, agent_error::codes::ALL);
+    for e in &derived {
+        let dynamic = agent_error::Error::new("llm", e.code().to_owned(), "x");
+        assert_eq!(
+            e.retry_policy(),
+            agent_error::codes::default_policy(e.code()),
+            "{}",
+            e.code()
+        );
+        assert_eq!(e.retry_policy(), dynamic.retry_policy(), "{}", e.code());
+    }
+    assert_eq!(InvalidOutput.retry_policy().max_attempts(), 2);
+}
+
 /// The enum's `retry(...)` tunes what a vocabulary code retries, as it tunes `retryable`.
 #[derive(Debug, AgentError)]
 #[agent(op = "llm", retry(attempts = 5, base = "50ms"))]

@@ -11,8 +11,7 @@ use crate::bounds::Params;
 use crate::errors::Errors;
 use crate::message;
 use crate::model::{
-    AgentAttrs, Body, Classified, ErrorAttr, Field, FieldAttrs, Input, Place, Recovery,
-    Transparent, Variant,
+    AgentAttrs, Body, Classified, ErrorAttr, Field, FieldAttrs, Input, Place, Transparent, Variant,
 };
 use crate::parse::{self, Arg, Key, On, Sp};
 use crate::{catalog, code, hint, op, retry, source};
@@ -292,10 +291,10 @@ fn classified(
         hints: hint::of(attrs, fields, &owner, krate, errors),
         code,
         op: op::of(input.place, container, attrs, fields),
-        recovery: attrs
-            .recovery
-            .as_ref()
-            .map_or_else(|| Recovery::default_for(policy.as_ref()), |r| r.value),
+        recovery: attrs.recovery.as_ref().map_or_else(
+            || crate::retry::default_recovery(policy.as_ref()),
+            |r| r.value,
+        ),
         policy,
         source,
         retry_after: retry::retry_after(fields),

@@ -137,7 +137,7 @@ fn entry(input: &Input, v: &Variant, c: &Classified, base_op: Option<&str>) -> T
         quote!(#krate::__private::variant(__AGENT_BASE, #code, #variant, #message))
     } else {
         let op = some(own_op.map(|op| quote!(#op)));
-        let recovery = c.recovery.tokens(krate);
+        let recovery = crate::retry::recovery_tokens(c.recovery, krate);
         let policy = match &c.policy {
             Some(p) => p.tokens(krate),
             None => quote!(#krate::RetryPolicy::NEVER),

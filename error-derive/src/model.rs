@@ -8,6 +8,9 @@ use quote::quote;
 use syn::spanned::Spanned as _;
 use syn::{Generics, LitStr, Member, Type};
 
+/// The vocabularies of `recovery = "..."` and `jitter = "..."`: the runtime's own types.
+pub use agent_error_rules::{Jitter, Recovery};
+
 use crate::duration::Nanos;
 use crate::parse::Sp;
 
@@ -191,25 +194,6 @@ pub enum DisplayMode {
 pub enum RenameRule {
     Snake,
     ScreamingSnake,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Jitter {
-    None,
-    Full,
-    Equal,
-    Decorrelated,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Recovery {
-    Retry,
-    Continue,
-    Replan,
-    Fallback,
-    Compact,
-    Abort,
-    Escalate,
 }
 
 /// `retry(...)` as written.

@@ -9,16 +9,8 @@ use crate::model::{AgentAttrs, Body, Field, Input, Op, Place};
 use crate::parse::Sp;
 use crate::transparent::{self, Ask};
 
-/// Whether `op` follows the grammar of ops.
-pub fn is_valid(op: &str) -> bool {
-    !op.is_empty()
-        && op.split('.').all(|segment| {
-            let mut chars = segment.chars();
-            matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
-                && chars
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
-        })
-}
+/// Whether `op` follows the grammar of ops: the runtime's own rule.
+pub use agent_error_rules::codes::is_valid_op as is_valid;
 
 /// Why `op` breaks the grammar of ops, with a fix, if it does.
 pub fn problem(op: &str) -> Option<String> {

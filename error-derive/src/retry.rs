@@ -2,6 +2,7 @@
 //! from variant, container and runtime defaults, `#[retry_after]`, the recovery
 //! (`recovery = "..."` and its default), and the generated policy methods.
 
+use agent_error_rules::defaults;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned as _;
@@ -15,12 +16,13 @@ use crate::parse::{self, Arg, Key, On, Sp, one_of};
 use crate::table::{Answer, Table};
 use crate::transparent::{self, Ask};
 
-/// The runtime's defaults, mirrored so that `base <= max` is checked at compile time.
-const DEFAULT_ATTEMPTS: u32 = 3;
-const DEFAULT_BASE: Nanos = Nanos(200_000_000);
-const DEFAULT_MAX: Nanos = Nanos(30_000_000_000);
-const DEFAULT_FACTOR: f64 = 2.0;
-const DEFAULT_MAX_WAIT: Nanos = Nanos(60_000_000_000);
+/// The runtime's defaults (one source, `agent_error_rules::defaults`), so that `base <= max`
+/// is checked at compile time.
+const DEFAULT_ATTEMPTS: u32 = defaults::MAX_ATTEMPTS;
+const DEFAULT_BASE: Nanos = Nanos(defaults::BASE_DELAY.as_nanos());
+const DEFAULT_MAX: Nanos = Nanos(defaults::MAX_DELAY.as_nanos());
+const DEFAULT_FACTOR: f64 = defaults::FACTOR;
+const DEFAULT_MAX_WAIT: Nanos = Nanos(defaults::MAX_WAIT.as_nanos());
 
 impl AgentAttrs {
     /// The keys that make a variant retryable, with their spans.
@@ -74,25 +76,9 @@ pub fn parse_retryable(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
     Ok(())
 }
 
-/// Each recovery: its name in `recovery = "..."` and its variant in the runtime.
-#[rustfmt::skip]
-const RECOVERIES: &[(&str, Recovery, &str)] = &[
-    ("retry", Recovery::Retry, "Retry"), ("continue", Recovery::Continue, "Continue"),
-    ("replan", Recovery::Replan, "Replan"), ("fallback", Recovery::Fallback, "Fallback"),
-    ("compact", Recovery::Compact, "Compact"), ("abort", Recovery::Abort, "Abort"),
-    ("escalate", Recovery::Escalate, "Escalate"),
-];
-
-/// Each jitter: its name in `jitter = "..."` and its variant in the runtime.
-#[rustfmt::skip]
-const JITTERS: &[(&str, Jitter, &str)] = &[
-    ("none", Jitter::None, "None"), ("full", Jitter::Full, "Full"),
-    ("equal", Jitter::Equal, "Equal"), ("decorrelated", Jitter::Decorrelated, "Decorrelated"),
-];
-
 /// `recovery = "replan"`.
 pub fn parse_recovery(out: &mut AgentAttrs, arg: &mut Arg) -> syn::Result<()> {
-    let names: Vec<_> = RECOVERIES.iter().map(|&(name, r, _)| (name, r)).collect();
+    let names = Recovery::ALL.map(|r| (r.as_str(), r));
     let recovery = one_of(arg, &names, |other| {
         format!(
             "unknown recovery `{other}`; expected one of \"retry\", \"continue\", \"replan\", \"fallback\", \"compact\", \"abort\", \"escalate\""
@@ -210,7 +196,7 @@ fn parse_factor(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
 }
 
 fn parse_jitter(args: &mut RetryArgs, arg: &mut Arg) -> syn::Result<()> {
-    let names: Vec<_> = JITTERS.iter().map(|&(name, j, _)| (name, j)).collect();
+    let names = Jitter::ALL.map(|j| (j.as_str(), j));
     let jitter = one_of(arg, &names, |other| {
         format!(
             "unknown jitter `{other}`; expected \"none\", \"full\", \"equal\" or \"decorrelated\""
@@ -236,7 +222,7 @@ fn merged(own: Option<&RetryArgs>, container: Option<&RetryArgs>) -> Policy {
         base: pick!(base, DEFAULT_BASE),
         max: pick!(max, DEFAULT_MAX),
         factor: pick!(factor, DEFAULT_FACTOR),
-        jitter: pick!(jitter, Jitter::Full),
+        jitter: pick!(jitter, defaults::JITTER),
         max_wait: pick!(max_wait, DEFAULT_MAX_WAIT),
     }
 }
@@ -286,31 +272,18 @@ pub fn policy(place: Place, container: &AgentAttrs, own: &AgentAttrs) -> Option<
     Some(policy)
 }
 
-/// The codes of the shared vocabulary (`agent_error::codes`) that a dynamic `Error` retries,
-/// with the policy it has: what a cause-less variant that says nothing about retrying and
-/// has one of these codes is retried with. Pinned to the runtime's table by a test.
-#[rustfmt::skip]
-const RETRIED_CODES: &[(&str, bool, u32)] = &[
-    // (code, rate-limited, attempts); the rest of the tuning is the default.
-    ("rate_limit", true, DEFAULT_ATTEMPTS),
-    ("timeout", false, DEFAULT_ATTEMPTS),
-    ("provider_unavailable", false, DEFAULT_ATTEMPTS),
-    ("stream_interrupted", false, DEFAULT_ATTEMPTS),
-    ("invalid_output", false, 2),
-];
-
 /// The policy the shared vocabulary gives `code`, when it retries it: the code's tuning
 /// under the container's `retry(...)`, which is more specific.
 pub fn vocabulary_policy(place: Place, container: &AgentAttrs, code: &str) -> Option<Policy> {
-    let &(_, rate_limited, attempts) = RETRIED_CODES.iter().find(|(c, ..)| *c == code)?;
+    let retried = agent_error_rules::codes::retried(code)?;
     let container_args = match place {
         Place::Enum => container.retry.as_ref().map(|r| &r.value),
         Place::Struct | Place::Variant => None,
     };
     let mut policy = merged(None, container_args);
-    policy.rate_limited = rate_limited;
+    policy.rate_limited = retried.rate_limited;
     if container_args.is_none_or(|a| a.attempts.is_none()) {
-        policy.attempts = attempts;
+        policy.attempts = retried.attempts;
     }
     Some(policy)
 }
@@ -435,35 +408,26 @@ pub fn is_duration_or_option(ty: &Type) -> bool {
     }
 }
 
-impl Jitter {
-    fn tokens(self, krate: &TokenStream) -> TokenStream {
-        let (_, _, name) = JITTERS
-            .iter()
-            .find(|(_, j, _)| *j == self)
-            .expect("every jitter is listed");
-        let name = syn::Ident::new(name, Span::call_site());
-        quote!(#krate::retry::Jitter::#name)
-    }
+/// A variant of the runtime's `Jitter` or `Recovery` (the same type), named by its path.
+fn variant(krate: &TokenStream, path: TokenStream, value: impl std::fmt::Debug) -> TokenStream {
+    // The `Debug` of a fieldless enum is its variant's name.
+    let name = syn::Ident::new(&format!("{value:?}"), Span::call_site());
+    quote!(#krate::#path::#name)
 }
 
-impl Recovery {
-    /// The recovery when `recovery` is not written: retry what is retried, else abort.
-    pub fn default_for(policy: Option<&Policy>) -> Self {
-        if policy.is_some() {
-            Recovery::Retry
-        } else {
-            Recovery::Abort
-        }
-    }
+/// `jitter` as a path to the runtime's variant.
+fn jitter_tokens(jitter: Jitter, krate: &TokenStream) -> TokenStream {
+    variant(krate, quote!(retry::Jitter), jitter)
+}
 
-    pub fn tokens(self, krate: &TokenStream) -> TokenStream {
-        let (_, _, name) = RECOVERIES
-            .iter()
-            .find(|(_, r, _)| *r == self)
-            .expect("every recovery is listed");
-        let name = syn::Ident::new(name, Span::call_site());
-        quote!(#krate::Recovery::#name)
-    }
+/// `recovery` as a path to the runtime's variant.
+pub fn recovery_tokens(recovery: Recovery, krate: &TokenStream) -> TokenStream {
+    variant(krate, quote!(Recovery), recovery)
+}
+
+/// The recovery when `recovery` is not written: retry what is retried, else abort.
+pub fn default_recovery(policy: Option<&Policy>) -> Recovery {
+    Recovery::default_for(policy.is_some())
 }
 
 impl Policy {
@@ -474,7 +438,7 @@ impl Policy {
             && self.base == DEFAULT_BASE
             && self.max == DEFAULT_MAX
             && self.factor == DEFAULT_FACTOR
-            && self.jitter == Jitter::Full
+            && self.jitter == defaults::JITTER
             && self.max_wait == DEFAULT_MAX_WAIT;
         match (default_tuning, self.rate_limited) {
             (true, false) => return quote!(#krate::RetryPolicy::DEFAULT),
@@ -492,7 +456,7 @@ impl Policy {
         } = *self;
         let (base, max, max_wait) = (base.to_tokens(), max.to_tokens(), max_wait.to_tokens());
         let factor = proc_macro2::Literal::f64_suffixed(factor);
-        let jitter = jitter.tokens(krate);
+        let jitter = jitter_tokens(jitter, krate);
         quote!(const {
             #krate::__private::policy(#rate_limited, #attempts, #base, #max, #factor, #jitter, #max_wait)
         })
@@ -630,7 +594,7 @@ pub fn expand(input: &Input, table: &Table) -> TokenStream {
         if c.from_cause {
             return from_cause(krate, v, "cause_recovery");
         }
-        let value = c.recovery.tokens(krate);
+        let value = recovery_tokens(c.recovery, krate);
         if c.from_status {
             let on_status = |s| quote!(#krate::__private::status_recovery(#s));
             return from_status(v, c, on_status, value);
@@ -670,68 +634,6 @@ fn methods(krate: &TokenStream, bodies: [TokenStream; 5]) -> TokenStream {
         #[inline]
         fn recovery(&self) -> #krate::Recovery {
             #recovery
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{DEFAULT_ATTEMPTS, JITTERS, RECOVERIES, RETRIED_CODES};
-    use agent_error_runtime::retry::Jitter;
-    use agent_error_runtime::{Recovery, RetryPolicy, codes};
-
-    /// The codes the derive retries are the ones a dynamic `Error` retries, with its policy:
-    /// one code, one retry answer.
-    #[test]
-    fn retried_codes_match_the_runtime() {
-        for code in codes::ALL {
-            let policy = codes::default_policy(code);
-            let listed = RETRIED_CODES.iter().find(|(c, ..)| *c == code);
-            let Some(&(_, rate_limited, attempts)) = listed else {
-                assert!(!policy.is_retryable(), "{code} is retried by the runtime");
-                continue;
-            };
-            let tuned = RetryPolicy::builder()
-                .max_attempts(attempts)
-                .build()
-                .unwrap();
-            let expected = if rate_limited {
-                RetryPolicy::RATE_LIMITED
-            } else {
-                tuned
-            };
-            assert_eq!(policy, expected, "{code}");
-            assert!(attempts == DEFAULT_ATTEMPTS || !rate_limited);
-        }
-        for (code, ..) in RETRIED_CODES {
-            assert!(codes::ALL.contains(code), "{code}");
-        }
-    }
-
-    /// The derive mirrors the runtime's vocabularies: the same names, and variants of the
-    /// same name (the generated code names them).
-    #[test]
-    fn names_and_variants_match_the_runtime() {
-        let recoveries = Recovery::ALL;
-        assert_eq!(RECOVERIES.len(), recoveries.len());
-        for ((name, _, variant), runtime) in RECOVERIES.iter().zip(recoveries) {
-            assert_eq!(
-                (*name, *variant),
-                (runtime.as_str(), &*format!("{runtime:?}"))
-            );
-        }
-        let jitters = [
-            Jitter::None,
-            Jitter::Full,
-            Jitter::Equal,
-            Jitter::Decorrelated,
-        ];
-        assert_eq!(JITTERS.len(), jitters.len());
-        for ((name, _, variant), runtime) in JITTERS.iter().zip(jitters) {
-            assert_eq!(
-                (*name, *variant),
-                (runtime.as_str(), &*format!("{runtime:?}"))
-            );
         }
     }
 }

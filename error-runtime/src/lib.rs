@@ -80,7 +80,7 @@ pub use crate::core::classify::{Classified, classify, has_code, is_retryable};
 pub use crate::core::codes;
 pub use crate::core::dynamic::Error;
 pub use crate::core::policy::RetryPolicy;
-pub use crate::core::recovery::{Recovery, UnknownRecovery};
 pub use crate::core::registry::register_classifier;
+pub use agent_error_rules::{Recovery, UnknownRecovery};
 #[cfg(feature = "serde")]
 pub use report::Report;

@@ -12,7 +12,6 @@ pub(crate) mod head;
 mod io;
 pub(crate) mod jitter;
 pub(crate) mod policy;
-pub(crate) mod recovery;
 pub(crate) mod registry;
 pub(crate) mod status;
 pub(crate) mod summary;

@@ -3,42 +3,10 @@
 use core::fmt;
 use core::time::Duration;
 
+pub use agent_error_rules::Jitter;
+use agent_error_rules::defaults;
+
 use crate::core::jitter::JitterSource;
-
-/// How a backoff delay is randomised, so that many clients do not retry in step.
-///
-/// The retry loop applies it to [`RetryPolicy::backoff`]; the policy itself only
-/// records the choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Jitter {
-    /// Wait exactly the backoff delay.
-    None,
-    /// Wait a uniform random delay between zero and the backoff delay.
-    Full,
-    /// Wait half the backoff delay plus a uniform random share of the other half.
-    Equal,
-    /// Wait a random delay between the base delay and three times the previous delay,
-    /// capped at the maximum delay.
-    Decorrelated,
-}
-
-impl Jitter {
-    /// The lowercase name used in attributes (`"none"`, `"full"`, `"equal"`, `"decorrelated"`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Jitter::None => "none",
-            Jitter::Full => "full",
-            Jitter::Equal => "equal",
-            Jitter::Decorrelated => "decorrelated",
-        }
-    }
-}
-
-impl fmt::Display for Jitter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
 
 /// Whether and how an error should be retried.
 ///
@@ -76,17 +44,17 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// Attempts in all (the first call plus retries) when nothing else is said: 3.
-    pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+    pub const DEFAULT_MAX_ATTEMPTS: u32 = defaults::MAX_ATTEMPTS;
     /// The first retry's delay when nothing else is said: 200ms.
-    pub const DEFAULT_BASE_DELAY: Duration = Duration::from_millis(200);
+    pub const DEFAULT_BASE_DELAY: Duration = defaults::BASE_DELAY;
     /// The growth factor of the delay when nothing else is said: 2.
-    pub const DEFAULT_FACTOR: f64 = 2.0;
+    pub const DEFAULT_FACTOR: f64 = defaults::FACTOR;
     /// The cap on a backoff delay when nothing else is said: 30s.
-    pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(30);
+    pub const DEFAULT_MAX_DELAY: Duration = defaults::MAX_DELAY;
     /// The jitter when nothing else is said: full.
-    pub const DEFAULT_JITTER: Jitter = Jitter::Full;
+    pub const DEFAULT_JITTER: Jitter = defaults::JITTER;
     /// The longest server-requested delay (`Retry-After`) honoured when nothing else is said: 60s.
-    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(60);
+    pub const DEFAULT_MAX_WAIT: Duration = defaults::MAX_WAIT;
 
     /// Not retryable: one attempt in all, no delay.
     pub const NEVER: RetryPolicy = RetryPolicy {

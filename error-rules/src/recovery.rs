@@ -98,7 +98,7 @@ impl fmt::Display for UnknownRecovery {
     }
 }
 
-impl std::error::Error for UnknownRecovery {}
+impl core::error::Error for UnknownRecovery {}
 
 impl FromStr for Recovery {
     type Err = UnknownRecovery;
