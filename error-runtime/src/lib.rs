@@ -29,7 +29,10 @@
 //!   and the retrier and fallback over streams.
 //!
 //! # Layers
-//! The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
+//! Below everything, the rules the derive checks at compile time and this crate at run time
+//! (the grammar of codes and ops, which codes of the vocabulary are retried, [`Recovery`],
+//! `retry::Jitter`, the retry defaults) are written once, in the dependency-free
+//! `agent-error-rules` crate, and re-exported here at their usual paths. The core (`AgentError`, the chain walk and [`classify`], the registry, the dynamic
 //! [`Error`], the vocabulary of [`codes`], [`Recovery`], [`RetryPolicy`]) needs no feature and
 //! imports nothing above it. Built on it, with no feature either: [`retry`] (the retrier knows
 //! what an attempt waits for only as [`retry::Gate`]s), [`tool`], [`display`],
