@@ -1,0 +1,504 @@
+//! The providers' HTTP servers: one axum server a provider on a free loopback port, each
+//! deciding every call from its buckets, the day's incidents and the call's drawn fault.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use bytes::Bytes;
+use futures_util::stream;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::bucket::Buckets;
+use crate::schedule::{self, Fault, Incident, Window};
+use crate::wire::{self, Kind, Reply};
+use crate::{Config, LOW_CREDIT_KEY, answer};
+
+/// What one provider saw and sent, counted as it happened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Requests received.
+    pub requests: u64,
+    /// Answered 429 (a bucket or a throttled window; a spent quota is not counted here).
+    pub throttled: u64,
+    /// Answered as overloaded (529 or 503).
+    pub overloaded: u64,
+    /// Refused for a prompt over the context window.
+    pub context_overflow: u64,
+    /// Refused for a spent credit.
+    pub credit_spent: u64,
+    /// Refused for a request the farm could not read.
+    pub malformed: u64,
+    /// Calls not streamed that met their fault, answered 500.
+    pub server_errors: u64,
+    /// Streams started (`200 OK`).
+    pub streams: u64,
+    /// Streams that sent the provider's last event.
+    pub finished: u64,
+    /// Streams that sent an error event before any text.
+    pub error_before_text: u64,
+    /// Streams that sent an error event after some text.
+    pub error_after_text: u64,
+    /// Connections cut before the last event.
+    pub cut: u64,
+    /// Streams that went silent.
+    pub silent: u64,
+    /// Output tokens sent in deltas, finished or not.
+    pub output_tokens: u64,
+}
+
+/// The counters behind [`Stats`].
+#[derive(Default)]
+struct Counters([AtomicU64; 14]);
+
+#[derive(Clone, Copy)]
+enum Count {
+    Requests,
+    Throttled,
+    Overloaded,
+    ContextOverflow,
+    CreditSpent,
+    Malformed,
+    ServerErrors,
+    Streams,
+    Finished,
+    ErrorBeforeText,
+    ErrorAfterText,
+    Cut,
+    Silent,
+    OutputTokens,
+}
+
+impl Counters {
+    fn add(&self, count: Count, n: u64) {
+        self.0[count as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> Stats {
+        let get = |c: Count| self.0[c as usize].load(Ordering::Relaxed);
+        Stats {
+            requests: get(Count::Requests),
+            throttled: get(Count::Throttled),
+            overloaded: get(Count::Overloaded),
+            context_overflow: get(Count::ContextOverflow),
+            credit_spent: get(Count::CreditSpent),
+            malformed: get(Count::Malformed),
+            server_errors: get(Count::ServerErrors),
+            streams: get(Count::Streams),
+            finished: get(Count::Finished),
+            error_before_text: get(Count::ErrorBeforeText),
+            error_after_text: get(Count::ErrorAfterText),
+            cut: get(Count::Cut),
+            silent: get(Count::Silent),
+            output_tokens: get(Count::OutputTokens),
+        }
+    }
+}
+
+/// One provider's state.
+struct Provider {
+    kind: Kind,
+    config: Config,
+    start: Instant,
+    windows: Vec<Window>,
+    /// Each API key's buckets.
+    buckets: Mutex<HashMap<String, Buckets>>,
+    /// How many times each prompt (by hash) has been seen.
+    seen: Mutex<HashMap<u64, u64>>,
+    /// Output tokens sent to [`LOW_CREDIT_KEY`].
+    credit_used: AtomicU64,
+    counters: Counters,
+}
+
+/// A running farm: three providers on loopback. Dropping it stops them.
+pub struct Farm {
+    providers: Vec<(Arc<Provider>, SocketAddr, JoinHandle<()>)>,
+}
+
+impl Farm {
+    /// Starts the three providers on free ports of 127.0.0.1.
+    pub async fn start(config: Config) -> io::Result<Farm> {
+        let mut providers = Vec::new();
+        for kind in Kind::ALL {
+            let provider = Arc::new(Provider {
+                kind,
+                windows: schedule::windows(
+                    config.seed,
+                    kind.index(),
+                    &config.rates,
+                    config.horizon,
+                ),
+                config: config.clone(),
+                start: Instant::now(),
+                buckets: Mutex::new(HashMap::new()),
+                seen: Mutex::new(HashMap::new()),
+                credit_used: AtomicU64::new(0),
+                counters: Counters::default(),
+            });
+            let listener = TcpListener::bind("127.0.0.1:0").await?;
+            let addr = listener.local_addr()?;
+            let app = Router::new()
+                .route(kind.path(), post(handle))
+                .with_state(provider.clone());
+            let task = tokio::spawn(async move {
+                let _ = axum::serve(listener, app).await;
+            });
+            providers.push((provider, addr, task));
+        }
+        Ok(Farm { providers })
+    }
+
+    fn provider(&self, kind: Kind) -> &(Arc<Provider>, SocketAddr, JoinHandle<()>) {
+        let i = Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+        &self.providers[i]
+    }
+
+    /// The base URL of `kind`, such as `http://127.0.0.1:41234/v1` (the path of its endpoint
+    /// is [`Kind::path`]).
+    pub fn url(&self, kind: Kind) -> String {
+        format!("http://{}/v1", self.provider(kind).1)
+    }
+
+    /// What `kind` has counted so far.
+    pub fn stats(&self, kind: Kind) -> Stats {
+        self.provider(kind).0.counters.snapshot()
+    }
+
+    /// The incidents of `kind`'s day, from the farm's start.
+    pub fn incidents(&self, kind: Kind) -> &[Window] {
+        &self.provider(kind).0.windows
+    }
+}
+
+impl Drop for Farm {
+    fn drop(&mut self) {
+        for (_, _, task) in &self.providers {
+            task.abort();
+        }
+    }
+}
+
+/// A call as the farm reads it.
+struct Call {
+    key: String,
+    model: String,
+    /// The text of the last message: what the answer is drawn from.
+    prompt: String,
+    /// Tokens of every message.
+    prompt_tokens: u64,
+    stream: bool,
+}
+
+fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, String> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| format!("invalid JSON: {e}"))?;
+    let key = match kind {
+        Kind::Anthropic => headers.get("x-api-key").and_then(|v| v.to_str().ok()),
+        Kind::OpenAi | Kind::Compatible => headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer ")),
+    }
+    .unwrap_or("")
+    .to_string();
+    let messages = value
+        .get("messages")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty())
+        .ok_or("messages: at least one message is required")?;
+    let texts: Vec<String> = messages.iter().map(text_of).collect();
+    let prompt_tokens = texts.iter().map(|t| answer::tokens(t)).sum();
+    Ok(Call {
+        key,
+        model: value
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("farm-model")
+            .to_string(),
+        prompt: texts.last().cloned().unwrap_or_default(),
+        prompt_tokens,
+        stream: value
+            .get("stream")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
+/// A message's text: its `content` string, or its text blocks joined.
+fn text_of(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes) -> Response {
+    p.counters.add(Count::Requests, 1);
+    tokio::time::sleep(p.config.first_byte).await;
+    let call = match read_call(p.kind, &headers, &body) {
+        Ok(call) => call,
+        Err(what) => {
+            p.counters.add(Count::Malformed, 1);
+            return reply(wire::malformed(p.kind, &what));
+        }
+    };
+    if call.key == LOW_CREDIT_KEY && p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
+    {
+        p.counters.add(Count::CreditSpent, 1);
+        return reply(wire::credit_spent(p.kind));
+    }
+    if call.prompt_tokens > p.config.context_tokens {
+        p.counters.add(Count::ContextOverflow, 1);
+        return reply(wire::context_overflow(
+            p.kind,
+            call.prompt_tokens,
+            p.config.context_tokens,
+        ));
+    }
+    let pieces = answer::pieces(&call.prompt);
+    let output_tokens = pieces.len() as u64;
+    let now = Instant::now();
+    let admitted = {
+        let mut buckets = p.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        let b = buckets.entry(call.key.clone()).or_insert_with(|| {
+            Buckets::new(
+                p.config.requests_per_minute,
+                p.config.tokens_per_minute,
+                p.start,
+            )
+        });
+        b.admit(call.prompt_tokens + output_tokens, now)
+    };
+    let elapsed = now.duration_since(p.start);
+    if let Some(window) = schedule::incident_at(&p.windows, elapsed) {
+        let limits = match &admitted {
+            Ok(limits) | Err((limits, _)) => *limits,
+        };
+        return match window.incident {
+            Incident::Throttled => {
+                p.counters.add(Count::Throttled, 1);
+                reply(wire::throttled(
+                    p.kind,
+                    &limits,
+                    window.until - elapsed,
+                    &call.model,
+                ))
+            }
+            Incident::Overloaded => {
+                p.counters.add(Count::Overloaded, 1);
+                reply(wire::overloaded(p.kind))
+            }
+        };
+    }
+    let limits = match admitted {
+        Ok(limits) => limits,
+        Err((limits, wait)) => {
+            p.counters.add(Count::Throttled, 1);
+            return reply(wire::throttled(p.kind, &limits, wait, &call.model));
+        }
+    };
+    let nth = {
+        let mut seen = p.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = seen.entry(answer::hash(&call.prompt)).or_insert(0);
+        *n += 1;
+        *n - 1
+    };
+    let fault = schedule::fault(
+        p.config.seed,
+        p.kind.index(),
+        answer::hash(&call.prompt),
+        nth,
+        &p.config.rates,
+    );
+    let id = format!(
+        "farm-{}-{}-{nth}",
+        p.kind.name(),
+        answer::hash(&call.prompt) % 1_000_000
+    );
+    let mut response = Response::new(if call.stream {
+        p.counters.add(Count::Streams, 1);
+        let steps = plan(&p, &call, &id, &pieces, fault);
+        Body::from_stream(run(p.clone(), call.key == LOW_CREDIT_KEY, steps))
+    } else if fault.is_some() {
+        // Not streamed: the fault is a failure on the provider's side.
+        p.counters.add(Count::ServerErrors, 1);
+        return reply(wire::server_error(p.kind));
+    } else {
+        p.counters.add(Count::OutputTokens, output_tokens);
+        p.counters.add(Count::Finished, 1);
+        if call.key == LOW_CREDIT_KEY {
+            p.credit_used.fetch_add(output_tokens, Ordering::Relaxed);
+        }
+        Body::from(whole(p.kind, &id, &call, &pieces))
+    });
+    *response.status_mut() = StatusCode::OK;
+    let content_type = if call.stream {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static(content_type));
+    for (name, value) in wire::limit_headers(p.kind, &limits) {
+        insert(response.headers_mut(), &name, &value);
+    }
+    response
+}
+
+/// A non-streamed answer's body.
+fn whole(kind: Kind, id: &str, call: &Call, pieces: &[String]) -> String {
+    let text: String = pieces.concat();
+    let tokens = pieces.len() as u64;
+    match kind {
+        Kind::Anthropic => serde_json::json!({"id": id, "type": "message", "role": "assistant",
+            "model": call.model, "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": call.prompt_tokens, "output_tokens": tokens}}),
+        Kind::OpenAi | Kind::Compatible => serde_json::json!({"id": id, "object": "chat.completion",
+            "created": 0, "model": call.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": call.prompt_tokens, "completion_tokens": tokens,
+                "total_tokens": call.prompt_tokens + tokens}}),
+    }
+    .to_string()
+}
+
+/// One step of a stream.
+enum Step {
+    /// Send these bytes.
+    Send(Bytes),
+    /// Send a delta of one output token.
+    Delta(Bytes),
+    /// Wait.
+    Sleep(Duration),
+    /// Count the stream finished (its last event was sent).
+    Finished,
+    /// Cut the connection.
+    Cut,
+}
+
+/// The steps of a stream with `fault`.
+fn plan(
+    p: &Provider,
+    call: &Call,
+    id: &str,
+    pieces: &[String],
+    fault: Option<(Fault, usize)>,
+) -> Vec<Step> {
+    let kind = p.kind;
+    let mut steps: Vec<Step> = wire::stream_start(kind, id, &call.model, call.prompt_tokens)
+        .into_iter()
+        .map(Step::Send)
+        .collect();
+    let (fault, after) = match fault {
+        Some((fault, after)) => (Some(fault), after.min(pieces.len().saturating_sub(1))),
+        None => (None, pieces.len()),
+    };
+    if fault == Some(Fault::ErrorBeforeText) {
+        p.counters.add(Count::ErrorBeforeText, 1);
+        steps.push(Step::Send(wire::stream_error(kind)));
+        return steps;
+    }
+    for piece in &pieces[..after] {
+        steps.push(Step::Sleep(p.config.delta_gap));
+        steps.push(Step::Delta(wire::delta(kind, id, &call.model, piece)));
+    }
+    match fault {
+        None => {
+            steps.extend(
+                wire::stream_end(
+                    kind,
+                    id,
+                    &call.model,
+                    call.prompt_tokens,
+                    pieces.len() as u64,
+                )
+                .into_iter()
+                .map(Step::Send),
+            );
+            steps.push(Step::Finished);
+        }
+        Some(Fault::ErrorAfterText) => {
+            p.counters.add(Count::ErrorAfterText, 1);
+            steps.push(Step::Send(wire::stream_error(kind)));
+        }
+        Some(Fault::Cut) => {
+            p.counters.add(Count::Cut, 1);
+            // Let the deltas sent reach the client before the connection goes: a cut drops
+            // what the server has not written yet.
+            steps.push(Step::Sleep(
+                p.config.delta_gap.max(Duration::from_millis(20)),
+            ));
+            steps.push(Step::Cut);
+        }
+        Some(Fault::Silent) => {
+            p.counters.add(Count::Silent, 1);
+            steps.push(Step::Sleep(p.config.silence));
+            steps.push(Step::Cut);
+        }
+        Some(Fault::ErrorBeforeText) => {}
+    }
+    steps
+}
+
+/// The body of a stream: its steps, in order, counting output tokens as they are sent.
+fn run(
+    p: Arc<Provider>,
+    low_credit: bool,
+    steps: Vec<Step>,
+) -> impl futures_util::Stream<Item = io::Result<Bytes>> + Send {
+    stream::unfold((p, steps.into_iter()), move |(p, mut steps)| async move {
+        loop {
+            match steps.next()? {
+                Step::Send(bytes) => return Some((Ok(bytes), (p, steps))),
+                Step::Delta(bytes) => {
+                    p.counters.add(Count::OutputTokens, 1);
+                    if low_credit {
+                        p.credit_used.fetch_add(1, Ordering::Relaxed);
+                    }
+                    return Some((Ok(bytes), (p, steps)));
+                }
+                Step::Sleep(d) => tokio::time::sleep(d).await,
+                Step::Finished => p.counters.add(Count::Finished, 1),
+                Step::Cut => {
+                    let cut =
+                        io::Error::new(io::ErrorKind::ConnectionReset, "the farm cut the stream");
+                    return Some((Err(cut), (p, steps)));
+                }
+            }
+        }
+    })
+}
+
+fn reply(r: Reply) -> Response {
+    let mut response = Response::new(Body::from(r.body));
+    *response.status_mut() =
+        StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
+    for (name, value) in &r.headers {
+        insert(response.headers_mut(), name, value);
+    }
+    response
+}
+
+fn insert(headers: &mut HeaderMap, name: &str, value: &str) {
+    if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+        headers.insert(name, value);
+    }
+}
