@@ -15,9 +15,12 @@
 //!   provider refuses them.
 //!
 //! The error bodies are the providers' own, quoted in the repository's provider corpus.
-//! Every call's answer is drawn from its last message alone ([`answer`]), so a consumer can
-//! check that it received each answer whole and once. [`Stats`] counts what each provider
-//! saw and sent: requests, 429s, output tokens streamed, streams finished.
+//! Every call's answer is drawn from its last user message alone ([`answer`]), so a consumer
+//! can check that it received each answer whole and once. A call whose last message is the
+//! assistant's start of that answer (a prefill, as after a stream that broke) gets the rest
+//! of it. [`Stats`] counts what each provider saw and sent: requests, 429s, output tokens
+//! streamed, streams finished, retries of a refusal that cannot change;
+//! [`Farm::refused`] tells the calls that could not complete.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {

@@ -56,11 +56,14 @@ pub struct Stats {
     pub silent: u64,
     /// Output tokens sent in deltas, finished or not.
     pub output_tokens: u64,
+    /// Refusals that cannot change (a prompt over the context window, a spent credit) of
+    /// a prompt this provider had refused so already: retries that could not succeed.
+    pub hopeless_retries: u64,
 }
 
 /// The counters behind [`Stats`].
 #[derive(Default)]
-struct Counters([AtomicU64; 14]);
+struct Counters([AtomicU64; 15]);
 
 #[derive(Clone, Copy)]
 enum Count {
@@ -78,6 +81,7 @@ enum Count {
     Cut,
     Silent,
     OutputTokens,
+    HopelessRetries,
 }
 
 impl Counters {
@@ -102,6 +106,7 @@ impl Counters {
             cut: get(Count::Cut),
             silent: get(Count::Silent),
             output_tokens: get(Count::OutputTokens),
+            hopeless_retries: get(Count::HopelessRetries),
         }
     }
 }
@@ -116,9 +121,23 @@ struct Provider {
     buckets: Mutex<HashMap<String, Buckets>>,
     /// How many times each prompt (by hash) has been seen.
     seen: Mutex<HashMap<u64, u64>>,
+    /// How many times each prompt (by hash) was refused for good.
+    refused: Mutex<HashMap<u64, u64>>,
     /// Output tokens sent to [`LOW_CREDIT_KEY`].
     credit_used: AtomicU64,
     counters: Counters,
+}
+
+impl Provider {
+    /// Counts a refusal for good of `call`'s prompt, and a hopeless retry if it is not its first.
+    fn refuse(&self, call: &Call) {
+        let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = refused.entry(answer::hash(&call.prompt)).or_insert(0);
+        if *n > 0 {
+            self.counters.add(Count::HopelessRetries, 1);
+        }
+        *n += 1;
+    }
 }
 
 /// A running farm: three providers on loopback. Dropping it stops them.
@@ -143,6 +162,7 @@ impl Farm {
                 start: Instant::now(),
                 buckets: Mutex::new(HashMap::new()),
                 seen: Mutex::new(HashMap::new()),
+                refused: Mutex::new(HashMap::new()),
                 credit_used: AtomicU64::new(0),
                 counters: Counters::default(),
             });
@@ -175,6 +195,18 @@ impl Farm {
         self.provider(kind).0.counters.snapshot()
     }
 
+    /// Whether some provider refused `prompt` for good (over the context window, or on a
+    /// spent account): a call that cannot complete there.
+    pub fn refused(&self, prompt: &str) -> bool {
+        let hash = answer::hash(prompt);
+        self.providers.iter().any(|(p, _, _)| {
+            p.refused
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains_key(&hash)
+        })
+    }
+
     /// The incidents of `kind`'s day, from the farm's start.
     pub fn incidents(&self, kind: Kind) -> &[Window] {
         &self.provider(kind).0.windows
@@ -193,8 +225,10 @@ impl Drop for Farm {
 struct Call {
     key: String,
     model: String,
-    /// The text of the last message: what the answer is drawn from.
+    /// The text of the last user message: what the answer is drawn from.
     prompt: String,
+    /// The text of an assistant message after it, to continue from (a prefill).
+    resume: Option<String>,
     /// Tokens of every message.
     prompt_tokens: u64,
     stream: bool,
@@ -218,6 +252,16 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
         .ok_or("messages: at least one message is required")?;
     let texts: Vec<String> = messages.iter().map(text_of).collect();
     let prompt_tokens = texts.iter().map(|t| answer::tokens(t)).sum();
+    let last_is_assistant = messages
+        .last()
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str)
+        == Some("assistant");
+    let (prompt, resume) = if last_is_assistant && texts.len() >= 2 {
+        (texts[texts.len() - 2].clone(), texts.last().cloned())
+    } else {
+        (texts.last().cloned().unwrap_or_default(), None)
+    };
     Ok(Call {
         key,
         model: value
@@ -225,13 +269,40 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
             .and_then(Value::as_str)
             .unwrap_or("farm-model")
             .to_string(),
-        prompt: texts.last().cloned().unwrap_or_default(),
+        prompt,
+        resume,
         prompt_tokens,
         stream: value
             .get("stream")
             .and_then(Value::as_bool)
             .unwrap_or(false),
     })
+}
+
+/// The pieces of the answer still to send: all of them, or, for a call that ends with an
+/// assistant message holding the start of the answer, what follows it (cut mid-piece where
+/// the text it holds ends). An assistant message that is not the answer's start gets the
+/// whole answer, as a model would ignore it.
+fn rest_of_answer(call: &Call) -> Vec<String> {
+    let pieces = answer::pieces(&call.prompt);
+    let Some(said) = call.resume.as_deref().filter(|s| !s.is_empty()) else {
+        return pieces;
+    };
+    let whole: String = pieces.concat();
+    if !whole.starts_with(said) || said.len() >= whole.len() {
+        return pieces;
+    }
+    let mut at = 0;
+    let mut rest = Vec::new();
+    for piece in pieces {
+        let end = at + piece.len();
+        if end > said.len() {
+            let skip = said.len().saturating_sub(at);
+            rest.push(piece[skip..].to_string());
+        }
+        at = end;
+    }
+    rest
 }
 
 /// A message's text: its `content` string, or its text blocks joined.
@@ -259,17 +330,19 @@ async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes)
     if call.key == LOW_CREDIT_KEY && p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
     {
         p.counters.add(Count::CreditSpent, 1);
+        p.refuse(&call);
         return reply(wire::credit_spent(p.kind));
     }
     if call.prompt_tokens > p.config.context_tokens {
         p.counters.add(Count::ContextOverflow, 1);
+        p.refuse(&call);
         return reply(wire::context_overflow(
             p.kind,
             call.prompt_tokens,
             p.config.context_tokens,
         ));
     }
-    let pieces = answer::pieces(&call.prompt);
+    let pieces = rest_of_answer(&call);
     let output_tokens = pieces.len() as u64;
     let now = Instant::now();
     let admitted = {

@@ -158,6 +158,32 @@ async fn refusals_come_in_each_providers_shape() {
 }
 
 #[tokio::test]
+async fn a_call_that_ends_with_the_start_of_its_answer_gets_the_rest() {
+    let farm = Farm::start(Config::calm(7)).await.unwrap();
+    let prompt = "continue me";
+    let whole = answer(prompt);
+    for (kind, cut) in Kind::ALL.into_iter().zip([1, 9, whole.len() - 1]) {
+        let said = &whole[..cut];
+        let url = format!("{}{}", farm.url(kind), &kind.path()[3..]);
+        let body = serde_json::json!({
+            "model": "m", "max_tokens": 256, "stream": true,
+            "messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": said}],
+        });
+        let response = client()
+            .post(url)
+            .json(&body)
+            .bearer_auth("k")
+            .header("x-api-key", "k")
+            .send()
+            .await
+            .unwrap();
+        let (text, complete, error) = read(response).await;
+        assert!(error.is_none() && complete, "{kind:?}");
+        assert_eq!(format!("{said}{text}"), whole, "{kind:?}");
+    }
+}
+
+#[tokio::test]
 async fn incidents_throttle_or_overload_every_call_while_they_last() {
     let mut config = Config::calm(11);
     config.rates.incident_every = Duration::from_millis(400);
