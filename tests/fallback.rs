@@ -286,38 +286,114 @@ fn the_last_healthy_candidate_is_retried_as_its_policy_says_then_cools_down() {
 }
 
 #[test]
-fn when_every_candidate_cools_down_nothing_is_called_and_the_error_says_when() {
+fn when_every_candidate_cools_down_each_is_tried_the_one_back_first_first() {
     let clock = ManualClock::new();
     let fallback = models(&clock).cooldown(60 * SEC).cooldown_of(1, 20 * SEC);
     let _ = fallback.run_with_sleep(|_: &&str, _| Err::<(), _>(rate_limited()), |_| {});
     clock.advance(5 * SEC);
+    // Both cool down; the secondary comes back first (15 s left): it is tried first, under
+    // its policy, then the primary, rather than no call at all.
+    let called = RefCell::new(Vec::new());
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                called.borrow_mut().push(format!("{m}#{attempt}"));
+                Err::<(), _>(rate_limited())
+            },
+            |d| clock.advance(d),
+        )
+        .unwrap_err();
+    assert_eq!(
+        *called.borrow(),
+        [
+            "secondary#1",
+            "secondary#2",
+            "secondary#3",
+            "primary#1",
+            "primary#2",
+            "primary#3"
+        ]
+    );
+    assert!(err.skipped().is_empty());
+    assert_eq!(err.failures().len(), 2);
+    assert_eq!(err.code(), codes::RATE_LIMIT);
+    // They failed again: their cooldowns start again.
+    assert!(fallback.cooling_for(1).is_some_and(|left| left > 19 * SEC));
+    assert!(fallback.cooling_for(0).is_some_and(|left| left > 59 * SEC));
+    // The secondary answers: its cooldown ends, and the next calls go to it while the
+    // primary cools.
+    let answer = fallback
+        .run_with_sleep(|m: &&str, _| Ok::<_, Error>(*m), |_| {})
+        .unwrap();
+    assert_eq!(
+        (answer.name(), answer.skipped.as_slice()),
+        ("secondary", &[0][..])
+    );
+    assert_eq!(fallback.cooling_for(1), None);
+    assert!(fallback.cooling_for(0).is_some());
+    fallback.reset();
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+#[test]
+fn when_the_healthy_candidates_fail_one_in_cooldown_is_tried_before_giving_up() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    // The primary is rate-limited once: it cools down for a minute.
+    let _ = fallback.run_with_sleep(
+        |m: &&str, _| match *m {
+            "primary" => Err(rate_limited()),
+            _ => Ok(()),
+        },
+        |_| {},
+    );
+    assert!(fallback.cooling_for(0).is_some());
+    // Then the secondary is overloaded: the call does not give up while the primary may
+    // answer; it does, and is healthy again.
+    let called = RefCell::new(Vec::new());
+    let answer = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                called.borrow_mut().push(format!("{m}#{attempt}"));
+                match *m {
+                    "primary" => Ok(*m),
+                    _ => Err(Error::new(
+                        "llm.generate",
+                        codes::PROVIDER_UNAVAILABLE,
+                        "overloaded",
+                    )),
+                }
+            },
+            |d| clock.advance(d),
+        )
+        .unwrap();
+    assert_eq!(
+        *called.borrow(),
+        ["secondary#1", "secondary#2", "secondary#3", "primary#1"]
+    );
+    assert_eq!((answer.name(), answer.failures.len()), ("primary", 1));
+    assert!(answer.skipped.is_empty());
+    assert_eq!(fallback.cooling_for(0), None);
+}
+
+#[test]
+fn with_no_candidate_nothing_is_called_and_the_error_says_so() {
+    let fallback: Fallback<&str> = Fallback::new([]);
     let err = fallback
         .run_with_sleep(
             |_: &&str, _| -> Result<(), Error> { panic!("not called") },
             |_| {},
         )
         .unwrap_err();
-    assert!(err.failures().is_empty());
-    assert_eq!(err.skipped(), [0, 1]);
+    assert!(err.failures().is_empty() && err.skipped().is_empty());
     assert_eq!(err.code(), codes::PROVIDER_UNAVAILABLE);
-    assert_eq!(err.retry_after(), Some(15 * SEC));
-    assert_eq!(decide(&err, 1), Decision::Retry(15 * SEC));
+    assert!(!err.is_retryable());
+    assert_eq!(decide(&err, 1), Decision::Abort);
     assert_eq!(
         err.to_string(),
         "recover.fallback [provider_unavailable]: no candidate was called"
     );
-    // Why, in the source: a chain walk classifies it whatever the operation's error type.
-    assert_eq!(
-        display::chain(&err).to_string(),
-        "recover.fallback [provider_unavailable]: no candidate was called: recover.fallback [provider_unavailable]: every candidate is cooling down; the first is tried again in 15s"
-    );
-    assert_eq!(
-        err.hints(),
-        ["every candidate is cooling down after failures; try again in 15s"]
-    );
     assert!(err.into_last().is_none());
-    fallback.reset();
-    assert_eq!(fallback.cooling_for(0), None);
 }
 
 #[test]

@@ -45,7 +45,7 @@ mod wire;
 use std::time::Duration;
 
 pub use answer::{answer, pieces, tokens};
-pub use schedule::{Fault, Incident, Rates, Window};
+pub use schedule::{Fault, Incident, Rates, Rng, Window};
 pub use server::{Farm, Stats};
 pub use wire::Kind;
 

@@ -32,6 +32,8 @@ pub struct Stats {
     pub requests: u64,
     /// Answered 429 (a bucket or a throttled window; a spent quota is not counted here).
     pub throttled: u64,
+    /// Of those, answered 429 by a bucket: what a client that paces itself avoids.
+    pub bucket_throttled: u64,
     /// Answered as overloaded (529 or 503).
     pub overloaded: u64,
     /// Refused for a prompt over the context window.
@@ -63,12 +65,13 @@ pub struct Stats {
 
 /// The counters behind [`Stats`].
 #[derive(Default)]
-struct Counters([AtomicU64; 15]);
+struct Counters([AtomicU64; 16]);
 
 #[derive(Clone, Copy)]
 enum Count {
     Requests,
     Throttled,
+    BucketThrottled,
     Overloaded,
     ContextOverflow,
     CreditSpent,
@@ -94,6 +97,7 @@ impl Counters {
         Stats {
             requests: get(Count::Requests),
             throttled: get(Count::Throttled),
+            bucket_throttled: get(Count::BucketThrottled),
             overloaded: get(Count::Overloaded),
             context_overflow: get(Count::ContextOverflow),
             credit_spent: get(Count::CreditSpent),
@@ -381,6 +385,7 @@ async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes)
         Ok(limits) => limits,
         Err((limits, wait)) => {
             p.counters.add(Count::Throttled, 1);
+            p.counters.add(Count::BucketThrottled, 1);
             return reply(wire::throttled(p.kind, &limits, wait, &call.model));
         }
     };

@@ -149,11 +149,17 @@ async fn refusals_come_in_each_providers_shape() {
         let e = refusal(call(&farm, kind, LOW_CREDIT_KEY, "hello").await).await;
         assert_eq!(e.code(), "budget_exhausted", "{kind:?}: {e}");
         assert!(!e.is_retryable());
+        let e = refusal(call(&farm, kind, LOW_CREDIT_KEY, "hello").await).await;
+        assert_eq!(e.code(), "budget_exhausted", "{kind:?}: {e}");
         let stats = farm.stats(kind);
         assert_eq!(
             (stats.context_overflow, stats.throttled, stats.credit_spent),
-            (1, 1, 1)
+            (1, 1, 2)
         );
+        assert_eq!(stats.bucket_throttled, 1);
+        // The same prompt refused for good twice: the second was hopeless.
+        assert_eq!(stats.hopeless_retries, 1);
+        assert!(farm.refused(&long) && farm.refused("hello") && !farm.refused("hello again"));
     }
 }
 

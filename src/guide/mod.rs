@@ -24,6 +24,9 @@
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
+//! - [Test your agent against a bad day](bad_day): a provider farm on loopback that
+//!   throttles, overloads, cuts and silences streams on a seeded schedule, and the
+//!   benchmark of each retry strategy against it.
 //! - [Troubleshooting the derive](troubleshooting): the compile errors that puzzle
 //!   newcomers, why each is an error, and what to write instead.
 //!
@@ -68,4 +71,5 @@ chapter!(streams, "Streams: failures after `200 OK`");
 chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
+chapter!(bad_day, "Test your agent against a bad day");
 chapter!(troubleshooting, "Troubleshooting the derive");

@@ -38,8 +38,14 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// The answer names the candidate that answered and keeps every failure on the way, each
 /// with the operation's own error; when none answers, [`FallbackError`] lists them all and
 /// gives the last error back as it was returned (no boxing, no downcast, no `Send + Sync`
-/// needed). When every candidate is cooling down, nothing is called and the error says when
-/// the first one is tried again.
+/// needed).
+///
+/// A cooldown means "prefer another candidate", not "never call it". When no healthy
+/// candidate answered (or none was healthy), a call tries the candidates in cooldown before
+/// it gives up, the one whose cooldown ends first first, each under the retrier (so a
+/// server's `Retry-After` and a pacer still hold it back): two providers that each have a
+/// short bad patch within a cooldown must not stop every call for the rest of it. A
+/// candidate in cooldown that answers is healthy again; one that fails cools down anew.
 ///
 /// Cooldowns are shared by every call (the type is `Sync`) and read from a [`Clock`]:
 /// [`SystemClock`] by default, a [`ManualClock`](super::ManualClock) or any
@@ -67,6 +73,18 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// // In cooldown, gpt-4o is not called at all.
 /// let answer = models.run_with_sleep(call, |_| {}).unwrap();
 /// assert!(answer.failures.is_empty());
+///
+/// // With every candidate cooling down, the one back first is tried all the same.
+/// let only = Fallback::new(["gpt-4o"]).clock(clock.clone());
+/// let flaky = |fail: bool| move |_: &&str, _: u32| if fail {
+///     Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429"))
+/// } else {
+///     Ok("answer")
+/// };
+/// assert!(only.run_with_sleep(flaky(true), |_| {}).is_err());
+/// assert!(only.cooling_for(0).is_some());
+/// assert_eq!(only.run_with_sleep(flaky(false), |_| {}).unwrap().value, "answer");
+/// assert_eq!(only.cooling_for(0), None);
 /// ```
 pub struct Fallback<C> {
     candidates: Vec<Candidate<C>>,
@@ -523,6 +541,11 @@ struct Call<'f, C, E> {
     /// Whether a failure after output (recovery `continue`) moves on to the next candidate,
     /// as it does for streams.
     continue_elsewhere: bool,
+    /// The candidates this call skipped for their cooldown; once the healthy ones are done,
+    /// those still to try, the one back first last.
+    cooling_skipped: Vec<usize>,
+    /// Whether the healthy candidates are done and those in cooldown are being tried.
+    last_resort: bool,
 }
 
 impl<'f, C, E> Call<'f, C, E> {
@@ -536,6 +559,8 @@ impl<'f, C, E> Call<'f, C, E> {
             shared: Vec::new(),
             to_share: None,
             continue_elsewhere: false,
+            cooling_skipped: Vec::new(),
+            last_resort: false,
         }
     }
 
@@ -548,7 +573,8 @@ impl<'f, C, E> Call<'f, C, E> {
         !shared && (until == 0 || nanos(self.fallback.clock.now()) >= until)
     }
 
-    /// The next healthy candidate, skipping those in cooldown.
+    /// The next healthy candidate, skipping those in cooldown; once no healthy one is left
+    /// (or none was healthy), those skipped for their cooldown, the one back first first.
     fn next(&mut self) -> Option<usize> {
         if self.stopped {
             return None;
@@ -560,8 +586,30 @@ impl<'f, C, E> Call<'f, C, E> {
                 return Some(index);
             }
             self.skipped.push(index);
+            self.cooling_skipped.push(index);
         }
-        None
+        // A cooldown says "prefer another", and no other answered: the call is failing
+        // otherwise. Each candidate in cooldown is tried once more, under the retrier (a
+        // server's `Retry-After` and a pacer still hold it back), before the call gives up.
+        if !self.last_resort {
+            self.last_resort = true;
+            let mut waiting = std::mem::take(&mut self.cooling_skipped);
+            // Popped from the end: the one whose cooldown ends first, first.
+            waiting.sort_by_key(|&i| std::cmp::Reverse(self.cooling(i)));
+            self.cooling_skipped = waiting;
+        }
+        let index = self.cooling_skipped.pop()?;
+        self.skipped.retain(|&i| i != index);
+        Some(index)
+    }
+
+    /// How long candidate `index` stays in cooldown, here or in the shared store.
+    fn cooling(&self, index: usize) -> Duration {
+        let shared = self.shared.get(index).copied().flatten();
+        self.fallback
+            .cooling_for(index)
+            .max(shared)
+            .unwrap_or_default()
     }
 
     /// The retrier's hand-back: while a healthy candidate follows, a failure that asks for
@@ -582,6 +630,8 @@ impl<'f, C, E> Call<'f, C, E> {
         let candidate = &self.fallback.candidates[index];
         let error = match outcome.result {
             Ok(value) => {
+                // A candidate that answers is healthy again (it was tried while cooling).
+                candidate.until.store(0, Ordering::Relaxed);
                 return Some(Answer {
                     value,
                     candidate: index,
@@ -593,19 +643,24 @@ impl<'f, C, E> Call<'f, C, E> {
             }
             Err(e) => e,
         };
-        let (another, retry_after, code) = match crate::classify(error.error_chain()) {
+        // A failure that asks for another candidate cools this one down; a stream that
+        // broke after it spoke moves on to continue elsewhere, without a cooldown (a cut
+        // connection says nothing of the next call).
+        let (another, elsewhere, retry_after, code) = match crate::classify(error.error_chain()) {
             Some(c) => {
                 let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
                 let elsewhere = self.continue_elsewhere && continues_elsewhere(error.error_chain());
-                (asks_for_another(&*c) || elsewhere, c.retry_after(), code)
+                (asks_for_another(&*c), elsewhere, c.retry_after(), code)
             }
-            None => (false, None, None),
+            None => (false, false, None, None),
         };
         // Held back before its first attempt (a pacer, a shared pause): passed over for
         // this call only; what holds it back remembers.
         let held_back =
             self.fallback.pacer.is_some() && outcome.stop == Stop::Paused && outcome.attempts == 0;
-        if another && !held_back {
+        if elsewhere && !another {
+            // Moves on, no cooldown.
+        } else if another && !held_back {
             let asked = retry_after
                 .unwrap_or_default()
                 .min(Fallback::<C>::MAX_SERVER_COOLDOWN);

@@ -48,8 +48,10 @@ impl<C> Fallback<C> {
     /// (recovery [`Continue`](Recovery::Continue)): the next candidate's `open` receives the
     /// text delivered so far as `resume` (what the watches kept with
     /// [`keep_text`](Watch::keep_text), `Some("")` when they kept none), to continue from it
-    /// the way a router's mid-stream fallback does. The candidate that failed cools down as
-    /// after any failure. A permanent failure stops the chain.
+    /// the way a router's mid-stream fallback does. A stream that broke after it spoke
+    /// does not cool its candidate down (a cut connection says nothing of the next call);
+    /// an error that asks for another candidate does, as for any call. A permanent failure
+    /// stops the chain.
     ///
     /// Each event says which attempt of the chain it came from ([`Event::attempt`], counted
     /// along the chain, every candidate's openings included), and the first of each attempt
@@ -82,7 +84,8 @@ impl<C> Fallback<C> {
     /// let data: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().data().to_owned()).collect();
     /// assert!(data[1].contains("Hello"));
     /// assert_eq!(events.len(), 3);
-    /// assert_eq!(models.cooling_for(0).is_some(), true);
+    /// // The primary broke after it spoke: no cooldown, the next call starts there.
+    /// assert_eq!(models.cooling_for(0), None);
     /// # });
     /// ```
     pub fn run_stream<'a, O, S, B, E, OE, Sl, SFut>(

@@ -1,0 +1,78 @@
+//! The strategies compared, each written as its own documentation recommends.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use agent_error::redis::RedisStore;
+use agent_error_farm::Kind;
+
+pub mod backon;
+pub mod middleware;
+pub mod none;
+pub mod ours;
+pub mod sdk;
+
+/// What a replica is given: the providers' base URLs, and the fleet's shared store, if the
+/// replicas share one.
+#[derive(Clone)]
+pub struct Env {
+    /// Each provider's base URL (`…/v1`).
+    pub urls: HashMap<Kind, String>,
+    /// The fleet's Redis store, in a fleet run (only strategies that can share state use it).
+    pub redis: Option<Arc<RedisStore>>,
+}
+
+impl Env {
+    /// The base URL of `kind`.
+    pub fn url(&self, kind: Kind) -> &str {
+        &self.urls[&kind]
+    }
+}
+
+/// One model call of an agent loop.
+#[derive(Clone, Copy)]
+pub struct Call<'a> {
+    /// The provider the loop calls first.
+    pub primary: Kind,
+    /// The API key.
+    pub key: &'a str,
+    /// The last user message.
+    pub prompt: &'a str,
+}
+
+/// What a call's text is shown through: each piece of text as the strategy hands it to the
+/// user, in order.
+pub type Show<'a> = &'a mut (dyn FnMut(&str) + Send);
+
+/// A boxed future of a call.
+pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
+/// One replica of an agent service running a strategy.
+pub trait Replica: Send + Sync {
+    /// Makes `call`, showing its text as it arrives; `Ok` when the strategy takes the answer
+    /// as complete.
+    fn call<'a>(&'a self, call: Call<'a>, show: Show<'a>) -> CallFuture<'a>;
+}
+
+/// A strategy: how a replica is made.
+pub trait Strategy: Send + Sync {
+    /// Its name in the table.
+    fn name(&self) -> &'static str;
+    /// The documentation or code it follows.
+    fn follows(&self) -> &'static str;
+    /// A replica of an agent service using it.
+    fn replica(&self, env: &Env) -> Box<dyn Replica>;
+}
+
+/// Every strategy, in the table's order.
+pub fn all() -> Vec<Box<dyn Strategy>> {
+    vec![
+        Box::new(none::NoRetry),
+        Box::new(sdk::Sdk),
+        Box::new(middleware::Middleware),
+        Box::new(backon::Backon),
+        Box::new(ours::Library),
+    ]
+}

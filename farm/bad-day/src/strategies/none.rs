@@ -1,0 +1,77 @@
+//! No retry: one request, a hand-written stream loop, and whatever happens is the answer.
+
+use futures_util::StreamExt;
+
+use super::{Call, CallFuture, Env, Replica, Show, Strategy};
+use crate::sse::{Lines, Said, read_event, request};
+
+/// No retry at all.
+pub struct NoRetry;
+
+impl Strategy for NoRetry {
+    fn name(&self) -> &'static str {
+        "no retry"
+    }
+
+    fn follows(&self) -> &'static str {
+        "reqwest's streaming example (`bytes_stream`), no retry"
+    }
+
+    fn replica(&self, env: &Env) -> Box<dyn Replica> {
+        Box::new(Plain {
+            env: env.clone(),
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("a client"),
+        })
+    }
+}
+
+struct Plain {
+    env: Env,
+    client: reqwest::Client,
+}
+
+impl Replica for Plain {
+    fn call<'a>(&'a self, call: Call<'a>, show: Show<'a>) -> CallFuture<'a> {
+        Box::pin(async move {
+            let base = self.env.url(call.primary);
+            let response = request(
+                &self.client,
+                base,
+                call.primary,
+                call.key,
+                call.prompt,
+                None,
+            )
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+            if !response.status().is_success() {
+                return Err(format!("status {}", response.status()));
+            }
+            read_stream(response, show).await
+        })
+    }
+}
+
+/// Reads a stream to its end by hand, showing its text: `Ok` at the provider's last event
+/// or at the end of the body, `Err` at an error event or a transport error.
+pub async fn read_stream(response: reqwest::Response, show: Show<'_>) -> Result<(), String> {
+    let mut body = response.bytes_stream();
+    let mut lines = Lines::default();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| format!("stream: {e}"))?;
+        for (name, data) in lines.feed(&chunk) {
+            match read_event(&name, &data) {
+                Said::Text(text) => show(&text),
+                Said::Done => return Ok(()),
+                Said::Error(data) => return Err(format!("error event: {data}")),
+                Said::Other => {}
+            }
+        }
+    }
+    // The body ended: most hand-written loops take that as the end of the answer.
+    Ok(())
+}

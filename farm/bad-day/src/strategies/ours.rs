@@ -1,0 +1,162 @@
+//! agent-error: each call a fallback chain over two providers, retried by the library's
+//! retrier; each stream watched (a cut or a silence is a failure, never an answer); a
+//! stream that broke after it spoke is continued from its text, never shown again; a pacer
+//! fed by the providers' rate-limit headers; in a fleet, the pacer's buckets and the
+//! chains' cooldowns shared through Redis.
+//!
+//! As the guide recommends it: "Streams" (`Fallback::run_stream`, a `Watch` with
+//! `keep_text` and an idle timeout, `Recovery::Continue` with `partial_text`), "Pacing"
+//! (`Pacer::observe_response`, `Fallback::pacer`), "Fleet" (`RedisStore`) and "In an agent
+//! loop" (`decide` on what the chain ends in).
+
+use std::time::Duration;
+
+use agent_error::recover::{Cost, Decision, Fallback, Pacer, decide};
+use agent_error::retry::{Retrier, tokio_sleep};
+use agent_error_farm::Kind;
+use futures_util::StreamExt;
+
+use super::{Call, CallFuture, Env, Replica, Show, Strategy};
+use crate::sse::{Said, read_event, request};
+
+/// This library.
+pub struct Library;
+
+impl Strategy for Library {
+    fn name(&self) -> &'static str {
+        "agent-error"
+    }
+
+    fn follows(&self) -> &'static str {
+        "the guide's Streams, Pacing and Fleet chapters: Fallback::run_stream over a Watch, Pacer, RedisStore"
+    }
+
+    fn replica(&self, env: &Env) -> Box<dyn Replica> {
+        let mut pacer = Pacer::new();
+        if let Some(store) = &env.redis {
+            pacer = pacer.shared_in(store.clone());
+        }
+        let chain = |first: Kind, second: Kind| {
+            let mut chain = Fallback::named([(first.name(), first), (second.name(), second)])
+                .retrier(Retrier::new())
+                .pacer(pacer.clone(), Cost::request());
+            if let Some(store) = &env.redis {
+                chain = chain.store(store.clone());
+            }
+            chain
+        };
+        Box::new(Ours {
+            env: env.clone(),
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("a client"),
+            openai_first: chain(Kind::OpenAi, Kind::Anthropic),
+            compatible_first: chain(Kind::Compatible, Kind::Anthropic),
+            pacer,
+        })
+    }
+}
+
+struct Ours {
+    env: Env,
+    client: reqwest::Client,
+    openai_first: Fallback<Kind>,
+    compatible_first: Fallback<Kind>,
+    pacer: Pacer,
+}
+
+/// How many times a call runs its chain again (to go on from its text, or after a wait),
+/// at most.
+const CONTINUATIONS: usize = 3;
+
+/// Why a stream did not open: the chain walk classifies either through `source()`.
+#[derive(Debug)]
+enum Opening {
+    /// The request was not sent, or no answer came.
+    Send(reqwest::Error),
+    /// The provider refused it.
+    Refused(agent_error::http::StatusError),
+}
+
+impl std::fmt::Display for Opening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the stream did not open")
+    }
+}
+
+impl std::error::Error for Opening {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Opening::Send(e) => Some(e),
+            Opening::Refused(e) => Some(e),
+        }
+    }
+}
+
+impl Replica for Ours {
+    fn call<'a>(&'a self, call: Call<'a>, show: Show<'a>) -> CallFuture<'a> {
+        Box::pin(async move {
+            let chain = match call.primary {
+                Kind::Compatible => &self.compatible_first,
+                _ => &self.openai_first,
+            };
+            // What the user has been shown of the answer, across chains.
+            let mut said = String::new();
+            let mut failures = 0;
+            for _ in 0..=CONTINUATIONS {
+                let before = said.clone();
+                // The opener owns what it uses and returns an owned future: a `Send`
+                // future that borrows from the call cannot be proven `Send` by rustc for
+                // every lifetime the opener is called with.
+                let (client, pacer, env) =
+                    (self.client.clone(), self.pacer.clone(), self.env.clone());
+                let (key, prompt) = (call.key.to_string(), call.prompt.to_string());
+                let open = move |kind: &Kind, resume: Option<&str>, _attempt: u32| {
+                    let kind = *kind;
+                    let prefill = format!("{before}{}", resume.unwrap_or(""));
+                    let sent =
+                        request(&client, env.url(kind), kind, &key, &prompt, Some(&prefill)).send();
+                    let pacer = pacer.clone();
+                    async move {
+                        let response = sent.await.map_err(Opening::Send)?;
+                        pacer.observe_response(kind.name(), response.status(), response.headers());
+                        let watch = agent_error::reqwest::watch(response)
+                            .await
+                            .map_err(Opening::Refused)?;
+                        Ok::<_, Opening>(
+                            watch
+                                .keep_text(1 << 20)
+                                .idle_timeout(Duration::from_secs(2)),
+                        )
+                    }
+                };
+                let mut events = std::pin::pin!(chain.run_stream(open, tokio_sleep));
+                let mut broke = None;
+                while let Some(item) = events.next().await {
+                    match item {
+                        Ok(event) => {
+                            if let Said::Text(text) = read_event(event.name(), event.data()) {
+                                show(&text);
+                                said.push_str(&text);
+                            }
+                        }
+                        Err(e) => broke = Some(e),
+                    }
+                }
+                let Some(e) = broke else {
+                    return Ok(());
+                };
+                // The agent loop's own decision, as the guide's agent-loop chapter makes it:
+                // go on from what was shown, wait and call again, or give the task up.
+                failures += 1;
+                match decide(&e, failures) {
+                    Decision::Continue if !said.is_empty() => {}
+                    Decision::Retry(delay) => tokio::time::sleep(delay).await,
+                    _ => return Err(e.to_string()),
+                }
+            }
+            Err("the answer broke after every continuation".into())
+        })
+    }
+}
