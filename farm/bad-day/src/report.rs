@@ -8,29 +8,32 @@ use crate::workload::Record;
 
 /// One row of the table.
 pub struct Row {
-    name: &'static str,
-    replicas: usize,
+    /// The strategy.
+    pub name: &'static str,
+    /// The replicas that ran it.
+    pub replicas: usize,
     /// Calls that can complete (no provider refused them for good).
-    can_complete: usize,
+    pub can_complete: usize,
     /// Of those, answered whole and once, and taken as complete.
-    completed: usize,
+    pub completed: usize,
     /// Calls whose shown text repeats part of the answer.
-    shown_twice: usize,
+    pub shown_twice: usize,
     /// Calls the strategy took as complete with a text that is not the whole answer.
-    cut_as_complete: usize,
+    pub cut_as_complete: usize,
     /// Output tokens the providers streamed that no completed answer kept.
-    thrown_away: u64,
+    pub thrown_away: u64,
     /// Requests the providers received.
-    requests: u64,
+    pub requests: u64,
     /// Of them, answered 429.
-    throttled: u64,
+    pub throttled: u64,
     /// Of those, by a bucket (not a throttled window): what pacing avoids.
-    bucket_throttled: u64,
+    pub bucket_throttled: u64,
     /// Refusals that could not change, repeated.
-    hopeless: u64,
-    /// Time to completion of the completed calls.
-    p50: Duration,
-    p99: Duration,
+    pub hopeless: u64,
+    /// Time to completion of the completed calls: the median.
+    pub p50: Duration,
+    /// And the 99th percentile.
+    pub p99: Duration,
 }
 
 impl Row {
