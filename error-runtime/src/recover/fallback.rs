@@ -630,8 +630,11 @@ impl<'f, C, E> Call<'f, C, E> {
         let candidate = &self.fallback.candidates[index];
         let error = match outcome.result {
             Ok(value) => {
-                // A candidate that answers is healthy again (it was tried while cooling).
-                candidate.until.store(0, Ordering::Relaxed);
+                // A candidate that answers is healthy again (it was tried while cooling). Read
+                // first: most answers come from a healthy one, and need no write.
+                if candidate.until.load(Ordering::Relaxed) != 0 {
+                    candidate.until.store(0, Ordering::Relaxed);
+                }
                 return Some(Answer {
                     value,
                     candidate: index,
@@ -759,9 +762,9 @@ pub struct Failure<E = BoxError> {
 ///
 /// It is classified by its last failure: code, op, retry policy, hints and recovery are
 /// that failure's classification (an unclassified one gives the code
-/// [`codes::UNCLASSIFIED`], not retryable, recovery `abort`). When every candidate was
-/// cooling down and none was called, it is `provider_unavailable`, retryable after the
-/// time until the first one is tried again (its `retry_after`).
+/// [`codes::UNCLASSIFIED`], not retryable, recovery `abort`). When no candidate was called
+/// (the list is empty; candidates in cooldown are tried before a call gives up), it is
+/// `provider_unavailable`, not retried, recovery `abort`.
 ///
 /// Its `source()` is the last failure's error (or, when none was called, why), so a chain
 /// walk ([`classify`](crate::classify), `?` into `anyhow`) classifies it the same way
