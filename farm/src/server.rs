@@ -136,7 +136,7 @@ impl Provider {
     /// Counts a refusal for good of `call`'s prompt, and a hopeless retry if it is not its first.
     fn refuse(&self, call: &Call) {
         let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = refused.entry(answer::hash(&call.prompt)).or_insert(0);
+        let n = refused.entry(call.hash).or_insert(0);
         if *n > 0 {
             self.counters.add(Count::HopelessRetries, 1);
         }
@@ -231,6 +231,8 @@ struct Call {
     model: String,
     /// The text of the last user message: what the answer is drawn from.
     prompt: String,
+    /// Its hash: what the farm keys the prompt's sightings, refusals and faults on.
+    hash: u64,
     /// The text of an assistant message after it, to continue from (a prefill).
     resume: Option<String>,
     /// Tokens of every message.
@@ -273,6 +275,7 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
             .and_then(Value::as_str)
             .unwrap_or("farm-model")
             .to_string(),
+        hash: answer::hash(&prompt),
         prompt,
         resume,
         prompt_tokens,
@@ -391,22 +394,18 @@ async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes)
     };
     let nth = {
         let mut seen = p.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = seen.entry(answer::hash(&call.prompt)).or_insert(0);
+        let n = seen.entry(call.hash).or_insert(0);
         *n += 1;
         *n - 1
     };
     let fault = schedule::fault(
         p.config.seed,
         p.kind.index(),
-        answer::hash(&call.prompt),
+        call.hash,
         nth,
         &p.config.rates,
     );
-    let id = format!(
-        "farm-{}-{}-{nth}",
-        p.kind.name(),
-        answer::hash(&call.prompt) % 1_000_000
-    );
+    let id = format!("farm-{}-{}-{nth}", p.kind.name(), call.hash % 1_000_000);
     let mut response = Response::new(if call.stream {
         p.counters.add(Count::Streams, 1);
         let steps = plan(&p, &call, &id, &pieces, fault);

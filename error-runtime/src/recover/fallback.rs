@@ -603,13 +603,11 @@ impl<'f, C, E> Call<'f, C, E> {
         Some(index)
     }
 
-    /// How long candidate `index` stays in cooldown, here or in the shared store.
-    fn cooling(&self, index: usize) -> Duration {
+    /// How long candidate `index` stays in cooldown, here or in the shared store; `None`
+    /// when it is in none.
+    fn cooling(&self, index: usize) -> Option<Duration> {
         let shared = self.shared.get(index).copied().flatten();
-        self.fallback
-            .cooling_for(index)
-            .max(shared)
-            .unwrap_or_default()
+        self.fallback.cooling_for(index).max(shared)
     }
 
     /// The retrier's hand-back: while a healthy candidate follows, a failure that asks for
@@ -695,10 +693,7 @@ impl<'f, C, E> Call<'f, C, E> {
             Some(last) => Class::of(chain(&last.error)),
             None => {
                 let wait = (0..self.fallback.candidates.len())
-                    .filter_map(|i| {
-                        let shared = self.shared.get(i).copied().flatten();
-                        self.fallback.cooling_for(i).max(shared)
-                    })
+                    .filter_map(|i| self.cooling(i))
                     .min()
                     .unwrap_or_default();
                 Class::cooling(wait, self.fallback.candidates.is_empty())

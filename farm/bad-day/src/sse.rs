@@ -7,6 +7,14 @@ use serde_json::{Value, json};
 /// The model every call names.
 pub const MODEL: &str = "farm-model";
 
+/// The HTTP client every strategy builds on: straight to the farm on loopback, no proxy.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("a client")
+}
+
 /// The request for one streamed call to `kind` at `base` (its base URL, `…/v1`), with the
 /// prompt and, to continue an answer that broke, the assistant's text so far.
 pub fn request(

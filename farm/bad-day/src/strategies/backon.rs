@@ -25,10 +25,7 @@ impl Strategy for Backon {
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
         Box::new(Hand {
             env: env.clone(),
-            client: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("a client"),
+            client: crate::sse::client(),
         })
     }
 }

@@ -24,10 +24,7 @@ impl Strategy for Middleware {
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
         let policy = ExponentialBackoff::builder().build_with_max_retries(3);
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .expect("a client");
+        let http = crate::sse::client();
         Box::new(Retrying {
             env: env.clone(),
             client: ClientBuilder::new(http)

@@ -20,10 +20,7 @@ impl Strategy for NoRetry {
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
         Box::new(Plain {
             env: env.clone(),
-            client: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("a client"),
+            client: crate::sse::client(),
         })
     }
 }

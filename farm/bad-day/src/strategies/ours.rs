@@ -47,10 +47,7 @@ impl Strategy for Library {
         };
         Box::new(Ours {
             env: env.clone(),
-            client: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("a client"),
+            client: crate::sse::client(),
             openai_first: chain(Kind::OpenAi, Kind::Anthropic),
             compatible_first: chain(Kind::Compatible, Kind::Anthropic),
             pacer,

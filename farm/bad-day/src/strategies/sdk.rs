@@ -28,10 +28,7 @@ impl Strategy for Sdk {
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
         Box::new(OpenAiSdk {
             env: env.clone(),
-            http: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("a client"),
+            http: crate::sse::client(),
             clients: Mutex::new(HashMap::new()),
         })
     }
