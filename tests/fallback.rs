@@ -649,3 +649,52 @@ async fn an_async_run_on_borrowed_candidates_can_be_spawned() {
     .unwrap();
     assert_eq!(answer.as_deref(), Ok("b"));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_shared_cooldown_is_skipped_but_never_waited_out_by_the_candidates_pacer() {
+    use agent_error::recover::{Cost, LocalStore, Pacer, Store};
+    use std::sync::Arc;
+
+    let clock = ManualClock::new();
+    let store: Arc<dyn Store> = Arc::new(LocalStore::with_clock(clock.clone()));
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .shared_in(store.clone());
+    // The pacer is keyed by the candidates' names, and the cooldowns are shared in the
+    // same store.
+    let fallback = models(&clock)
+        .pacer(pacer, Cost::request())
+        .store(store.clone());
+    // The primary is rate-limited once: it cools down for a minute, in the store too.
+    fallback
+        .run_async(
+            async |m: &&'static str, _| match *m {
+                "primary" => Err(rate_limited()),
+                _ => Ok(*m),
+            },
+            |_| async {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(fallback.cooling_for(0), Some(60 * SEC));
+    // Then the secondary is overloaded: the primary is tried as a last resort, at once. Its
+    // cooldown says "prefer another candidate"; it is no pause its pacer waits out.
+    let slept = RefCell::new(Vec::new());
+    let answer = fallback
+        .run_async(
+            async |m: &&'static str, _| match *m {
+                "primary" => Ok(*m),
+                _ => Err(down()),
+            },
+            |d| {
+                slept.borrow_mut().push(d);
+                clock.advance(d);
+                async {}
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.name(), "primary");
+    let slept = slept.into_inner();
+    assert!(slept.iter().all(|d| *d < 5 * SEC), "{slept:?}");
+}

@@ -784,7 +784,10 @@ fn lease_of(state: &KeyState, now: u64) -> [f64; 4] {
 }
 
 /// Takes a store's answer as the key's copy: the buckets, the replicas, and the lease this
-/// replica may spend before asking again.
+/// replica may spend before asking again. The lease adds to what the replica holds: steps
+/// of concurrent calls may be answered in any order, and every unit leased is either spent
+/// or given back at the next step, never dropped (a dropped lease is budget the fleet
+/// never uses).
 fn take_answer(state: &mut KeyState, answer: &PaceAnswer, now: u64) {
     state.alone = false;
     state.replicas = answer.replicas.max(1);
@@ -794,10 +797,12 @@ fn take_answer(state: &mut KeyState, answer: &PaceAnswer, now: u64) {
     let known = answer.buckets.iter().any(Option::is_some);
     for (d, view) in answer.buckets.iter().enumerate() {
         state.buckets[d] = view.map(|v| Bucket::from_view(&v, now));
+        let held = state.allowance[d];
+        let held = if held.is_finite() { held } else { 0.0 };
         state.allowance[d] = match state.buckets[d] {
-            Some(_) => answer.leased[d],
+            Some(_) => held + answer.leased[d],
             None if known => f64::INFINITY,
-            None => 0.0,
+            None => held,
         };
     }
 }

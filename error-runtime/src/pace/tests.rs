@@ -222,6 +222,108 @@ fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
     assert_eq!(granted, 4);
 }
 
+/// A store whose answers to pacing steps wait until the test lets them go, while
+/// `holding`: so that the steps of concurrent calls are answered in another order.
+#[derive(Debug)]
+struct Held {
+    inner: LocalStore,
+    holding: std::sync::atomic::AtomicBool,
+    gates: std::sync::Mutex<Vec<Arc<std::sync::atomic::AtomicBool>>>,
+}
+
+impl crate::store::WaitLimit for Held {}
+
+impl crate::store::PauseStore for Held {
+    fn pause<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
+        self.inner.pause(key)
+    }
+    fn set_pause<'a>(
+        &'a self,
+        key: &'a str,
+        wait: Duration,
+        code: &'a str,
+    ) -> crate::store::StoreFuture<'a, crate::store::Pause> {
+        self.inner.set_pause(key, wait, code)
+    }
+}
+
+impl PaceStore for Held {
+    fn pace<'a>(
+        &'a self,
+        key: &'a str,
+        step: PaceStep,
+    ) -> crate::store::StoreFuture<'a, Option<PaceAnswer>> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let answer = self.inner.pace_now(key, &step);
+        if !self.holding.load(SeqCst) {
+            return Box::pin(std::future::ready(Some(answer)));
+        }
+        let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        self.gates.lock().unwrap().push(gate.clone());
+        Box::pin(std::future::poll_fn(move |_| {
+            if gate.load(SeqCst) {
+                std::task::Poll::Ready(Some(answer))
+            } else {
+                std::task::Poll::Pending
+            }
+        }))
+    }
+}
+
+/// Two calls step the store at once and their answers come back in the other order: the
+/// budget each leased is held, spent or given back, never dropped.
+#[test]
+fn leases_of_steps_answered_out_of_order_are_all_kept() {
+    use std::sync::atomic::Ordering::SeqCst;
+    use std::task::{Context, Poll, Waker};
+
+    let clock = ManualClock::new();
+    let store = Arc::new(Held {
+        inner: LocalStore::with_clock(clock.clone()),
+        holding: false.into(),
+        gates: Default::default(),
+    });
+    let pacer = Pacer::new()
+        .with_clock(clock.clone())
+        .shared_in(store.clone())
+        .limit(KEY, Limit::requests(100, Duration::from_secs(3600)));
+    // A first call: the replica learns the budget.
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    clock.advance(ms(300));
+    store.holding.store(true, SeqCst);
+    let mut a = std::pin::pin!(pacer.reserve(KEY, Cost::request(), Duration::ZERO));
+    let mut b = std::pin::pin!(pacer.reserve(KEY, Cost::request(), Duration::ZERO));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(a.as_mut().poll(&mut cx).is_pending());
+    assert!(b.as_mut().poll(&mut cx).is_pending());
+    let gates = store.gates.lock().unwrap().clone();
+    assert_eq!(gates.len(), 2);
+    gates[1].store(true, SeqCst);
+    assert_eq!(b.as_mut().poll(&mut cx), Poll::Ready(Ok(Duration::ZERO)));
+    gates[0].store(true, SeqCst);
+    assert_eq!(a.as_mut().poll(&mut cx), Poll::Ready(Ok(Duration::ZERO)));
+    // Three calls went: what the store keeps and what the replica holds make the rest.
+    store.holding.store(false, SeqCst);
+    clock.advance(ms(300));
+    let left = |pacer: &Pacer| pacer.remaining(KEY, Dimension::Requests).unwrap();
+    assert!(left(&pacer) > 50.0, "{}", left(&pacer));
+    let stored = |store: &Held| {
+        store.inner.pace_now(KEY, &PaceStep::default()).buckets[0]
+            .unwrap()
+            .level
+    };
+    // The next step gives back what was not spent.
+    assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+    let (held, kept) = (left(&pacer) - stored(&store), stored(&store));
+    assert!(
+        (held + kept - 96.0).abs() < 0.05,
+        "{held} held, {kept} kept"
+    );
+}
+
 /// Polls a future that completes at its first poll.
 fn block_on_ready<F: std::future::Future>(future: F) -> F::Output {
     crate::store::block_on(future, Duration::ZERO).expect("the future is ready at once")

@@ -187,11 +187,18 @@ impl<C> Fallback<C> {
         self
     }
 
-    /// Shares the cooldowns through `store`, keyed by the candidates' names: a candidate
-    /// that one replica put in cooldown is skipped by every replica using the same store
-    /// until the deadline (the later one, when two replicas set it), plus this value's own
-    /// positive jitter so that the fleet does not come back to it at one instant. The local
-    /// cooldowns ([`cooling_for`](Self::cooling_for)) are still kept.
+    /// Shares the cooldowns through `store`, keyed by the candidates' names under
+    /// `cooldown:` (`cooldown:gpt-4o`): a candidate that one replica put in cooldown is
+    /// skipped by every replica using the same store until the deadline (the later one,
+    /// when two replicas set it), plus this value's own positive jitter so that the fleet
+    /// does not come back to it at one instant. The local cooldowns
+    /// ([`cooling_for`](Self::cooling_for)) are still kept.
+    ///
+    /// The prefix keeps a cooldown apart from a pause under the candidate's own name (a
+    /// server's `Retry-After` that a [`pacer`](Self::pacer) keyed by the candidate's name
+    /// shares in the same store): a pause is waited out, a cooldown only says "prefer
+    /// another candidate", and a candidate in cooldown is still tried at once when no
+    /// other answered.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -271,7 +278,7 @@ impl<C> Fallback<C> {
         let mut waits = Vec::with_capacity(self.candidates.len());
         for c in &self.candidates {
             let wait = store
-                .pause(&c.name)
+                .pause(&cooldown_key(&c.name))
                 .await
                 .map(|p| p.wait(self.jitter))
                 .filter(|w| !w.is_zero());
@@ -288,7 +295,7 @@ impl<C> Fallback<C> {
     ) {
         if let Some((index, cooldown, code)) = shared {
             store
-                .set_pause(&self.candidates[index].name, cooldown, &code)
+                .set_pause(&cooldown_key(&self.candidates[index].name), cooldown, &code)
                 .await;
         }
     }
@@ -506,6 +513,13 @@ where
     fn attempt(&mut self, attempt: u32) -> impl Future<Output = Result<T, E>> {
         (self.op)(self.value, attempt)
     }
+}
+
+/// The key a candidate's cooldown is shared under: `cooldown:<name>`, apart from the pauses
+/// a pacer or a retrier keyed by the candidate's name waits out (a cooldown is skipped while
+/// another candidate is healthy, never waited for).
+fn cooldown_key(name: &str) -> String {
+    format!("cooldown:{name}")
 }
 
 /// Whether a stream's failure moves a chain over streams on to the next candidate.

@@ -256,7 +256,7 @@ impl Bucket {
         }
         self.refill(now);
         let level = report.level.min(report.capacity);
-        self.level = if self.reported && self.rate > 0.0 {
+        self.level = if self.reported && (self.rate > 0.0 || report.rate > 0.0) {
             self.level.min(level).max(level - self.in_flight(now))
         } else {
             level
@@ -412,9 +412,73 @@ pub(crate) fn reserve(
     Ok(need)
 }
 
-/// Applies `step` to a key's buckets at `now`: what a store does atomically.
-pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64) -> PaceAnswer {
-    for (slot, d) in buckets.iter_mut().zip(&step.dimensions) {
+/// Units reserved in one dimension of a key while its store knew no limit of it (no
+/// bucket): calls on their way, which the report that first tells the limit may not count
+/// yet. Kept for one [`IN_FLIGHT`] interval from the first of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Unmetered {
+    units: f64,
+    since: u64,
+}
+
+impl Unmetered {
+    /// Counts `units` reserved now with no bucket to reserve them from.
+    fn add(&mut self, units: f64, now: u64) {
+        if !(units.is_finite() && units > 0.0) {
+            return;
+        }
+        if self.units <= 0.0 || now.saturating_sub(self.since) >= nanos(IN_FLIGHT) {
+            *self = Unmetered {
+                units: 0.0,
+                since: now,
+            };
+        }
+        self.units = (self.units + units).min(MAX_UNITS);
+    }
+
+    /// The units counted lately, and none kept after.
+    fn take(&mut self, now: u64) -> f64 {
+        let units = if now.saturating_sub(self.since) < nanos(IN_FLIGHT) {
+            self.units
+        } else {
+            0.0
+        };
+        *self = Unmetered::default();
+        units
+    }
+}
+
+impl Bucket {
+    /// A bucket just made (by a first report or a configured limit) counts what was
+    /// reserved before it, while no limit was known: at most its capacity less those units
+    /// is left, and they are calls on their way that a later report may not count yet.
+    fn made_after(&mut self, unmetered: f64, now: u64) {
+        if unmetered > 0.0 {
+            self.level = self
+                .level
+                .min(self.capacity - unmetered)
+                .max(-self.capacity);
+            self.reserved(unmetered, now);
+        }
+    }
+}
+
+/// Applies `step` to a key's buckets at `now`: what a store does atomically. `unmetered`
+/// counts, per dimension, what was reserved while the store knew no limit of it: the
+/// first limit known is short of it (the calls that went in the first round trip of a
+/// fleet, before any response told the budget, are not spent twice).
+pub(crate) fn apply(
+    buckets: &mut [Option<Bucket>; 4],
+    unmetered: &mut [Unmetered; 4],
+    step: &PaceStep,
+    now: u64,
+) -> PaceAnswer {
+    for ((slot, d), unmetered) in buckets
+        .iter_mut()
+        .zip(&step.dimensions)
+        .zip(unmetered.iter_mut())
+    {
+        let known = slot.is_some();
         if let Some((capacity, rate)) = d.configured_limit() {
             match slot {
                 None => *slot = Some(Bucket::configured(capacity, rate, now)),
@@ -435,12 +499,22 @@ pub(crate) fn apply(buckets: &mut [Option<Bucket>; 4], step: &PaceStep, now: u64
             slot.get_or_insert_with(Bucket::default).report(report, now);
         }
         if let Some(bucket) = slot {
+            if !known {
+                bucket.made_after(unmetered.take(now), now);
+            }
             bucket.refill(now);
             bucket.spend(d.spent);
         }
     }
     let takes = step.dimensions.map(|d| d.take);
     let wait = reserve(buckets, &takes, Duration::ZERO, step.max_wait, now, 1.0);
+    if wait.is_ok() {
+        for ((slot, take), unmetered) in buckets.iter().zip(takes).zip(unmetered.iter_mut()) {
+            if slot.is_none() {
+                unmetered.add(take, now);
+            }
+        }
+    }
     let mut leased = [0.0; 4];
     if wait == Ok(Duration::ZERO) {
         for ((slot, d), leased) in buckets.iter_mut().zip(&step.dimensions).zip(&mut leased) {
@@ -536,6 +610,63 @@ mod tests {
     }
 
     #[test]
+    fn a_report_that_first_tells_the_refill_counts_what_was_reserved_since_the_last() {
+        let mut b = Bucket::default();
+        // 239 of 240 left: no refill to read yet (what is missing is the rounding).
+        b.report(&report(240.0, 239.0, 0.0), 0);
+        let mut buckets = [Some(b), None, None, None];
+        let one = [1.0, 0.0, 0.0, 0.0];
+        for _ in 0..30 {
+            assert_eq!(
+                reserve(&mut buckets, &one, Duration::ZERO, Duration::ZERO, 0, 1.0),
+                Ok(Duration::ZERO)
+            );
+        }
+        let mut b = buckets[0].unwrap();
+        assert_eq!(b.level, 209.0);
+        // A response written before the 30 arrived, the first to tell the refill: it does
+        // not give them back.
+        b.report(&report(240.0, 235.0, 4.0), 0);
+        assert_eq!(b.level, 209.0);
+        assert_eq!(b.rate, 4.0);
+    }
+
+    #[test]
+    fn the_first_limit_known_is_short_of_what_went_before_it() {
+        let mut buckets = [None; 4];
+        let mut unmetered = [Unmetered::default(); 4];
+        let mut step = PaceStep::default();
+        step.dimensions[0].take = 1.0;
+        // Thirty calls before any response told the limit: nothing holds them.
+        for _ in 0..30 {
+            let answer = apply(&mut buckets, &mut unmetered, &step, 0);
+            assert_eq!(answer.wait, Ok(Duration::ZERO));
+            assert_eq!(answer.buckets[0], None);
+        }
+        // The first report was written when 10 of them had arrived: 230 of 240 left, of
+        // which the 20 others are spent, and on their way.
+        step.dimensions[0].report = Some(report(240.0, 230.0, 4.0));
+        step.dimensions[0].take = 0.0;
+        let answer = apply(&mut buckets, &mut unmetered, &step, 0);
+        assert_eq!(answer.buckets[0].map(|b| b.level), Some(210.0));
+        assert_eq!(unmetered[0], Unmetered::default());
+        // A later report that still misses them does not give them back.
+        step.dimensions[0].report = Some(report(240.0, 225.0, 4.0));
+        let answer = apply(&mut buckets, &mut unmetered, &step, 0);
+        assert_eq!(answer.buckets[0].map(|b| b.level), Some(210.0));
+        // Units older than the interval of calls on their way are not counted.
+        let mut late = [None; 4];
+        let mut old = [Unmetered::default(); 4];
+        step.dimensions[0].report = None;
+        step.dimensions[0].take = 1.0;
+        apply(&mut late, &mut old, &step, 0);
+        step.dimensions[0].report = Some(report(240.0, 230.0, 4.0));
+        step.dimensions[0].take = 0.0;
+        let answer = apply(&mut late, &mut old, &step, 2 * nanos(IN_FLIGHT));
+        assert_eq!(answer.buckets[0].map(|b| b.level), Some(230.0));
+    }
+
+    #[test]
     fn implausible_reports_change_nothing() {
         let mut b = Bucket::default();
         b.report(&report(100.0, 50.0, 10.0), 0);
@@ -593,13 +724,14 @@ mod tests {
         step.dimensions[0].report = Some(report(10.0, 0.0, 1.0));
         step.dimensions[0].take = 1.0;
         step.max_wait = Duration::from_millis(500);
-        let answer = apply(&mut buckets, &step, 0);
+        let mut unmetered = [Unmetered::default(); 4];
+        let answer = apply(&mut buckets, &mut unmetered, &step, 0);
         assert_eq!(answer.wait, Err(Duration::from_secs(1)));
         assert_eq!(buckets[0].unwrap().level, 0.0);
         step.dimensions[0].report = None;
         step.max_wait = Duration::from_secs(5);
         assert_eq!(
-            apply(&mut buckets, &step, 0).wait,
+            apply(&mut buckets, &mut unmetered, &step, 0).wait,
             Ok(Duration::from_secs(1))
         );
         assert_eq!(buckets[0].unwrap().level, -1.0);

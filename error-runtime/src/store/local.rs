@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::bucket::{self, Bucket};
+use super::bucket::{self, Bucket, Unmetered};
 use super::pause::max_jitter_of;
 use super::{
     BreakerRule, BudgetStore, CircuitState, CircuitStore, Clock, PaceAnswer, PaceStep, PaceStore,
@@ -53,6 +53,7 @@ struct Entries {
 #[derive(Default)]
 struct PaceEntry {
     buckets: [Option<Bucket>; 4],
+    unmetered: [Unmetered; 4],
     replicas: Vec<(u64, u64)>,
 }
 
@@ -279,7 +280,7 @@ impl LocalStore {
             .retain(|(id, seen)| *id != step.replica && now.saturating_sub(*seen) < REPLICA_SEEN);
         entry.replicas.truncate(MAX_REPLICAS - 1);
         entry.replicas.push((step.replica, now));
-        let mut answer = bucket::apply(&mut entry.buckets, step, now);
+        let mut answer = bucket::apply(&mut entry.buckets, &mut entry.unmetered, step, now);
         answer.replicas = u32::try_from(entry.replicas.len()).unwrap_or(u32::MAX);
         answer
     }

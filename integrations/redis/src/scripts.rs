@@ -200,7 +200,9 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 /// The key is one hash: per dimension `d` (0 to 3) `c<d>` capacity, `r<d>` rate a second,
 /// `l<d>` level, `t<d>` when the level was true, `h<d>` no refill before then, `p<d>` 1
 /// when a response reported it, `n<d>` and `o<d>` units reserved lately (in the interval
-/// begun at `i<d>`, and the one before); and `x:<replica>`, when each replica last stepped.
+/// begun at `i<d>`, and the one before), `u<d>` units reserved while no bucket of the
+/// dimension was known (since `w<d>`: the bucket the first report or limit makes is short
+/// of them); and `x:<replica>`, when each replica last stepped.
 ///
 /// `ARGV`: per dimension the nine of [`PACE_ARGS_PER_DIMENSION`] (an empty string for a
 /// report or limit not given), then the longest wait a reservation may need (ms), the
@@ -338,10 +340,21 @@ local function need(b, take)
   if not (refill < TOO_LONG) then refill = MAX_HOLD end
   return math.min(math.max(b.h - now, 0) + refill, MAX_HOLD)
 end
+-- Units reserved while no limit of a dimension was known (no bucket), since w<d>: calls on
+-- their way that the first report may not count yet, kept for one IN_FLIGHT interval.
+local unmetered = {{}}
+for d = 0, 3 do
+  local u, w = num(fields['u' .. d]), num(fields['w' .. d])
+  if u == nil or w == nil or u < 0 or w > now or now - w >= IN_FLIGHT then
+    u, w = 0, now
+  end
+  unmetered[d] = {{u = math.min(u, MAX_UNITS), w = w}}
+end
 local longest = 0
 for d = 0, 3 do
   local a = {PACE_ARGS_PER_DIMENSION} * d
   local b = buckets[d]
+  local known = b ~= nil
   local cc, cr = num(ARGV[a + 5]), num(ARGV[a + 6])
   if cc ~= nil and cc > 0 and cc <= MAX_UNITS and cr ~= nil then
     if b == nil then
@@ -357,7 +370,7 @@ for d = 0, 3 do
     b = b or {{c = 0, r = 0, l = 0, t = 0, h = 0, p = false, n = 0, o = 0, i = 0}}
     refill(b)
     local level = math.min(rl, rc)
-    if b.p and b.r > 0 then
+    if b.p and (b.r > 0 or rr > 0) then
       roll(b)
       b.l = math.max(math.min(b.l, level), level - (b.n + b.o))
     else
@@ -371,6 +384,12 @@ for d = 0, 3 do
     b.p = true
   end
   if b then
+    if not known and unmetered[d].u > 0 then
+      -- Made now: at most the capacity less what went before, which is on its way.
+      b.l = math.max(math.min(b.l, b.c - unmetered[d].u), -b.c)
+      booked(b, unmetered[d].u)
+    end
+    unmetered[d].u = 0
     refill(b)
     b.l = spend(b, num(ARGV[a + 7]) or 0)
     longest = math.max(longest, need(b, num(ARGV[a + 8]) or 0))
@@ -396,6 +415,19 @@ if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
         leased[d + 1] = fmt(lease)
       end
     end
+  end
+end
+for d = 0, 3 do
+  local take = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0
+  local m = unmetered[d]
+  if reserved == 1 and buckets[d] == nil and take > 0 then
+    if m.u <= 0 then m.w = now end
+    m.u = math.min(m.u + take, MAX_UNITS)
+  end
+  if m.u > 0 then
+    redis.call('HSET', KEYS[1], 'u' .. d, fmt(m.u), 'w' .. d, fmt(m.w))
+  elseif fields['u' .. d] ~= nil or fields['w' .. d] ~= nil then
+    redis.call('HDEL', KEYS[1], 'u' .. d, 'w' .. d)
   end
 end
 local full = 0

@@ -150,6 +150,14 @@ fn steps() -> Vec<Checked> {
         a.wait == Ok(Duration::ZERO) && a.buckets[O].is_some_and(|b| b.level == 0.0)
     }));
 
+    // A report that first tells the refill is not taken as it is: the 10 reserved since the
+    // last report may still be on their way, and are counted.
+    let mut s = step(2, Duration::ZERO);
+    s.dimensions[O].report = Some(report(50.0, 40.0, 1.0, Duration::ZERO));
+    steps.push((s, |a| {
+        a.buckets[O].is_some_and(|b| (b.level - 30.0).abs() < 0.01)
+    }));
+
     // A take above the capacity waits for a full bucket.
     let mut s = step(2, Duration::ZERO);
     s.dimensions[R].take = 30.0;
@@ -250,6 +258,36 @@ async fn a_budget_with_no_known_rate_is_spent_then_probed_once_a_second() {
     assert!(matches!(here.wait, Err(w) if close(w, secs(4))), "{here:?}");
     assert!(
         remote.buckets[0].is_some_and(|b| b.level == -3.0),
+        "{remote:?}"
+    );
+}
+
+/// A fleet's first calls go before any response told the limit: the bucket the first
+/// report makes is short of them, on both stores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_limit_known_is_short_of_what_went_before_it() {
+    let server = Server::start();
+    let redis = store(&server, Duration::from_secs(2)).await;
+    let local = LocalStore::new();
+    let mut step = PaceStep {
+        replica: 1,
+        ..PaceStep::default()
+    };
+    step.dimensions[0].take = 1.0;
+    for i in 0..30 {
+        let remote = redis.pace(KEY, step).await.expect("Redis answers");
+        let here = local.pace_now(KEY, &step);
+        assert_agree(i, &here, &remote);
+        assert_eq!(here.wait, Ok(Duration::ZERO));
+    }
+    // Written when 10 of the 30 had arrived: the 20 others are spent too.
+    step.dimensions[0].report = Some(report(240.0, 230.0, 4.0, Duration::ZERO));
+    step.dimensions[0].take = 0.0;
+    let remote = redis.pace(KEY, step).await.expect("Redis answers");
+    let here = local.pace_now(KEY, &step);
+    assert_agree(30, &here, &remote);
+    assert!(
+        remote.buckets[0].is_some_and(|b| (b.level - 210.0).abs() < 0.1),
         "{remote:?}"
     );
 }
