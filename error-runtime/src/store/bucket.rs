@@ -247,9 +247,10 @@ impl Bucket {
     /// what was reserved in the last minute or two ([`IN_FLIGHT`]): an older deficit (a
     /// peer's usage, a refill rate read from an older report, a limit that changed) is in
     /// the provider's count already, and a response saying the budget is back lifts it. A
-    /// bucket that has never refilled at a known rate takes the report's level as it is,
-    /// and its first probe's turn is the report's hold (a window's reset), or with none
-    /// [`PROBE_WAIT`] from now.
+    /// bucket that has never refilled at a known rate, given a report that does not tell
+    /// one either, takes the report's level as it is (nothing else brings its budget
+    /// back), and its first probe's turn is the report's hold (a window's reset), or with
+    /// none [`PROBE_WAIT`] from now.
     pub(crate) fn report(&mut self, report: &BucketReport, now: u64) {
         if !report.is_plausible() {
             return;
