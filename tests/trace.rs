@@ -151,3 +151,33 @@ fn the_retriers_hook_logs_each_retry() {
         )
     );
 }
+
+#[derive(Debug, AgentError)]
+#[agent(op = "tool.read_file", code = "io")]
+#[error("cannot read the file")]
+struct ReadFailed {
+    #[from]
+    source: std::io::Error,
+    #[location]
+    location: &'static std::panic::Location<'static>,
+}
+
+fn read() -> Result<(), ReadFailed> {
+    Err(std::io::Error::other("denied"))?;
+    Ok(())
+}
+
+#[test]
+fn an_error_that_records_where_it_was_made_says_so_in_otel_fields() {
+    let capture = Capture::default();
+    let err = read().unwrap_err();
+    let at = err.location().unwrap();
+    tracing::subscriber::with_default(capture.clone(), || trace::record(&err));
+    let events = capture.events.lock().unwrap();
+    let fields = &events[0].1;
+    assert_eq!(fields["code.file.path"], file!());
+    assert_eq!(fields["code.line.number"], at.line().to_string());
+    assert_eq!(fields["code.column.number"], at.column().to_string());
+    // Not in the message that leaves the process.
+    assert!(!fields["message"].contains(file!()), "{fields:?}");
+}

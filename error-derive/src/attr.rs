@@ -338,7 +338,15 @@ fn fields<'a>(fields: &'a Fields, errors: &mut Errors) -> Vec<Field<'a>> {
 
 /// The attributes among `attrs` that belong on a field.
 fn field_attrs_in(attrs: &[Attribute]) -> Vec<&Attribute> {
-    const FIELD_ONLY: [&str; 6] = ["source", "from", "op", "retry_after", "redact", "status"];
+    const FIELD_ONLY: [&str; 7] = [
+        "source",
+        "from",
+        "op",
+        "retry_after",
+        "redact",
+        "status",
+        "location",
+    ];
     attrs
         .iter()
         .filter(|a| FIELD_ONLY.iter().any(|name| a.path().is_ident(name)))
@@ -359,6 +367,7 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "retry_after" => &mut out.retry_after,
             "redact" => &mut out.redact,
             "status" => &mut out.status,
+            "location" => &mut out.location,
             "error" => {
                 let transparent = attr
                     .parse_args::<syn::Ident>()
@@ -369,7 +378,7 @@ fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             "agent" => {
                 errors.push(syn::Error::new_spanned(
                     attr,
-                    "#[agent(...)] goes on the type or a variant; on a field use #[source], #[from], #[op], #[retry_after], #[status] or #[redact]",
+                    "#[agent(...)] goes on the type or a variant; on a field use #[source], #[from], #[op], #[retry_after], #[status], #[redact] or #[location]",
                 ));
                 continue;
             }

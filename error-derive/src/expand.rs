@@ -87,6 +87,7 @@ fn forwarding_impls(input: &Input) -> TokenStream {
     let retry_fns = retry::expand(input, &table);
     let hints_fn = hint::expand(input);
     let lookups = catalog::expand_lookups(input, &table);
+    let location_fn = source::expand_location(input);
     let index_fn = table.index_fn();
     quote! {
         #index_fn
@@ -109,6 +110,7 @@ fn forwarding_impls(input: &Input) -> TokenStream {
             #retry_fns
             #hints_fn
             #lookups
+            #location_fn
         }
     }
 }

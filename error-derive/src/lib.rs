@@ -31,7 +31,7 @@ use proc_macro::TokenStream;
 #[doc = include_str!("derive.md")]
 #[proc_macro_derive(
     AgentError,
-    attributes(agent, error, source, from, op, retry_after, redact, status)
+    attributes(agent, error, source, from, op, retry_after, redact, status, location)
 )]
 pub fn derive_agent_error(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

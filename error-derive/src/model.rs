@@ -305,6 +305,8 @@ pub struct FieldAttrs {
     pub redact: Option<Span>,
     /// `#[status]`: the field holds the HTTP status that classifies the variant.
     pub status: Option<Span>,
+    /// `#[location]`: the field records where the error was made (the `?` of a `From`).
+    pub location: Option<Span>,
     /// `#[error(...)]` written on the field, and whether it says `transparent`.
     pub error: Option<(Span, bool)>,
 }

@@ -1,5 +1,6 @@
 //! Causes: which field is a variant's `#[source]` (or `#[from]`, or named `source`), the
-//! generated `Error::source()`, the `: {cause}` of Display, and the `From` impls.
+//! generated `Error::source()`, the `: {cause}` of Display, and the `From` impls, which fill
+//! a `#[location]` field with where the `?` was.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
@@ -8,20 +9,24 @@ use syn::{GenericArgument, PathArguments, Type};
 use crate::model::{Body, Field, Input, Variant};
 use crate::transparent::{self, Ask};
 
-/// The field a `From` impl fills: a `#[from]` field that is its variant's only field.
+/// The field a `From` impl fills: a `#[from]` field that is its variant's only field but
+/// for `#[location]` fields.
 pub fn from_field(fields: &[Field]) -> Option<usize> {
-    match fields {
-        [only] if only.attrs.from.is_some() => Some(only.index),
+    let mut others = fields.iter().filter(|f| f.attrs.location.is_none());
+    match (others.next(), others.next()) {
+        (Some(only), None) if only.attrs.from.is_some() => Some(only.index),
         _ => None,
     }
 }
 
 /// The fields marked as the cause, in order: `#[source]`, or `#[from]` when it is the
-/// only field (beside other fields, `#[from]` is a misuse of its own).
+/// only field but for `#[location]` ones (beside other fields, `#[from]` is a misuse of
+/// its own).
 pub fn marked<'f, 'a>(
     fields: &'f [Field<'a>],
 ) -> impl Iterator<Item = (&'f Field<'a>, proc_macro2::Span)> {
-    let from_misused = fields.len() > 1 && fields.iter().any(|f| f.attrs.from.is_some());
+    let from_misused = fields.iter().filter(|f| f.attrs.location.is_none()).count() > 1
+        && fields.iter().any(|f| f.attrs.from.is_some());
     fields.iter().filter_map(move |f| match f.attrs.source {
         Some(span) => Some((f, span)),
         None if from_misused => None,
@@ -39,6 +44,31 @@ pub fn source_field(fields: &[Field]) -> Option<usize> {
             .find(|f| matches!(&f.member, syn::Member::Named(n) if n == "source"))
             .map(|f| f.index),
     }
+}
+
+/// Whether `ty` is `&'static Location<'static>` (any path ending in `Location`, as a
+/// derive sees types by their names).
+pub fn is_location(ty: &Type) -> bool {
+    let Type::Reference(r) = ty else {
+        return false;
+    };
+    let Type::Path(path) = &*r.elem else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let static_arg = match &last.arguments {
+        PathArguments::AngleBracketed(a) => {
+            matches!(a.args.iter().collect::<Vec<_>>().as_slice(), [GenericArgument::Lifetime(l)] if l.ident == "static")
+        }
+        _ => false,
+    };
+    r.mutability.is_none()
+        && r.lifetime.as_ref().is_some_and(|l| l.ident == "static")
+        && path.qself.is_none()
+        && last.ident == "Location"
+        && static_arg
 }
 
 /// Whether the cause field is an `Option<...>`, which may hold no cause.
@@ -111,7 +141,8 @@ pub fn expand_source(input: &Input) -> TokenStream {
     }
 }
 
-/// One `From` impl per `#[from]` field.
+/// One `From` impl per `#[from]` field; a `#[location]` field beside it is filled with the
+/// caller's location (`#[track_caller]`), so that `?` records where it converted the error.
 pub fn expand_from(input: &Input) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let ident = input.ident;
@@ -126,15 +157,46 @@ pub fn expand_from(input: &Input) -> TokenStream {
                 Some(inner) => (inner, quote!(::core::option::Option::Some(source))),
                 None => (f.ty, quote!(source)),
             };
+            let marked = v.fields.iter().filter(|f| f.attrs.location.is_some());
+            // A mistyped location is reported on its own (this runs for input with errors
+            // too): no `From` to fail again on it.
+            if marked.clone().any(|f| !is_location(f.ty)) {
+                return None;
+            }
+            let locations: Vec<&syn::Member> = marked.map(|f| &f.member).collect();
+            let track = (!locations.is_empty()).then(|| quote!(#[track_caller]));
             Some(quote! {
                 #[automatically_derived]
                 impl #impl_generics ::core::convert::From<#ty> for #ident #ty_generics #where_clause {
                     #[inline]
+                    #track
                     fn from(source: #ty) -> Self {
-                        #path { #member: #value }
+                        #path {
+                            #member: #value,
+                            #(#locations: ::core::panic::Location::caller(),)*
+                        }
                     }
                 }
             })
         })
         .collect()
+}
+
+/// `fn location(&self)` of `AgentError`, when a variant has a `#[location]` field.
+pub fn expand_location(input: &Input) -> TokenStream {
+    let arms = input.variants.iter().map(|v| {
+        let f = v.fields.iter().find(|f| f.attrs.location.is_some())?;
+        let (pat, binding, path) = (f.pattern(), &f.binding, &v.path);
+        Some(quote!(#path { #pat, .. } => ::core::option::Option::Some(*#binding),))
+    });
+    let arms: Vec<Option<TokenStream>> = arms.collect();
+    if arms.iter().all(Option::is_none) {
+        return TokenStream::new();
+    }
+    let body = input.match_or(arms, quote!(::core::option::Option::None));
+    quote! {
+        fn location(&self) -> ::core::option::Option<&'static ::core::panic::Location<'static>> {
+            #body
+        }
+    }
 }

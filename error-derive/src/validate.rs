@@ -50,6 +50,10 @@ const CLASSIFIED: &[Rule<Classified>] = &[
     recovery_retry_needs_retryable,
     never_retried_alone,
     one_source,
+    location_is_a_location,
+    one_location,
+    location_field_is_only_a_location,
+    location_never_shown,
 ];
 
 /// Checked as each `#[error(transparent)]` variant is read.
@@ -120,6 +124,9 @@ fn field_attribute_goes_on_a_field(attr: &syn::Attribute, what: &str) -> syn::Er
         }
         "status" => {
             "the `u16` field that holds the HTTP status (or write #[agent(status = 503)] here for a fixed one)"
+        }
+        "location" => {
+            "a field `location: &'static std::panic::Location<'static>`, which the `From` of a #[from] field fills with where the `?` was"
         }
         _ => "each field to hide",
     };
@@ -229,15 +236,16 @@ fn from_is_the_only_field<T>(_: &Input, v: &Variant, _: &T, errors: &mut Errors)
     let Some(f) = v.fields.iter().find(|f| f.attrs.from.is_some()) else {
         return;
     };
-    let (Some(span), true) = (f.attrs.from, v.fields.len() > 1) else {
-        return;
-    };
+    // A #[location] field beside it is filled by the `From` too.
     let others: Vec<String> = v
         .fields
         .iter()
-        .filter(|o| o.index != f.index)
+        .filter(|o| o.index != f.index && o.attrs.location.is_none())
         .map(|o| format!("`{}`", o.shown()))
         .collect();
+    let (Some(span), false) = (f.attrs.from, others.is_empty()) else {
+        return;
+    };
     let source = v
         .fields
         .iter()
@@ -254,7 +262,7 @@ fn from_is_the_only_field<T>(_: &Input, v: &Variant, _: &T, errors: &mut Errors)
     errors.at(
         span,
         format!(
-            "#[from] goes on a variant's only field: the `From` impl it generates could not fill {}; {fix}",
+            "#[from] goes on a variant's only field (a #[location] field may stand beside it): the `From` impl it generates could not fill {}; {fix}",
             others.join(", ")
         ),
     );
@@ -325,6 +333,7 @@ fn transparent_field_takes_no_attributes(
             ("#[retry_after]", field.attrs.retry_after),
             ("#[status]", field.attrs.status),
             ("#[redact]", field.attrs.redact),
+            ("#[location]", field.attrs.location),
         ];
         for (name, span) in misplaced.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
             errors.at(span, format!("{name} has no effect under #[error(transparent)], which forwards everything to this field; remove it"));
@@ -740,5 +749,69 @@ fn codes_are_unique(input: &Input, errors: &mut Errors) {
             ),
             None => seen.push((&c.code.value, v.ident)),
         }
+    }
+}
+
+/// `#[location]` goes on a `&'static Location<'static>` field: what `Location::caller()`
+/// gives the generated `From`.
+fn location_is_a_location(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let marked = v.fields.iter().filter(|f| f.attrs.location.is_some());
+    for f in marked.filter(|f| !source::is_location(f.ty)) {
+        errors.at(
+            f.ty.span(),
+            "#[location] needs a field of type `&'static std::panic::Location<'static>`, which the generated `From` fills with where the `?` was; write `location: &'static std::panic::Location<'static>`",
+        );
+    }
+}
+
+fn one_location(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    let marked = v.fields.iter().filter_map(|f| f.attrs.location);
+    for span in marked.skip(1) {
+        errors.at(
+            span,
+            "a variant records one location, and this is a second #[location] field; remove this one",
+        );
+    }
+}
+
+/// A location is no cause, status, delay, op or secret: another attribute on the same
+/// field would make it two things.
+fn location_field_is_only_a_location(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
+    for f in v.fields.iter().filter(|f| f.attrs.location.is_some()) {
+        let others = [
+            ("#[source]", f.attrs.source),
+            ("#[from]", f.attrs.from),
+            ("#[op]", f.attrs.op),
+            ("#[retry_after]", f.attrs.retry_after),
+            ("#[status]", f.attrs.status),
+            ("#[redact]", f.attrs.redact),
+        ];
+        for (name, span) in others.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
+            errors.at(
+                span,
+                format!("a #[location] field only records where the error was made, and {name} makes it something else too; remove {name}, or put it on another field"),
+            );
+        }
+    }
+}
+
+/// Where the `?` was is for the operator (`Debug`, `Report`, traces), never in the message
+/// that Display, tool text and text for people show.
+fn location_never_shown(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
+    let Message::Template(template) = &c.message else {
+        return;
+    };
+    let shown = v
+        .fields
+        .iter()
+        .filter(|f| f.attrs.location.is_some() && template.shown.contains(&f.index));
+    for f in shown {
+        errors.at(
+            template.lit.span(),
+            format!(
+                "the message names `{}`, the #[location] field: where the error was made is for the operator (`Debug`, `Report`, traces), never in Display, tool text or text for people; remove it from the message",
+                f.shown()
+            ),
+        );
     }
 }

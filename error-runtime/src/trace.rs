@@ -15,7 +15,9 @@ pub const OTHER: &str = "_OTHER";
 /// Emits an ERROR event for `err` with the fields
 /// `error.type` (the code of its classification, see [`classify`](crate::classify), or
 /// [`OTHER`]), `error.op`, `error.retryable`, `error.rate_limited`, `error.recovery` and
-/// `error.message` (the public message), and the chain as it may leave the process
+/// `error.message` (the public message), where it was made when it records that
+/// ([`AgentError::location`]: `code.file.path`, `code.line.number`, `code.column.number`,
+/// OpenTelemetry's names), and the chain as it may leave the process
 /// ([`display::public_chain`](crate::display::public_chain)) as the event's message.
 ///
 /// Logs leave the process: no field and no message carries a `#[redact]` value or the text
@@ -39,21 +41,28 @@ pub fn record_unredacted(err: &(dyn StdError + 'static)) {
 
 fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
     match crate::classify(err) {
-        Some(e) => tracing::error!(
-            error.type = crate::core::codes::public_code(e.code()),
-            error.op = crate::core::codes::public_op(e.op()),
-            error.retryable = e.is_retryable(),
-            error.rate_limited = e.is_rate_limited(),
-            error.recovery = e.recovery().as_str(),
-            error.message = %crate::display::public(&*e),
-            "{chain}"
-        ),
+        Some(e) => {
+            let location = e.location();
+            tracing::error!(
+                error.type = crate::core::codes::public_code(e.code()),
+                error.op = crate::core::codes::public_op(e.op()),
+                error.retryable = e.is_retryable(),
+                error.rate_limited = e.is_rate_limited(),
+                error.recovery = e.recovery().as_str(),
+                error.message = %crate::display::public(&*e),
+                code.file.path = location.map(|l| l.file()),
+                code.line.number = location.map(|l| l.line()),
+                code.column.number = location.map(|l| l.column()),
+                "{chain}"
+            )
+        }
         None => tracing::error!(error.type = OTHER, "{chain}"),
     }
 }
 
 /// Records `err` on `span`, which must declare the fields it wants filled (a `tracing` span
-/// cannot gain fields after it is created):
+/// cannot gain fields after it is created); where the error was made goes in
+/// `code.file.path`, `code.line.number` and `code.column.number` when it records it:
 ///
 /// ```
 /// use tracing::field::Empty;
@@ -71,6 +80,11 @@ pub fn record_on_span(span: &tracing::Span, err: &(dyn StdError + 'static)) {
             span.record("error.rate_limited", e.is_rate_limited());
             span.record("error.recovery", e.recovery().as_str());
             span.record("error.message", display(crate::display::public(&*e)));
+            if let Some(location) = e.location() {
+                span.record("code.file.path", location.file());
+                span.record("code.line.number", location.line());
+                span.record("code.column.number", location.column());
+            }
         }
         None => {
             span.record("error.type", OTHER);

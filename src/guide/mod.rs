@@ -24,6 +24,8 @@
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
+//! - [Where the `?` was](location): `#[location]` records the line that converted an
+//!   error, for `Debug`, the wire form and traces.
 //! - [Test your agent against a bad day](bad_day): a provider farm on loopback that
 //!   throttles, overloads, cuts and silences streams on a seeded schedule, and the
 //!   benchmark of each retry strategy against it.
@@ -71,5 +73,6 @@ chapter!(streams, "Streams: failures after `200 OK`");
 chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
+chapter!(location, "Where the `?` was");
 chapter!(bad_day, "Test your agent against a bad day");
 chapter!(troubleshooting, "Troubleshooting the derive");

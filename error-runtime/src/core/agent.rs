@@ -119,6 +119,14 @@ pub trait AgentError: std::error::Error {
         None
     }
 
+    /// Where the error was made, when it records it: a derived variant's `#[location]`
+    /// field, which the generated `From` fills with the `?` that converted the error. For
+    /// the operator (`Debug`, [`Report`](crate::Report), traces); never in Display, tool
+    /// text or text for people.
+    fn location(&self) -> Option<&'static std::panic::Location<'static>> {
+        None
+    }
+
     /// Calls `each` with every hint, in order, as format arguments: the hints of
     /// [`hints`](AgentError::hints), read without building a `Vec` or a `String`. The
     /// renderings (tool results, messages for people) read hints this way.

@@ -47,7 +47,9 @@ mod lenient;
 /// `request_id` and `retry_after_source` are a failed response's
 /// ([`StatusError::request_id`](crate::http::StatusError::request_id),
 /// [`retry_after_source`](crate::http::StatusError::retry_after_source)): what to quote to the
-/// provider, and why the retrier waited.
+/// provider, and why the retrier waited. `location` (`"src/tools.rs:42:17"`) is where an
+/// error that records it was made ([`AgentError::location`]: a derived variant's
+/// `#[location]` field, filled by the `?` that converted it).
 ///
 /// `code` and `message` are required on input. A deserialized `Report` implements
 /// [`AgentError`] and [`std::error::Error`], so [`find`](crate::find),
@@ -88,6 +90,8 @@ struct Inner {
     request_id: Option<String>,
     /// Where `retry_after` came from: `header`, `body`, `message` or `reset`.
     retry_after_source: Option<&'static str>,
+    /// Where the error was made (`file:line:column`), folded and capped.
+    location: Option<String>,
     cause: Option<Box<Report>>,
 }
 
@@ -173,8 +177,16 @@ impl Report {
             docs_url: e.docs_url().map(str::to_string),
             request_id,
             retry_after_source,
+            location: e.location().map(|l| l.to_string()),
             cause: cause.map(Box::new),
         })
+    }
+
+    /// Where the error was made, as `file:line:column`, when it recorded it (a derived
+    /// variant's `#[location]` field: the `?` that converted it). It travels on the wire
+    /// (`location`), for the operator; never in text for people or the model.
+    pub fn location_text(&self) -> Option<&str> {
+        self.inner.location.as_deref()
     }
 
     /// The provider's request id, when the error was a failed response that carried one
@@ -214,6 +226,7 @@ impl Report {
             docs_url: None,
             request_id: None,
             retry_after_source: None,
+            location: None,
             cause: None,
         })
     }
@@ -339,9 +352,27 @@ impl Report {
             docs_url: (problem.type_uri != Problem::ABOUT_BLANK).then_some(problem.type_uri),
             request_id: None,
             retry_after_source: None,
+            location: None,
             cause: None,
         })
     }
+}
+
+/// The most bytes of a location read from the wire.
+const MAX_LOCATION_BYTES: usize = 512;
+
+/// A location from the wire, on one line and at most [`MAX_LOCATION_BYTES`] long (cut at a
+/// character boundary); `None` when nothing is left.
+fn fold_location(value: &str) -> Option<String> {
+    let mut out = String::new();
+    for c in value.chars().filter_map(crate::core::summary::fold_char) {
+        if out.len() + c.len_utf8() > MAX_LOCATION_BYTES {
+            break;
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
 /// The request id and the wait's source of a link that is a failed response.
@@ -473,6 +504,7 @@ impl Report {
             docs_url: None,
             request_id: None,
             retry_after_source: None,
+            location: None,
             cause: None,
         })
     }
@@ -613,6 +645,7 @@ struct WireReport {
     docs_url: Option<String>,
     request_id: Option<String>,
     retry_after_source: Option<String>,
+    location: Option<String>,
     cause: Option<Box<Report>>,
 }
 
@@ -642,6 +675,7 @@ impl<'de> Deserialize<'de> for Report {
                         "retry_after_source" => {
                             w.retry_after_source = map.next_value::<Lenient<String>>()?.0
                         }
+                        "location" => w.location = map.next_value::<Lenient<String>>()?.0,
                         "cause" => w.cause = map.next_value::<Option<Box<Report>>>()?,
                         _ => return Ok(false),
                     }
@@ -688,6 +722,7 @@ impl Report {
             retry_after_source: w
                 .retry_after_source
                 .and_then(|name| WAIT_SOURCES.into_iter().find(|known| *known == name)),
+            location: w.location.as_deref().and_then(fold_location),
             cause: w.cause,
         })
     }
@@ -716,6 +751,8 @@ struct WireRef<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     retry_after_source: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    location: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a Report>,
 }
 
@@ -735,6 +772,7 @@ impl Serialize for Report {
             docs_url: i.docs_url.as_deref(),
             request_id: i.request_id.as_deref(),
             retry_after_source: i.retry_after_source,
+            location: i.location.as_deref(),
             cause: i.cause.as_deref(),
         }
         .serialize(serializer)

@@ -1,0 +1,18 @@
+use std::panic::Location;
+
+use agent_error::AgentError;
+
+#[derive(Debug, AgentError)]
+#[agent(op = "tool.read_file")]
+pub enum ToolError {
+    #[error("cannot read the file")]
+    Read {
+        #[from]
+        source: std::io::Error,
+        #[location]
+        #[redact]
+        location: &'static Location<'static>,
+    },
+}
+
+fn main() {}
