@@ -27,6 +27,7 @@ const KEYS: &[Key<AgentAttrs>] = &[
     Key { name: "docs_url", on: On::Container, example: "docs_url = \"https://example.com/errors/{code}\"", parse: |a, arg| arg.set_string(&mut a.docs_url) },
     Key { name: "no_eq", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.no_eq) },
     Key { name: "debug", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.debug) },
+    Key { name: "miette", on: On::Container, example: "", parse: |a, arg| arg.flag(&mut a.miette) },
     Key { name: "display", on: On::Both, example: "display = \"message\"", parse: message::parse_display },
     Key { name: "crate", on: On::Container, example: "crate = \"agent_error\"", parse: parse_crate },
     Key { name: "code", on: On::Variant, example: "code = \"rate_limit\"", parse: |a, arg| arg.set_string(&mut a.code) },

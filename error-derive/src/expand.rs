@@ -7,7 +7,7 @@ use quote::quote;
 use crate::bounds::{self, Bounds};
 use crate::model::Input;
 use crate::table::Table;
-use crate::{catalog, code, debug, hint, message, op, retry, source, transparent};
+use crate::{catalog, code, debug, hint, message, miette, op, retry, source, transparent};
 
 /// Every impl of a checked model.
 pub fn impls(input: &Input) -> TokenStream {
@@ -16,6 +16,7 @@ pub fn impls(input: &Input) -> TokenStream {
     let from_impls = source::expand_from(input);
     let eq = eq(input);
     let debug = debug::expand(input);
+    let miette = miette::expand(input);
     let register = if input.generics.params.is_empty() && !may_be_unsized(input) {
         let (krate, ident) = (&input.krate, input.ident);
         quote!(#krate::__private::register_type!(#ident);)
@@ -28,6 +29,7 @@ pub fn impls(input: &Input) -> TokenStream {
         #from_impls
         #eq
         #debug
+        #miette
         #register
     })
 }

@@ -17,6 +17,7 @@ mod format;
 mod hint;
 mod joinable;
 mod message;
+mod miette;
 mod model;
 mod op;
 mod parse;

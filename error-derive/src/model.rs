@@ -176,6 +176,8 @@ pub struct AgentAttrs {
     pub no_eq: Option<Span>,
     /// `debug`: the derive writes `Debug`, with `#[redact]` fields as `[redacted]`.
     pub debug: Option<Span>,
+    /// `miette`: the derive writes `miette::Diagnostic` (with agent-error's `miette` feature).
+    pub miette: Option<Span>,
     /// `display = "message"` or `"card"`: what Display writes.
     pub display: Option<Sp<DisplayMode>>,
     pub krate: Option<Sp<syn::Path>>,

@@ -24,6 +24,8 @@
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
+//! - [miette](miette): a derived type as a `miette::Diagnostic`, code, help and docs link
+//!   from the same attributes.
 //! - [Where the `?` was](location): `#[location]` records the line that converted an
 //!   error, for `Debug`, the wire form and traces.
 //! - [Test your agent against a bad day](bad_day): a provider farm on loopback that
@@ -73,6 +75,7 @@ chapter!(streams, "Streams: failures after `200 OK`");
 chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
+chapter!(miette, "miette");
 chapter!(location, "Where the `?` was");
 chapter!(bad_day, "Test your agent against a bad day");
 chapter!(troubleshooting, "Troubleshooting the derive");

@@ -5,6 +5,8 @@
 
 mod catalog;
 mod cause;
+#[cfg(feature = "miette")]
+mod diagnostic;
 mod fields;
 mod forward;
 mod macros;
@@ -34,6 +36,27 @@ pub use register::{
 pub use status::{status_is_rate_limited, status_is_retryable, status_policy, status_recovery};
 
 pub use crate::core::dynamic::format_message;
+
+#[cfg(feature = "miette")]
+pub use diagnostic::{
+    DiagnosticProbe, ProbeDiagnostic, ProbeNoDiagnostic, miette, miette_code, miette_diagnostic,
+    miette_help, miette_severity, miette_url,
+};
+
+/// `#[agent(miette)]` without the `miette` feature: a compile error that says so.
+#[cfg(not(feature = "miette"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __miette_diagnostic {
+    ($($impl:tt)*) => {
+        ::core::compile_error!(
+            "#[agent(miette)] writes `miette::Diagnostic`, which needs agent-error's `miette` feature; add it in Cargo.toml: agent-error = { version = \"…\", features = [\"miette\"] }"
+        );
+    };
+}
+
+#[cfg(not(feature = "miette"))]
+pub use crate::__miette_diagnostic as miette_diagnostic;
 pub use inventory;
 
 /// A retryable policy of the tuning a variant's `retry(...)` wrote, which the derive checked
