@@ -181,3 +181,40 @@ fn an_error_that_records_where_it_was_made_says_so_in_otel_fields() {
     // Not in the message that leaves the process.
     assert!(!fields["message"].contains(file!()), "{fields:?}");
 }
+
+#[test]
+fn a_runs_outcome_is_one_event_with_its_attempts_and_their_waits() {
+    let capture = Capture::default();
+    let outcome = Retrier::new().seed(2).run_detailed_with_sleep(
+        |attempt| {
+            if attempt < 3 {
+                Err(Error::new(
+                    "llm.generate",
+                    "timeout",
+                    "deadline exceeded at sk-1",
+                ))
+            } else {
+                Ok(())
+            }
+        },
+        |_| {},
+    );
+    tracing::subscriber::with_default(capture.clone(), || trace::record_outcome(&outcome));
+    let events = capture.events.lock().unwrap();
+    let (level, fields) = &events[0];
+    assert_eq!(level, "INFO");
+    assert_eq!(fields["retry.attempts"], "3");
+    assert_eq!(fields["http.request.resend_count"], "2");
+    assert_eq!(fields["retry.stop"], "succeeded");
+    assert_eq!(fields["error.type"], "timeout");
+    assert!(
+        fields["retry.record"].starts_with("timeout (waited "),
+        "{fields:?}"
+    );
+    assert!(
+        fields["message"].starts_with("3 attempts: timeout (waited "),
+        "{fields:?}"
+    );
+    // Codes and waits only: no error's text.
+    assert!(!fields.values().any(|v| v.contains("sk-1")), "{fields:?}");
+}

@@ -109,3 +109,48 @@ pub fn on_retry(e: &dyn AgentError, retry: u32, delay: Duration) {
         crate::display::public(e)
     );
 }
+
+/// Emits an event for a finished [`Retrier`](crate::retry::Retrier) run: INFO when it
+/// succeeded, WARN otherwise, with `retry.attempts`, `http.request.resend_count` (the
+/// attempts after the first, OpenTelemetry's name), `retry.stop`, `retry.waited_ms`,
+/// `error.type` (the last failure's code, if any) and `retry.record`, the failed attempts
+/// with their waits and where each came from; the message is
+/// [`Outcome::summary`](crate::retry::Outcome::summary). Codes only: no error's text.
+///
+/// ```
+/// use agent_error::{Error, codes, retry::Retrier};
+///
+/// let outcome = Retrier::new().run_detailed_with_sleep(
+///     |attempt| if attempt < 2 { Err(Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded")) } else { Ok(()) },
+///     |_| {},
+/// );
+/// agent_error::trace::record_outcome(&outcome);
+/// ```
+pub fn record_outcome<T, E>(outcome: &crate::retry::Outcome<T, E>) {
+    let last = outcome.record.last().map(|a| a.code());
+    let waited_ms = u64::try_from(outcome.waited.as_millis()).unwrap_or(u64::MAX);
+    let resends = outcome.attempts.saturating_sub(1);
+    if outcome.stop == crate::retry::Stop::Succeeded {
+        tracing::info!(
+            retry.attempts = outcome.attempts,
+            http.request.resend_count = resends,
+            retry.stop = outcome.stop.as_str(),
+            retry.waited_ms = waited_ms,
+            error.type = last,
+            retry.record = %outcome.record,
+            "{}",
+            outcome.summary()
+        );
+    } else {
+        tracing::warn!(
+            retry.attempts = outcome.attempts,
+            http.request.resend_count = resends,
+            retry.stop = outcome.stop.as_str(),
+            retry.waited_ms = waited_ms,
+            error.type = last,
+            retry.record = %outcome.record,
+            "{}",
+            outcome.summary()
+        );
+    }
+}

@@ -37,6 +37,7 @@
 
 mod budget;
 mod gate;
+mod record;
 mod retrier;
 mod scope;
 mod state;
@@ -49,6 +50,7 @@ pub use crate::core::policy::{InvalidPolicy, Jitter, RetryPolicy, RetryPolicyBui
 pub use crate::tokio::tokio_sleep;
 pub use budget::RetryBudget;
 pub use gate::{Gate, Turn};
+pub use record::{Attempt, AttemptRecord, WaitSource};
 #[cfg(feature = "recover")]
 pub(crate) use retrier::MakeAttempt;
 pub use retrier::Retrier;

@@ -316,8 +316,21 @@ impl Retrier {
 
     /// Runs `op(attempt)` (attempt 1 first) until it succeeds or the policy says stop,
     /// sleeping the thread between attempts. Returns the last result unchanged.
-    pub fn run<T, E: ErrorChain<M>, M>(&self, op: impl FnMut(u32) -> Result<T, E>) -> Result<T, E> {
-        self.run_detailed_with_sleep(op, std::thread::sleep).result
+    pub fn run<T, E: ErrorChain<M>, M>(
+        &self,
+        mut op: impl FnMut(u32) -> Result<T, E>,
+    ) -> Result<T, E> {
+        if !self.gates.is_empty() {
+            return self.run_blocking(op, std::thread::sleep, None, None).result;
+        }
+        // The result alone: a first attempt that succeeds builds no outcome.
+        let started = self.max_elapsed.map(|_| Instant::now());
+        let made = attempt_once(|| op(1));
+        if made.0.is_ok() {
+            return self.succeeded_at_once(made.0, true).result;
+        }
+        self.go_on_blocking(op, std::thread::sleep, None, None, started, Some(made))
+            .result
     }
 
     /// [`run`](Retrier::run), telling how it ended.
@@ -343,7 +356,7 @@ impl Retrier {
     pub(crate) fn run_blocking<T, E: ErrorChain<M>, M>(
         &self,
         mut op: impl FnMut(u32) -> Result<T, E>,
-        mut sleep: impl FnMut(Duration),
+        sleep: impl FnMut(Duration),
         hand_back: Option<HandBack<'_>>,
         extra: Option<&dyn Gate>,
     ) -> Outcome<T, E> {
@@ -359,6 +372,21 @@ impl Retrier {
             }
             first = Some(made);
         }
+        self.go_on_blocking(op, sleep, hand_back, extra, started, first)
+    }
+
+    /// The blocking loop from its state: `first` is the first attempt when it was made
+    /// already (and failed).
+    fn go_on_blocking<T, E: ErrorChain<M>, M>(
+        &self,
+        mut op: impl FnMut(u32) -> Result<T, E>,
+        mut sleep: impl FnMut(Duration),
+        hand_back: Option<HandBack<'_>>,
+        extra: Option<&dyn Gate>,
+        started: Option<Instant>,
+        mut first: Option<(Result<T, E>, Option<Mark>)>,
+    ) -> Outcome<T, E> {
+        let waits = !self.gates.is_empty() || extra.is_some();
         let mut run = RetryState::started_at(self, started);
         let limit = self.gates_with(extra).map(|g| g.wait_limit()).max();
         let limit = limit.unwrap_or_default();
@@ -409,6 +437,7 @@ impl Retrier {
             attempts: 1,
             stop: Stop::Succeeded,
             waited: Duration::ZERO,
+            record: super::AttemptRecord::default(),
         }
     }
 

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::Retrier;
 use super::budget::RetryBudget;
+use super::record::{AttemptRecord, WaitSource};
 use super::scope::{self, Mark, code_mark};
 use crate::AgentError;
 use crate::chain::ErrorChain;
@@ -95,12 +96,43 @@ pub struct Outcome<T, E> {
     pub stop: Stop,
     /// The delays waited in all.
     pub waited: Duration,
+    /// Each failed attempt's code, the wait after it and where that wait came from
+    /// (capped: see [`AttemptRecord`]).
+    pub record: AttemptRecord,
 }
 
 impl<T, E> Outcome<T, E> {
     /// The result alone.
     pub fn into_result(self) -> Result<T, E> {
         self.result
+    }
+
+    /// The run in one line, for a log: `3 attempts: rate_limit (waited 2.0s, header),
+    /// provider_unavailable (waited 400ms, backoff); succeeded`.
+    pub fn summary(&self) -> impl fmt::Display + '_ {
+        Summary {
+            attempts: self.attempts,
+            record: &self.record,
+            stop: self.stop,
+        }
+    }
+}
+
+/// [`Outcome::summary`].
+struct Summary<'a> {
+    attempts: u32,
+    record: &'a AttemptRecord,
+    stop: Stop,
+}
+
+impl fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.attempts == 1 { "" } else { "s" };
+        write!(f, "{} attempt{s}", self.attempts)?;
+        if !self.record.is_empty() {
+            write!(f, ": {}", self.record)?;
+        }
+        write!(f, "; {}", self.stop)
     }
 }
 
@@ -173,6 +205,8 @@ pub(super) struct Tally {
     /// With a gate that shares pauses: the delay the server asked for after the last
     /// failure, and its code, to announce to it.
     announce: Option<(Duration, String)>,
+    /// Each failed attempt, capped.
+    pub(super) record: AttemptRecord,
 }
 
 impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
@@ -191,11 +225,32 @@ impl<R: Borrow<Retrier>> fmt::Debug for RetryState<R> {
 struct Planned {
     delay: Duration,
     cost: Option<u32>,
+    /// Whether the delay is one the server asked for (else the policy's backoff).
+    asked: bool,
 }
 
 /// The one decision: whether and how long to wait after attempt `t.attempt` failed with
-/// `failure`, every cap checked; the budget pays afterwards.
-fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planned, Stop> {
+/// `failure` (a link of `chain`, when the caller has the chain), every cap checked; the
+/// budget pays afterwards. The attempt is recorded, with the wait when there is one.
+fn decide(
+    failure: &dyn AgentError,
+    chain: Option<&(dyn StdError + 'static)>,
+    t: &mut Tally,
+    r: &Retrier,
+) -> Result<Planned, Stop> {
+    t.record.failed(t.attempt, failure.code());
+    let planned = decide_wait(failure, t, r)?;
+    let source = match (planned.asked, chain) {
+        (false, _) => WaitSource::Backoff,
+        (true, Some(chain)) => WaitSource::of_delay_in(chain),
+        (true, None) => WaitSource::Error,
+    };
+    t.record.waited(Some((planned.delay, source)));
+    Ok(planned)
+}
+
+/// [`decide`]'s decision.
+fn decide_wait(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planned, Stop> {
     let policy = failure.retry_policy();
     if !policy.is_retryable() {
         return Err(Stop::Permanent);
@@ -243,6 +298,7 @@ fn decide(failure: &dyn AgentError, t: &mut Tally, r: &Retrier) -> Result<Planne
     Ok(Planned {
         delay,
         cost: r.budget.as_ref().map(|b| b.cost_of(failure.code())),
+        asked: policy.retry_after().is_some(),
     })
 }
 
@@ -272,6 +328,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
                 asked: Duration::ZERO,
                 pause_cap: None,
                 announce: None,
+                record: AttemptRecord::default(),
             },
         }
     }
@@ -289,6 +346,13 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// The delays decided so far, in all.
     pub fn waited(&self) -> Duration {
         self.tally.waited
+    }
+
+    /// The failed attempts so far, each with the wait after it and where that wait came
+    /// from (from a failure given as a chain, `next_delay_for`; one given as a classified
+    /// link alone, `next_delay`, says [`WaitSource::Error`] for a server's delay).
+    pub fn record(&self) -> &AttemptRecord {
+        &self.tally.record
     }
 
     /// What to wait before the attempt about to be made: the longest wait the retrier's
@@ -335,10 +399,22 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// to give up. A shared budget's and pauses' store is waited for on this thread.
     #[inline]
     pub fn next_delay(&mut self, failure: &dyn AgentError) -> Result<Duration, Stop> {
-        let planned = decide(failure, &mut self.tally, self.retrier.borrow())?;
+        self.next_delay_in(failure, None)
+    }
+
+    /// [`next_delay`](Self::next_delay) of a link of `chain`, when the caller has it: the
+    /// record then says where a server's delay came from.
+    #[inline]
+    fn next_delay_in(
+        &mut self,
+        failure: &dyn AgentError,
+        chain: Option<&(dyn StdError + 'static)>,
+    ) -> Result<Duration, Stop> {
+        let planned = decide(failure, chain, &mut self.tally, self.retrier.borrow())?;
         if let (Some(budget), Some(cost)) = (&self.retrier.borrow().budget, planned.cost)
             && !budget.try_spend(cost)
         {
+            self.tally.record.waited(None);
             return Err(Stop::BudgetEmpty);
         }
         self.commit(Some(failure), planned);
@@ -352,7 +428,15 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// [`next_delay`](Self::next_delay) for an error chain, classified with
     /// [`classify`](crate::classify); an unclassified error is [`Stop::Permanent`].
     pub fn next_delay_for(&mut self, err: &(dyn StdError + 'static)) -> Result<Duration, Stop> {
-        classify_then(err, |failure| self.next_delay(failure)).unwrap_or(Err(Stop::Permanent))
+        classify_then(err, |failure| self.next_delay_in(failure, Some(err)))
+            .unwrap_or_else(|| self.unclassified())
+    }
+
+    /// An unclassified failure: recorded, and permanent.
+    fn unclassified<T>(&mut self) -> Result<T, Stop> {
+        let t = &mut self.tally;
+        t.record.failed(t.attempt, crate::codes::UNCLASSIFIED);
+        Err(Stop::Permanent)
     }
 
     /// [`next_delay`](Self::next_delay) that awaits the stores instead of blocking the
@@ -361,7 +445,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         &mut self,
         failure: &(dyn AgentError + Sync),
     ) -> Result<Duration, Stop> {
-        let planned = decide(failure, &mut self.tally, self.retrier.borrow())?;
+        let planned = decide(failure, None, &mut self.tally, self.retrier.borrow())?;
         self.pay(planned).await?;
         self.commit(Some(failure), planned);
         Ok(self.announce(planned.delay).await)
@@ -375,18 +459,19 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         err: &(dyn StdError + Sync + 'static),
     ) -> Result<Duration, Stop> {
         let planned = classify_then(err, |failure| {
-            decide(failure, &mut self.tally, self.retrier.borrow())
+            decide(failure, Some(err), &mut self.tally, self.retrier.borrow())
         })
-        .unwrap_or(Err(Stop::Permanent))?;
+        .unwrap_or_else(|| self.unclassified())?;
         self.pay(planned).await?;
         self.commit_classified(Some(err), planned);
         Ok(self.announce(planned.delay).await)
     }
 
     /// Pays a planned retry from the budget, awaiting its store.
-    async fn pay(&self, planned: Planned) -> Result<(), Stop> {
+    async fn pay(&mut self, planned: Planned) -> Result<(), Stop> {
         match (&self.retrier.borrow().budget, planned.cost) {
             (Some(budget), Some(cost)) if !budget.try_spend_async(cost).await => {
+                self.tally.record.waited(None);
                 Err(Stop::BudgetEmpty)
             }
             _ => Ok(()),
@@ -463,9 +548,9 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         let err = e.error_chain();
         classify_then(err, |failure| {
             self.check(err, failure, mark, hand_back)?;
-            self.next_delay(failure)
+            self.next_delay_in(failure, Some(err))
         })
-        .unwrap_or(Err(Stop::Permanent))
+        .unwrap_or_else(|| self.unclassified())
     }
 
     /// [`after`](Self::after) for the async loop: the stores are awaited.
@@ -483,9 +568,9 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             let err = e.error_chain();
             classify_then(err, |failure| {
                 self.check(err, failure, mark, hand_back)?;
-                decide(failure, &mut self.tally, self.retrier.borrow())
+                decide(failure, Some(err), &mut self.tally, self.retrier.borrow())
             })
-            .unwrap_or(Err(Stop::Permanent))?
+            .unwrap_or_else(|| self.unclassified())?
         };
         self.pay(planned).await?;
         // Found and classified again: neither the chain nor its classification is held
@@ -504,17 +589,19 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         mark: Option<Mark>,
         hand_back: Option<HandBack<'_>>,
     ) -> Result<(), Stop> {
-        if hand_back.is_some_and(|hand_back| hand_back(failure)) {
-            return Err(Stop::HandedBack);
-        }
-        if let Some(mark) = mark
+        let stop = if hand_back.is_some_and(|hand_back| hand_back(failure)) {
+            Stop::HandedBack
+        } else if let Some(mark) = mark
             && failure.is_retryable()
             && (mark == code_mark(failure.code()) || chain_has_mark(err, mark))
         {
             self.tally.code = Some(mark);
-            return Err(Stop::AlreadyRetried);
-        }
-        Ok(())
+            Stop::AlreadyRetried
+        } else {
+            return Ok(());
+        };
+        self.tally.record.failed(self.tally.attempt, failure.code());
+        Err(stop)
     }
 
     /// What the loops make of the wait before an attempt: `Ok(wait)` to sleep (counted in
@@ -537,7 +624,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// Ends the run before an attempt because a gate asks to wait longer than it may, with `paused` as the operation's error type holds it. An
     /// error type that cannot hold it (a type of the caller's own) gets `None`: the attempt
     /// is made without waiting, and the server's own answer ends the run.
-    fn paused<T, E: ErrorChain<M>, M>(&self, paused: crate::Error) -> Option<Outcome<T, E>> {
+    fn paused<T, E: ErrorChain<M>, M>(&mut self, paused: crate::Error) -> Option<Outcome<T, E>> {
         let error = crate::core::chain::held_as::<E>(paused)?;
         scope::gave_up(self.tally.code);
         Some(Outcome {
@@ -545,11 +632,12 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             attempts: self.tally.attempt - 1,
             stop: Stop::Paused,
             waited: self.tally.waited,
+            record: std::mem::take(&mut self.tally.record),
         })
     }
 
     /// How the run ended; a give-up marks the enclosing attempt, if any.
-    pub(super) fn outcome<T, E>(&self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
+    pub(super) fn outcome<T, E>(&mut self, result: Result<T, E>, stop: Stop) -> Outcome<T, E> {
         if stop.gave_up() {
             scope::gave_up(self.tally.code);
         }
@@ -558,6 +646,7 @@ impl<R: Borrow<Retrier>> RetryState<R> {
             attempts: self.tally.attempt,
             stop,
             waited: self.tally.waited,
+            record: std::mem::take(&mut self.tally.record),
         }
     }
 }

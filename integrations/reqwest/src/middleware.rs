@@ -140,7 +140,8 @@ impl Middleware for RetryMiddleware {
             let (result, decision) = match result {
                 Ok(response) if is_failure(response.status()) => {
                     let (response, failure) = read_failure(response).await;
-                    (Ok(response), run.next_delay_async(&failure).await)
+                    // As a chain, so that the run's record says where a delay came from.
+                    (Ok(response), run.next_delay_for_async(&failure).await)
                 }
                 Ok(response) => {
                     run.succeeded_async().await;

@@ -1,0 +1,379 @@
+//! The record of a run's failed attempts: each one's code, the wait after it, and where
+//! that wait came from. Capped, so that a run that retried for an hour keeps a record of
+//! bounded size; a log line or a trace can say "3 attempts: rate_limit (waited 2.0s,
+//! header), provider_unavailable (waited 400ms, backoff), then succeeded".
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+/// Where the wait after a failed attempt came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WaitSource {
+    /// The server asked, in a header (`Retry-After`, `retry-after-ms`).
+    Header,
+    /// The server asked, in a field of the body (Google's `RetryInfo.retryDelay`).
+    Body,
+    /// The server asked, in the message's text ("Please try again in 11.054s").
+    Message,
+    /// A rate-limit header said when the spent limit resets (OpenAI's
+    /// `x-ratelimit-reset-*` on a 429).
+    Reset,
+    /// The error carried the delay without saying where it came from (a `#[retry_after]`
+    /// field, a delay set on a dynamic error).
+    Error,
+    /// The retry policy's jittered backoff.
+    Backoff,
+}
+
+impl WaitSource {
+    /// `"header"`, `"body"`, `"message"`, `"reset"`, `"error"` or `"backoff"`: the first
+    /// four are the names a [`Report`](crate::Report) gives them on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WaitSource::Header => "header",
+            WaitSource::Body => "body",
+            WaitSource::Message => "message",
+            WaitSource::Reset => "reset",
+            WaitSource::Error => "error",
+            WaitSource::Backoff => "backoff",
+        }
+    }
+
+    /// Where a server's delay came from, as a failed response in `err`'s chain says it
+    /// (an `http::StatusError`, or a `Report` read from another service); else
+    /// [`Error`](Self::Error).
+    pub(crate) fn of_delay_in(err: &(dyn StdError + 'static)) -> WaitSource {
+        for link in crate::chain::links(err) {
+            if let Some(source) = Self::told_by(link) {
+                return source;
+            }
+        }
+        WaitSource::Error
+    }
+
+    fn told_by(link: &(dyn StdError + 'static)) -> Option<WaitSource> {
+        #[cfg(feature = "http")]
+        if let Some(response) = link.downcast_ref::<crate::http::StatusError>() {
+            return response
+                .retry_after_source()
+                .and_then(|source| Self::named(source.as_str()));
+        }
+        #[cfg(feature = "serde")]
+        if let Some(report) = link.downcast_ref::<crate::Report>() {
+            return report.retry_after_source().and_then(Self::named);
+        }
+        let _ = link;
+        None
+    }
+
+    fn named(name: &str) -> Option<WaitSource> {
+        [
+            WaitSource::Header,
+            WaitSource::Body,
+            WaitSource::Message,
+            WaitSource::Reset,
+        ]
+        .into_iter()
+        .find(|source| source.as_str() == name)
+    }
+}
+
+impl fmt::Display for WaitSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// One failed attempt of a run, as the record keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt<'a> {
+    number: u32,
+    code: &'a str,
+    wait: Option<(Duration, WaitSource)>,
+}
+
+impl<'a> Attempt<'a> {
+    /// The attempt's number, 1 for the first.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The code it failed with (as it may cross a trust boundary: one outside the grammar
+    /// of codes is `unclassified`).
+    pub fn code(&self) -> &'a str {
+        self.code
+    }
+
+    /// The wait before the next attempt, and where it came from; `None` when no attempt
+    /// followed (the run stopped on it).
+    pub fn wait(&self) -> Option<(Duration, WaitSource)> {
+        self.wait
+    }
+}
+
+/// An attempt in 16 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Entry {
+    /// The wait after it in nanoseconds (saturating), when one followed.
+    wait: u64,
+    number: u32,
+    /// A code of [`VOCABULARY`] by its place, or `OWNED | k` for the `k`th of the
+    /// record's own codes.
+    code: u8,
+    /// The wait's place in [`SOURCES`], [`NO_WAIT`] when none followed.
+    source: u8,
+}
+
+/// The codes kept without a copy: the shared vocabulary and `unclassified`.
+const VOCABULARY: [&str; 16] = {
+    let mut all = [crate::codes::UNCLASSIFIED; 16];
+    let mut i = 0;
+    while i < crate::codes::ALL.len() {
+        all[i] = crate::codes::ALL[i];
+        i += 1;
+    }
+    all
+};
+
+/// The flag of a code the record keeps a copy of.
+const OWNED: u8 = 0x80;
+
+/// The most codes outside the vocabulary a record keeps copies of; the next ones are
+/// kept as `unclassified`.
+const MAX_OWNED: usize = 16;
+
+/// No wait followed the attempt.
+const NO_WAIT: u8 = u8::MAX;
+
+const SOURCES: [WaitSource; 6] = [
+    WaitSource::Header,
+    WaitSource::Body,
+    WaitSource::Message,
+    WaitSource::Reset,
+    WaitSource::Error,
+    WaitSource::Backoff,
+];
+
+/// The failed attempts of a run, in order: the first [`KEPT`](Self::KEPT)` / 2` and the
+/// latest ones, with how many between them were left out.
+///
+/// A run that never failed has an empty record, one pointer wide: what the success path
+/// carries. The first failure makes the record's one allocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttemptRecord {
+    log: Option<Box<Log>>,
+}
+
+/// A record's attempts, and its copies of codes outside the vocabulary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Log {
+    entries: [Entry; AttemptRecord::KEPT],
+    len: u8,
+    omitted: u32,
+    owned: Vec<Box<str>>,
+}
+
+impl AttemptRecord {
+    /// The most attempts kept: 16.
+    pub const KEPT: usize = 16;
+
+    /// The attempts kept, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Attempt<'_>> + '_ {
+        let entries = self
+            .log
+            .as_deref()
+            .map_or(&[][..], |log| &log.entries[..usize::from(log.len)]);
+        entries.iter().map(|entry| self.view(entry))
+    }
+
+    /// How many attempts are kept.
+    pub fn len(&self) -> usize {
+        self.log.as_ref().map_or(0, |log| usize::from(log.len))
+    }
+
+    /// Whether no attempt failed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The latest failed attempt.
+    pub fn last(&self) -> Option<Attempt<'_>> {
+        self.iter().next_back()
+    }
+
+    /// How many failed attempts between the first and the latest ones were left out.
+    pub fn omitted(&self) -> u32 {
+        self.log.as_ref().map_or(0, |log| log.omitted)
+    }
+
+    fn view(&self, entry: &Entry) -> Attempt<'_> {
+        let code = if entry.code & OWNED == 0 {
+            VOCABULARY.get(usize::from(entry.code)).copied()
+        } else {
+            self.log
+                .as_deref()
+                .and_then(|log| log.owned.get(usize::from(entry.code & !OWNED)))
+                .map(|code| &**code)
+        };
+        Attempt {
+            number: entry.number,
+            code: code.unwrap_or(crate::codes::UNCLASSIFIED),
+            wait: SOURCES
+                .get(usize::from(entry.source))
+                .map(|source| (Duration::from_nanos(entry.wait), *source)),
+        }
+    }
+
+    /// Records attempt `number`'s failure with `code`, no wait yet.
+    pub(crate) fn failed(&mut self, number: u32, code: &str) {
+        let log = self.log.get_or_insert_with(Box::default);
+        let entry = Entry {
+            wait: 0,
+            number,
+            code: log.code_of(code),
+            source: NO_WAIT,
+        };
+        let len = usize::from(log.len);
+        if len == Self::KEPT {
+            // The first half stays; the oldest of the latest ones goes.
+            log.entries
+                .copy_within(Self::KEPT / 2 + 1.., Self::KEPT / 2);
+            log.entries[Self::KEPT - 1] = entry;
+            log.omitted = log.omitted.saturating_add(1);
+        } else {
+            log.entries[len] = entry;
+            log.len += 1;
+        }
+    }
+
+    /// Sets the wait after the latest failure (or, `None`, says none followed).
+    pub(crate) fn waited(&mut self, wait: Option<(Duration, WaitSource)>) {
+        let Some(log) = self.log.as_deref_mut() else {
+            return;
+        };
+        let Some(last) = usize::from(log.len)
+            .checked_sub(1)
+            .and_then(|i| log.entries.get_mut(i))
+        else {
+            return;
+        };
+        (last.wait, last.source) = match wait {
+            Some((wait, source)) => (
+                u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX),
+                source as u8,
+            ),
+            None => (0, NO_WAIT),
+        };
+    }
+}
+
+impl Log {
+    /// The code's place in [`VOCABULARY`], else among the record's own copies (in its
+    /// public form, each kept once).
+    fn code_of(&mut self, code: &str) -> u8 {
+        if let Some(i) = vocabulary_index(code) {
+            return i;
+        }
+        let public = crate::core::codes::public_code(code);
+        if public == crate::codes::UNCLASSIFIED {
+            return (VOCABULARY.len() - 1) as u8;
+        }
+        if let Some(i) = self.owned.iter().position(|own| **own == *public) {
+            return OWNED | i as u8;
+        }
+        if self.owned.len() == MAX_OWNED {
+            return (VOCABULARY.len() - 1) as u8;
+        }
+        self.owned.push(public.into());
+        OWNED | (self.owned.len() - 1) as u8
+    }
+}
+
+/// A code's place in [`VOCABULARY`] (a `match`, which compiles to a switch on the length
+/// and one comparison).
+#[inline]
+fn vocabulary_index(code: &str) -> Option<u8> {
+    Some(match code {
+        "rate_limit" => 0,
+        "auth_error" => 1,
+        "timeout" => 2,
+        "invalid_input" => 3,
+        "tool_failed" => 4,
+        "provider_unavailable" => 5,
+        "guard_blocked" => 6,
+        "budget_exhausted" => 7,
+        "not_found" => 8,
+        "context_overflow" => 9,
+        "stream_interrupted" => 10,
+        "output_truncated" => 11,
+        "content_filtered" => 12,
+        "invalid_output" => 13,
+        "request_too_large" => 14,
+        "unclassified" => 15,
+        _ => return None,
+    })
+}
+
+/// `rate_limit (waited 2.0s, header), timeout (waited 400ms, backoff), timeout`: each
+/// failed attempt's code and the wait after it (milliseconds under a second, else seconds
+/// to a tenth), `… N more` where some were left out.
+impl fmt::Display for AttemptRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, attempt) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            if self.omitted() > 0 && i == Self::KEPT / 2 {
+                write!(f, "… {} more, ", self.omitted())?;
+            }
+            f.write_str(attempt.code())?;
+            match attempt.wait() {
+                Some((wait, source)) if wait < Duration::from_secs(1) => {
+                    write!(f, " (waited {}ms, {source})", wait.as_millis())?;
+                }
+                Some((wait, source)) => {
+                    write!(f, " (waited {:.1}s, {source})", wait.as_secs_f64())?;
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vocabularys_places_and_the_sources_numbers_agree() {
+        for (i, code) in VOCABULARY.iter().enumerate() {
+            assert_eq!(vocabulary_index(code), Some(i as u8), "{code}");
+        }
+        assert_eq!(VOCABULARY.len(), crate::codes::ALL.len() + 1);
+        for (i, source) in SOURCES.iter().enumerate() {
+            assert_eq!(*source as u8, i as u8, "{source}");
+        }
+    }
+
+    #[test]
+    fn codes_outside_the_vocabulary_are_copied_once_and_capped() {
+        let mut record = AttemptRecord::default();
+        for n in 0..40u32 {
+            record.failed(n + 1, &format!("custom.code_{}", n % 20));
+            record.waited(Some((Duration::from_millis(5), WaitSource::Backoff)));
+        }
+        let log = record.log.as_deref().unwrap();
+        assert_eq!(log.owned.len(), MAX_OWNED);
+        assert_eq!(record.len(), AttemptRecord::KEPT);
+        assert_eq!(record.omitted(), 40 - AttemptRecord::KEPT as u32);
+        assert_eq!(record.iter().next().unwrap().code(), "custom.code_0");
+        // Past the copies kept, a new code reads `unclassified`.
+        assert_eq!(record.last().unwrap().code(), "unclassified");
+        record.failed(41, "bad]\ncode");
+        assert_eq!(record.last().unwrap().code(), "unclassified");
+        assert_eq!(record.last().unwrap().wait(), None);
+    }
+}
