@@ -137,8 +137,14 @@ const VOCABULARY: [&str; 16] = {
     all
 };
 
-/// The flag of a code the record keeps a copy of.
+/// The flag of a code the record keeps a copy of out of place.
 const OWNED: u8 = 0x80;
+
+/// The code kept in place: the first one outside the vocabulary.
+const IN_PLACE_CODE: u8 = 0x40;
+
+/// The longest code (the grammar's limit): what the code kept in place may hold.
+const MAX_CODE_BYTES: usize = 64;
 
 /// The most codes outside the vocabulary a record keeps copies of; the next ones are
 /// kept as `unclassified`.
@@ -159,18 +165,36 @@ const SOURCES: [WaitSource; 6] = [
 /// The failed attempts of a run, in order: the first [`KEPT`](Self::KEPT)` / 2` and the
 /// latest ones, with how many between them were left out.
 ///
-/// A run that never failed has an empty record, one pointer wide: what the success path
-/// carries. The first failure makes the record's one allocation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The first [`IN_PLACE`](Self::IN_PLACE) attempts are kept in place, and so is the first
+/// code outside the shared vocabulary: a run that fails a few times allocates nothing for
+/// its record (the attempts past them, and a second code of one's own, are kept out of
+/// place).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttemptRecord {
-    log: Option<Box<Log>>,
+    first: [Entry; AttemptRecord::IN_PLACE],
+    len: u8,
+    code_len: u8,
+    code: [u8; MAX_CODE_BYTES],
+    spill: Option<Box<Log>>,
 }
 
-/// A record's attempts, and its copies of codes outside the vocabulary.
+impl Default for AttemptRecord {
+    fn default() -> Self {
+        AttemptRecord {
+            first: [Entry::default(); AttemptRecord::IN_PLACE],
+            len: 0,
+            code_len: 0,
+            code: [0; MAX_CODE_BYTES],
+            spill: None,
+        }
+    }
+}
+
+/// What a record keeps out of place: the attempts past the first few, how many were left
+/// out, and its copies of codes outside the vocabulary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Log {
-    entries: [Entry; AttemptRecord::KEPT],
-    len: u8,
+    more: Vec<Entry>,
     omitted: u32,
     owned: Vec<Box<str>>,
 }
@@ -179,23 +203,24 @@ impl AttemptRecord {
     /// The most attempts kept: 16.
     pub const KEPT: usize = 16;
 
+    /// The attempts kept in place, without allocating: 4.
+    pub const IN_PLACE: usize = 4;
+
     /// The attempts kept, in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = Attempt<'_>> + '_ {
-        let entries = self
-            .log
-            .as_deref()
-            .map_or(&[][..], |log| &log.entries[..usize::from(log.len)]);
-        entries.iter().map(|entry| self.view(entry))
+        let first = &self.first[..usize::from(self.len)];
+        let more = self.spill.as_deref().map_or(&[][..], |log| &log.more[..]);
+        first.iter().chain(more).map(|entry| self.view(entry))
     }
 
     /// How many attempts are kept.
     pub fn len(&self) -> usize {
-        self.log.as_ref().map_or(0, |log| usize::from(log.len))
+        usize::from(self.len) + self.spill.as_ref().map_or(0, |log| log.more.len())
     }
 
     /// Whether no attempt failed.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 
     /// The latest failed attempt.
@@ -205,14 +230,16 @@ impl AttemptRecord {
 
     /// How many failed attempts between the first and the latest ones were left out.
     pub fn omitted(&self) -> u32 {
-        self.log.as_ref().map_or(0, |log| log.omitted)
+        self.spill.as_ref().map_or(0, |log| log.omitted)
     }
 
     fn view(&self, entry: &Entry) -> Attempt<'_> {
-        let code = if entry.code & OWNED == 0 {
+        let code = if entry.code == IN_PLACE_CODE {
+            std::str::from_utf8(&self.code[..usize::from(self.code_len)]).ok()
+        } else if entry.code & OWNED == 0 {
             VOCABULARY.get(usize::from(entry.code)).copied()
         } else {
-            self.log
+            self.spill
                 .as_deref()
                 .and_then(|log| log.owned.get(usize::from(entry.code & !OWNED)))
                 .map(|code| &**code)
@@ -228,36 +255,56 @@ impl AttemptRecord {
 
     /// Records attempt `number`'s failure with `code`, no wait yet.
     pub(crate) fn failed(&mut self, number: u32, code: &str) {
-        let log = self.log.get_or_insert_with(Box::default);
+        let code = match vocabulary_index(code) {
+            Some(i) => i,
+            None => self.own(code),
+        };
         let entry = Entry {
             wait: 0,
             number,
-            code: log.code_of(code),
+            code,
             source: NO_WAIT,
         };
-        let len = usize::from(log.len);
-        if len == Self::KEPT {
-            // The first half stays; the oldest of the latest ones goes.
-            log.entries
-                .copy_within(Self::KEPT / 2 + 1.., Self::KEPT / 2);
-            log.entries[Self::KEPT - 1] = entry;
-            log.omitted = log.omitted.saturating_add(1);
-        } else {
-            log.entries[len] = entry;
-            log.len += 1;
+        match self.first.get_mut(usize::from(self.len)) {
+            Some(slot) => {
+                *slot = entry;
+                self.len += 1;
+            }
+            None => self.spill.get_or_insert_with(Box::default).push(entry),
         }
+    }
+
+    /// A code outside the vocabulary: kept in place when it is the first (or the same as
+    /// it), else out of place.
+    fn own(&mut self, code: &str) -> u8 {
+        let public = crate::core::codes::public_code(code);
+        let kept = &self.code[..usize::from(self.code_len)];
+        if self.code_len > 0 && kept == public.as_bytes() {
+            return IN_PLACE_CODE;
+        }
+        if self.code_len == 0
+            && public != crate::codes::UNCLASSIFIED
+            && let Some(slot) = self.code.get_mut(..public.len())
+        {
+            slot.copy_from_slice(public.as_bytes());
+            self.code_len = public.len() as u8;
+            return IN_PLACE_CODE;
+        }
+        self.spill.get_or_insert_with(Box::default).own(public)
     }
 
     /// Sets the wait after the latest failure (or, `None`, says none followed).
     pub(crate) fn waited(&mut self, wait: Option<(Duration, WaitSource)>) {
-        let Some(log) = self.log.as_deref_mut() else {
-            return;
-        };
-        let Some(last) = usize::from(log.len)
-            .checked_sub(1)
-            .and_then(|i| log.entries.get_mut(i))
-        else {
-            return;
+        let more = self
+            .spill
+            .as_deref_mut()
+            .and_then(|log| log.more.last_mut());
+        let last = match more {
+            Some(last) => last,
+            None => match usize::from(self.len).checked_sub(1) {
+                Some(i) => &mut self.first[i],
+                None => return,
+            },
         };
         (last.wait, last.source) = match wait {
             Some((wait, source)) => (
@@ -270,21 +317,29 @@ impl AttemptRecord {
 }
 
 impl Log {
-    /// The code's place in [`VOCABULARY`], else among the record's own copies (in its
-    /// public form, each kept once).
-    fn code_of(&mut self, code: &str) -> u8 {
-        if let Some(i) = vocabulary_index(code) {
-            return i;
+    /// Keeps an attempt past the first few: the first half of the kept ones stays, the
+    /// oldest of the latest ones goes.
+    fn push(&mut self, entry: Entry) {
+        if self.more.len() == AttemptRecord::KEPT - AttemptRecord::IN_PLACE {
+            self.more
+                .remove(AttemptRecord::KEPT / 2 - AttemptRecord::IN_PLACE);
+            self.omitted = self.omitted.saturating_add(1);
         }
-        let public = crate::core::codes::public_code(code);
+        self.more.push(entry);
+    }
+
+    /// A code outside the vocabulary (in its public form) among the record's own copies,
+    /// each kept once, at most [`MAX_OWNED`]; `unclassified` past them.
+    fn own(&mut self, public: &str) -> u8 {
+        let unclassified = (VOCABULARY.len() - 1) as u8;
         if public == crate::codes::UNCLASSIFIED {
-            return (VOCABULARY.len() - 1) as u8;
+            return unclassified;
         }
         if let Some(i) = self.owned.iter().position(|own| **own == *public) {
             return OWNED | i as u8;
         }
         if self.owned.len() == MAX_OWNED {
-            return (VOCABULARY.len() - 1) as u8;
+            return unclassified;
         }
         self.owned.push(public.into());
         OWNED | (self.owned.len() - 1) as u8
@@ -365,7 +420,8 @@ mod tests {
             record.failed(n + 1, &format!("custom.code_{}", n % 20));
             record.waited(Some((Duration::from_millis(5), WaitSource::Backoff)));
         }
-        let log = record.log.as_deref().unwrap();
+        // The first code is kept in place, the next ones out of place.
+        let log = record.spill.as_deref().unwrap();
         assert_eq!(log.owned.len(), MAX_OWNED);
         assert_eq!(record.len(), AttemptRecord::KEPT);
         assert_eq!(record.omitted(), 40 - AttemptRecord::KEPT as u32);
