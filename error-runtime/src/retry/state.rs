@@ -607,7 +607,9 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// What the loops make of the wait before an attempt: `Ok(wait)` to sleep (counted in
     /// [`waited`](Self::waited)), or the outcome that ends the run when the wait is longer
     /// than the run may wait and the operation's error type can hold the error that says
-    /// so (else the attempt is made at once).
+    /// so (else the attempt is made at once). The outcome is what the loop returns as it
+    /// is: boxing it here would allocate on the path that ends a run, for nothing.
+    #[allow(clippy::result_large_err)]
     pub(super) fn after_wait<T, E: ErrorChain<M>, M>(
         &mut self,
         before: Result<Duration, crate::Error>,
