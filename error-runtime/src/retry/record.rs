@@ -68,6 +68,7 @@ impl WaitSource {
         None
     }
 
+    #[cfg(any(feature = "http", feature = "serde"))]
     fn named(name: &str) -> Option<WaitSource> {
         [
             WaitSource::Header,
