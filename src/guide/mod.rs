@@ -24,6 +24,8 @@
 //!   replicas through a store, Redis's key layout and failure modes.
 //! - [Integrations](integrations): reqwest-middleware, tower, axum, rmcp, tonic and
 //!   async-openai.
+//! - [JSON Schema for the wire form](schema): `Report` and problem+json as JSON Schema,
+//!   the code an enum of every code the process knows.
 //! - [miette](miette): a derived type as a `miette::Diagnostic`, code, help and docs link
 //!   from the same attributes.
 //! - [Where the `?` was](location): `#[location]` records the line that converted an
@@ -75,6 +77,7 @@ chapter!(streams, "Streams: failures after `200 OK`");
 chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
+chapter!(schema, "JSON Schema for the wire form");
 chapter!(miette, "miette");
 chapter!(location, "Where the `?` was");
 chapter!(bad_day, "Test your agent against a bad day");

@@ -31,6 +31,11 @@ use crate::core::summary::{
 use crate::{AgentError, Recovery, RetryPolicy};
 
 mod lenient;
+#[cfg(feature = "schemars")]
+mod schema;
+
+#[cfg(feature = "schemars")]
+pub use schema::known_codes;
 
 /// An error as it crosses a process boundary: the classified links of a chain, each with
 /// its public message, as a tree of causes.
