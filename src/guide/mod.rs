@@ -26,7 +26,7 @@
 //!   async-openai.
 //! - [JSON Schema for the wire form](schema): `Report` and problem+json as JSON Schema,
 //!   the code an enum of every code the process knows.
-//! - [miette](miette): a derived type as a `miette::Diagnostic`, code, help and docs link
+//! - [miette]: a derived type as a `miette::Diagnostic`, code, help and docs link
 //!   from the same attributes.
 //! - [Where the `?` was](location): `#[location]` records the line that converted an
 //!   error, for `Debug`, the wire form and traces.
