@@ -2,7 +2,7 @@
 //! ask for more than the provider's request budget, paced by one pacer, or by the pacers of
 //! several replicas sharing their budgets through a `LocalStore` or Redis. Each way must
 //! stay under the budget (no more than 1% of calls answered 429 by the provider's bucket)
-//! and use it (finish close to when the budget allows, not later).
+//! and use it (finish close to when the budget allows, not later). The runs take turns.
 
 // The examples' own redis-server, started on a free loopback port and killed on drop.
 #[path = "../../../examples/support/own_redis.rs"]
@@ -19,9 +19,13 @@ use serde_json::json;
 
 /// Requests a minute the provider allows (a bucket of 300, refilled at 5 a second).
 const RPM: u64 = 300;
-/// Tasks, and the calls each makes: 352 calls, 52 more than the full bucket holds.
-const TASKS: usize = 32;
+/// Tasks, and the calls each makes: 330 calls, 30 more than the full bucket holds, which
+/// the budget allows in 6 s.
+const TASKS: usize = 30;
 const CALLS: usize = 11;
+
+/// One run at a time: each is timed, and two at once on a small machine time each other.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// How the replicas' pacers share their budgets.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +48,7 @@ struct Outcome {
 /// Runs the tasks over `replicas` pacers (task `t` on replica `t % replicas`), each call
 /// acquired from its pacer, sent, its headers observed and its stream read to the end.
 async fn run(sharing: Sharing, replicas: usize) -> Outcome {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let farm = Farm::start(Config {
         requests_per_minute: RPM,
         tokens_per_minute: 100_000_000,
@@ -119,13 +124,14 @@ async fn run(sharing: Sharing, replicas: usize) -> Outcome {
     }
 }
 
-/// Under the budget (at most 1% of calls met the bucket's 429), and using it: done within a
-/// quarter and a second and a half of when the budget allows.
+/// Under the budget (at most 1% of calls met the bucket's 429), and using it: done within
+/// half again and two seconds of when the budget allows (a budget dropped or held back
+/// takes two or three times as long), with room for a loaded test machine.
 fn assert_paced(o: &Outcome) {
     eprintln!("{o:?}");
     assert_eq!(o.calls, (TASKS * CALLS) as u64, "{o:?}");
     assert!(o.bucket_429s * 100 <= o.calls, "over the budget: {o:?}");
-    let slack = o.ideal.mul_f64(1.25) + Duration::from_millis(1_500);
+    let slack = o.ideal.mul_f64(1.5) + Duration::from_secs(2);
     assert!(o.elapsed <= slack, "the budget was not used: {o:?}");
 }
 
