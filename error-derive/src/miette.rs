@@ -28,10 +28,9 @@ pub fn expand(input: &Input) -> TokenStream {
         let f = &v.fields[c.source?];
         let (pat, binding, path) = (f.pattern(), &f.binding, &v.path);
         // A cause held by reference is the value it points at, as in the chain.
-        let inner = source::option_inner(f.ty);
-        let deref = matches!(inner.unwrap_or(f.ty), syn::Type::Reference(_)).then(|| quote!(*));
+        let deref = source::held_by_reference(f.ty).then(|| quote!(*));
         let probe = |value: TokenStream| quote!((&&#p::DiagnosticProbe(#value)).diagnostic());
-        let value = if inner.is_some() {
+        let value = if source::is_option(f.ty) {
             let probed = probe(quote!(#deref __agent_cause));
             quote!(#binding.as_ref().and_then(|__agent_cause| #probed))
         } else {

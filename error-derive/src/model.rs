@@ -313,6 +313,24 @@ pub struct FieldAttrs {
     pub error: Option<(Span, bool)>,
 }
 
+impl FieldAttrs {
+    /// The marker attributes written on the field, as `#[name]` with where each was
+    /// written, in one order (`#[error]` apart).
+    pub fn written(&self) -> impl Iterator<Item = (&'static str, Span)> {
+        [
+            ("#[source]", self.source),
+            ("#[from]", self.from),
+            ("#[op]", self.op),
+            ("#[retry_after]", self.retry_after),
+            ("#[status]", self.status),
+            ("#[redact]", self.redact),
+            ("#[location]", self.location),
+        ]
+        .into_iter()
+        .filter_map(|(name, span)| Some((name, span?)))
+    }
+}
+
 pub struct Field<'a> {
     pub index: usize,
     /// The name without `r#`; `None` for a tuple field.

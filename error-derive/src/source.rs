@@ -71,13 +71,19 @@ pub fn is_location(ty: &Type) -> bool {
         && static_arg
 }
 
+/// Whether a cause of type `ty` (or `Option<ty>`) is held by reference (`&'static E`),
+/// which the chain sees as `E` itself.
+pub fn held_by_reference(ty: &Type) -> bool {
+    matches!(option_inner(ty).unwrap_or(ty), Type::Reference(_))
+}
+
 /// Whether the cause field is an `Option<...>`, which may hold no cause.
 pub fn is_option(ty: &Type) -> bool {
     option_inner(ty).is_some()
 }
 
 /// `E` in `Option<E>`.
-pub fn option_inner(ty: &Type) -> Option<&Type> {
+fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     let PathArguments::AngleBracketed(a) = &last.arguments else {
@@ -104,7 +110,7 @@ pub fn cause(v: &Variant, index: usize, krate: &TokenStream) -> (TokenStream, To
     let as_dyn_error = Ident::new("as_dyn_error", Span::call_site().located_at(f.type_span()));
     // A cause held by reference (`&'static T`) is `T` itself in the chain, as it is
     // through `Box`, `Arc` or `Rc`, so that classification finds it.
-    let deref = matches!(inner.unwrap_or(f.ty), Type::Reference(_)).then(|| quote!(**));
+    let deref = held_by_reference(f.ty).then(|| quote!(**));
     let value = if optional {
         quote!(#binding.as_ref().map(|__agent_cause| {
             use #krate::__private::AsDynError as _;

@@ -327,15 +327,9 @@ fn transparent_field_takes_no_attributes(
     errors: &mut Errors,
 ) {
     for field in &v.fields {
-        let misplaced = [
-            ("#[source]", field.attrs.source),
-            ("#[op]", field.attrs.op),
-            ("#[retry_after]", field.attrs.retry_after),
-            ("#[status]", field.attrs.status),
-            ("#[redact]", field.attrs.redact),
-            ("#[location]", field.attrs.location),
-        ];
-        for (name, span) in misplaced.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
+        // `#[from]` is the one a transparent variant's field may carry.
+        let misplaced = field.attrs.written().filter(|(name, _)| *name != "#[from]");
+        for (name, span) in misplaced {
             errors.at(span, format!("{name} has no effect under #[error(transparent)], which forwards everything to this field; remove it"));
         }
     }
@@ -778,15 +772,8 @@ fn one_location(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
 /// field would make it two things.
 fn location_field_is_only_a_location(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
     for f in v.fields.iter().filter(|f| f.attrs.location.is_some()) {
-        let others = [
-            ("#[source]", f.attrs.source),
-            ("#[from]", f.attrs.from),
-            ("#[op]", f.attrs.op),
-            ("#[retry_after]", f.attrs.retry_after),
-            ("#[status]", f.attrs.status),
-            ("#[redact]", f.attrs.redact),
-        ];
-        for (name, span) in others.iter().filter_map(|(n, s)| s.map(|s| (n, s))) {
+        let others = f.attrs.written().filter(|(name, _)| *name != "#[location]");
+        for (name, span) in others {
             errors.at(
                 span,
                 format!("a #[location] field only records where the error was made, and {name} makes it something else too; remove {name}, or put it on another field"),

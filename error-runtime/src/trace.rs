@@ -130,27 +130,25 @@ pub fn record_outcome<T, E>(outcome: &crate::retry::Outcome<T, E>) {
     let last = outcome.record.last().map(|a| a.code());
     let waited_ms = u64::try_from(outcome.waited.as_millis()).unwrap_or(u64::MAX);
     let resends = outcome.attempts.saturating_sub(1);
+    // A `tracing` event's level is part of its call site: one site a level, the same fields.
+    macro_rules! event {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                retry.attempts = outcome.attempts,
+                http.request.resend_count = resends,
+                retry.stop = outcome.stop.as_str(),
+                retry.waited_ms = waited_ms,
+                error.type = last,
+                retry.record = %outcome.record,
+                "{}",
+                outcome.summary()
+            )
+        };
+    }
     if outcome.stop == crate::retry::Stop::Succeeded {
-        tracing::info!(
-            retry.attempts = outcome.attempts,
-            http.request.resend_count = resends,
-            retry.stop = outcome.stop.as_str(),
-            retry.waited_ms = waited_ms,
-            error.type = last,
-            retry.record = %outcome.record,
-            "{}",
-            outcome.summary()
-        );
+        event!(tracing::Level::INFO);
     } else {
-        tracing::warn!(
-            retry.attempts = outcome.attempts,
-            http.request.resend_count = resends,
-            retry.stop = outcome.stop.as_str(),
-            retry.waited_ms = waited_ms,
-            error.type = last,
-            retry.record = %outcome.record,
-            "{}",
-            outcome.summary()
-        );
+        event!(tracing::Level::WARN);
     }
 }
