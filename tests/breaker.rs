@@ -521,3 +521,88 @@ fn a_function_is_a_clock() {
     *now.lock().unwrap() += 60 * SEC;
     assert_eq!(b.call("t", ok).map_err(|e| e.to_string()), Ok(()));
 }
+
+/// The moves an `on_transition` hook hears, in order.
+fn listening(
+    breaker: CircuitBreaker,
+) -> (
+    CircuitBreaker,
+    std::sync::Arc<std::sync::Mutex<Vec<(String, CircuitState)>>>,
+) {
+    let moves = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = moves.clone();
+    let breaker = breaker.on_transition(move |key, state| {
+        seen.lock().unwrap().push((key.to_string(), state));
+    });
+    (breaker, moves)
+}
+
+#[test]
+fn the_transition_hook_hears_each_move_once() {
+    let clock = ManualClock::new();
+    let (b, moves) = listening(breaker(&clock).threshold(2).cooldown(10 * SEC));
+    let _ = b.call("fetch", failing);
+    assert!(
+        moves.lock().unwrap().is_empty(),
+        "one failure of two moves nothing"
+    );
+    let _ = b.call("fetch", failing);
+    let _ = b.call("fetch", failing); // open: fails fast, moves nothing
+    clock.advance(10 * SEC);
+    let _ = b.call("fetch", failing); // the trial fails: open again
+    clock.advance(10 * SEC);
+    let permit = b.acquire("fetch").unwrap(); // a trial dropped without a result
+    drop(permit);
+    b.call("fetch", ok).unwrap(); // the next trial closes it
+    b.call("fetch", ok).unwrap();
+    let open = CircuitState::Open {
+        closes_in: 10 * SEC,
+    };
+    let dropped = CircuitState::Open {
+        closes_in: Duration::ZERO,
+    };
+    let closed = CircuitState::Closed { failures: 0 };
+    let states: Vec<CircuitState> = moves.lock().unwrap().iter().map(|(_, s)| *s).collect();
+    assert_eq!(
+        states,
+        [
+            open,
+            CircuitState::HalfOpen,
+            open,
+            CircuitState::HalfOpen,
+            dropped,
+            CircuitState::HalfOpen,
+            closed
+        ]
+    );
+    assert!(moves.lock().unwrap().iter().all(|(key, _)| key == "fetch"));
+}
+
+#[test]
+fn the_transition_hook_hears_the_moves_a_shared_breaker_makes() {
+    use agent_error::recover::{LocalStore, Store};
+    let clock = ManualClock::new();
+    let store: std::sync::Arc<dyn Store> =
+        std::sync::Arc::new(LocalStore::with_clock(clock.clone()));
+    let (a, moves) = listening(
+        CircuitBreaker::new()
+            .threshold(1)
+            .cooldown(5 * SEC)
+            .store(store.clone()),
+    );
+    let _ = a.call("search", failing);
+    clock.advance(5 * SEC);
+    a.call("search", ok).unwrap();
+    let states: Vec<CircuitState> = moves.lock().unwrap().iter().map(|(_, s)| *s).collect();
+    assert!(
+        matches!(
+            states[..],
+            [
+                CircuitState::Open { .. },
+                CircuitState::HalfOpen,
+                CircuitState::Closed { failures: 0 }
+            ]
+        ),
+        "{states:?}"
+    );
+}

@@ -180,7 +180,12 @@ struct Config {
     adaptive: bool,
     limits: HashMap<String, [Option<(f64, f64)>; 4]>,
     replica: u64,
+    /// Told each wait a reservation asks a call to make.
+    on_wait: Option<Arc<OnWait>>,
 }
+
+/// A hook told each wait the pacer asks a call to make: the key and the wait.
+type OnWait = dyn Fn(&str, Duration) + Send + Sync;
 
 struct State {
     keys: Keys,
@@ -271,6 +276,7 @@ impl Pacer {
                 adaptive: true,
                 limits: HashMap::new(),
                 replica,
+                on_wait: None,
             }),
             state: Arc::new(State {
                 keys: Keys::new(),
@@ -290,6 +296,36 @@ impl Pacer {
     #[must_use]
     pub fn shared_in(mut self, store: Arc<dyn PaceStore>) -> Self {
         self.config().store = Some(store);
+        self
+    }
+
+    /// Calls `hook(key, wait)` each time the pacer asks a call to wait before it goes:
+    /// each reservation ([`reserve`](Self::reserve), [`acquire`](Self::acquire), and each
+    /// attempt of a retrier it gates) that needs a wait it may make. A reservation that
+    /// needs none, or more than it may wait, is not told. For metrics and logs; it runs on
+    /// the caller's task, so keep it short. Clones of the pacer share the hook.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    /// use agent_error::recover::{Cost, Limit, Pacer};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let waits = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = waits.clone();
+    /// let pacer = Pacer::new()
+    ///     .limit("search", Limit::requests(1, Duration::from_secs(1)))
+    ///     .on_wait(move |key, wait| seen.lock().unwrap().push((key.to_string(), wait)));
+    /// pacer.reserve("search", Cost::request(), Duration::from_secs(5)).await.unwrap();
+    /// let wait = pacer.reserve("search", Cost::request(), Duration::from_secs(5)).await.unwrap();
+    /// assert!(!wait.is_zero());
+    /// assert_eq!(*waits.lock().unwrap(), [("search".to_string(), wait)]);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn on_wait(mut self, hook: impl Fn(&str, Duration) + Send + Sync + 'static) -> Self {
+        self.config().on_wait = Some(Arc::new(hook));
         self
     }
 
@@ -419,13 +455,19 @@ impl Pacer {
         cost: Cost,
         max_wait: Duration,
     ) -> Result<Duration, Duration> {
-        match &self.config.store {
+        let reserved = match &self.config.store {
             None => self.reserve_alone(key, cost, max_wait),
             Some(store) => {
                 self.reserve_shared(store.as_ref(), key, cost, max_wait)
                     .await
             }
+        };
+        if let (Ok(wait), Some(hook)) = (&reserved, &self.config.on_wait)
+            && !wait.is_zero()
+        {
+            hook(key, *wait);
         }
+        reserved
     }
 
     /// Waits until a call of `cost` on `key` may go, with `sleep`; returns the wait. A wait

@@ -85,7 +85,12 @@ pub struct CircuitBreaker {
     trial_lease: Duration,
     /// Which errors count as the tool's failures; `None`: [`tool_is_failing`].
     counts: Option<Arc<Counts>>,
+    /// Told each change of a circuit's state this breaker makes.
+    on_transition: Option<Arc<OnTransition>>,
 }
+
+/// A hook told each change of a circuit's state: the key and the state it moved to.
+type OnTransition = dyn Fn(&str, CircuitState) + Send + Sync;
 
 /// A predicate that says whether an error counts as a failure of the tool.
 type Counts = dyn Fn(&(dyn StdError + 'static)) -> bool + Send + Sync;
@@ -216,6 +221,7 @@ impl CircuitBreaker {
             store: None,
             trial_lease: Self::DEFAULT_TRIAL_LEASE,
             counts: None,
+            on_transition: None,
         }
     }
 
@@ -272,6 +278,43 @@ impl CircuitBreaker {
         self
     }
 
+    /// Calls `hook(key, state)` each time this breaker moves a circuit: to
+    /// `Open { closes_in }` when failures in a row reach the threshold or a trial fails
+    /// (`closes_in` is the cooldown; zero when a trial was dropped without a result), to
+    /// `HalfOpen` when it lets the trial through, to `Closed { failures: 0 }` when the trial
+    /// succeeds. For metrics and logs; it runs on the caller's thread, so keep it short.
+    ///
+    /// With a shared [`store`](Self::store), it hears the moves this breaker's own calls
+    /// make: another replica's failure that opens a circuit is that replica's to tell.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use agent_error::recover::{CircuitBreaker, CircuitState};
+    ///
+    /// let moves = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = moves.clone();
+    /// let breaker = CircuitBreaker::new()
+    ///     .threshold(1)
+    ///     .on_transition(move |key, state| seen.lock().unwrap().push((key.to_string(), state)));
+    /// breaker.acquire("search").unwrap().failure();
+    /// assert!(matches!(moves.lock().unwrap()[..], [(ref key, CircuitState::Open { .. })] if key == "search"));
+    /// ```
+    #[must_use]
+    pub fn on_transition(
+        mut self,
+        hook: impl Fn(&str, CircuitState) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_transition = Some(Arc::new(hook));
+        self
+    }
+
+    /// Tells the [`on_transition`](Self::on_transition) hook, if any, that `key` moved to `state`.
+    fn moved(&self, key: &str, state: CircuitState) {
+        if let Some(hook) = &self.on_transition {
+            hook(key, state);
+        }
+    }
+
     /// How long a trial call holds its permit in a shared store (30 s by default): if its
     /// replica dies during the trial, another may make one after this.
     #[must_use]
@@ -318,6 +361,17 @@ impl CircuitBreaker {
         }
     }
 
+    /// The state a trial's result moves a circuit to.
+    fn after_trial(&self, ok: bool) -> CircuitState {
+        if ok {
+            CircuitState::Closed { failures: 0 }
+        } else {
+            CircuitState::Open {
+                closes_in: self.cooldown,
+            }
+        }
+    }
+
     fn rule(&self) -> BreakerRule {
         BreakerRule {
             threshold: self.threshold,
@@ -342,7 +396,10 @@ impl CircuitBreaker {
             CircuitState::HalfOpen => Err(open(None)),
             CircuitState::Open { closes_in } if !closes_in.is_zero() => Err(open(Some(closes_in))),
             CircuitState::Open { .. } => match store.claim_trial(key, self.trial_lease).await {
-                Some(token) => Ok((0, Some(token))),
+                Some(token) => {
+                    self.moved(key, CircuitState::HalfOpen);
+                    Ok((0, Some(token)))
+                }
                 None => Err(open(None)),
             },
         }
@@ -358,11 +415,18 @@ impl CircuitBreaker {
         ok: bool,
     ) {
         match (trial, ok) {
-            (Some(token), ok) => store.finish_trial(key, token, ok, self.rule()).await,
+            (Some(token), ok) => {
+                store.finish_trial(key, token, ok, self.rule()).await;
+                self.moved(key, self.after_trial(ok));
+            }
             (None, true) if failures == 0 => {}
             (None, true) => store.record_success(key).await,
             (None, false) => {
-                store.record_failure(key, self.rule()).await;
+                let after = store.record_failure(key, self.rule()).await;
+                // Admitted while closed: a failure that leaves it open is the one that opened it.
+                if matches!(after, CircuitState::Open { .. }) {
+                    self.moved(key, after);
+                }
             }
         }
     }
@@ -599,6 +663,7 @@ impl CircuitBreaker {
                         )
                         .is_ok()
                     {
+                        self.moved(key, CircuitState::HalfOpen);
                         return Ok(true);
                     }
                 }
@@ -657,6 +722,7 @@ impl CircuitBreaker {
                 if trial {
                     c.failures.store(0, Ordering::Relaxed);
                     c.state.store(pack(0, CLOSED), Ordering::Release);
+                    self.moved(key, self.after_trial(true));
                 } else if c.failures.load(Ordering::Relaxed) != 0 {
                     c.failures.store(0, Ordering::Relaxed);
                 }
@@ -677,21 +743,31 @@ impl CircuitBreaker {
         let reopen = pack(now.saturating_add(nanos(self.cooldown)), OPEN);
         if trial {
             c.state.store(reopen, Ordering::Release);
+            self.moved(key, self.after_trial(false));
             return;
         }
         let state = c.state.load(Ordering::Acquire);
-        if failures >= self.threshold && state & TAG == CLOSED {
-            // Only a closed circuit opens here; one that is already open or on trial keeps its state.
-            let _ = c
-                .state
-                .compare_exchange(state, reopen, Ordering::AcqRel, Ordering::Acquire);
+        // Only a closed circuit opens here; one that is already open or on trial keeps its state.
+        if failures >= self.threshold
+            && state & TAG == CLOSED
+            && c.state
+                .compare_exchange(state, reopen, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            self.moved(key, self.after_trial(false));
         }
     }
 
     /// A trial that ended without a result: the next call may be the trial at once.
-    fn abandon(&self, circuit: &Circuit) {
+    fn abandon(&self, key: &str, circuit: &Circuit) {
         let now = nanos(self.clock.now());
         circuit.state.store(pack(now, OPEN), Ordering::Release);
+        self.moved(
+            key,
+            CircuitState::Open {
+                closes_in: Duration::ZERO,
+            },
+        );
     }
 }
 
@@ -789,7 +865,7 @@ impl Drop for Permit<'_> {
             && self.trial
             && let Some(circuit) = &self.circuit
         {
-            self.breaker.abandon(circuit);
+            self.breaker.abandon(self.key, circuit);
         }
     }
 }
