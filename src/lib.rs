@@ -94,6 +94,7 @@
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `recover` and `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `miette` | no | `#[agent(miette)]`: a derived type implements `miette::Diagnostic` from the same attributes (adds `miette` 7 without its default features) |
 //! | `schemars` | no | [`Report`] and `report::Problem` implement `schemars::JsonSchema`, the code an enum of the catalog's codes (`report::known_codes`; implies `serde`; adds `schemars` 1 without its derive) |
+//! | `opentelemetry` | no | [`opentelemetry`]: errors as the semantic conventions' `error.type` on spans and metrics; a model call as a GenAI operation span with a span each attempt (`http.request.resend_count`), `gen_ai.client.operation.duration`, and metrics of failures, retries, pauses, breaker transitions and pacing waits (implies `recover`; adds the crate `agent-error-opentelemetry`, with the `opentelemetry` 0.33 API crate and its `trace` and `metrics` features: the SDK is the application's) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
 //! | `rig` | no | [`rig`]: rig-core's `ProviderError` classified with no glue (the reply rig keeps through the order of evidence, its in-band stream errors by their body, transports, truncations; implies `http`; adds the crate `agent-error-rig`, with `rig-core` 0.44 without default features, `http`, `reqwest`) |
@@ -196,6 +197,11 @@
     not(feature = "async-openai"),
     doc = "[`openai`]: https://docs.rs/agent-error/latest/agent_error/openai/index.html"
 )]
+#![cfg_attr(feature = "opentelemetry", doc = "[`opentelemetry`]: opentelemetry")]
+#![cfg_attr(
+    not(feature = "opentelemetry"),
+    doc = "[`opentelemetry`]: https://docs.rs/agent-error/latest/agent_error/opentelemetry/index.html"
+)]
 #![cfg_attr(feature = "rig", doc = "[`rig`]: rig")]
 #![cfg_attr(
     not(feature = "rig"),
@@ -221,6 +227,8 @@ pub use agent_error_axum as axum;
 pub use agent_error_genai as genai;
 #[cfg(feature = "async-openai")]
 pub use agent_error_openai as openai;
+#[cfg(feature = "opentelemetry")]
+pub use agent_error_opentelemetry as opentelemetry;
 #[cfg(feature = "redis")]
 pub use agent_error_redis as redis;
 #[cfg(feature = "reqwest")]

@@ -28,6 +28,9 @@
 //!   the code an enum of every code the process knows.
 //! - [miette]: a derived type as a `miette::Diagnostic`, code, help and docs link
 //!   from the same attributes.
+//! - [OpenTelemetry](opentelemetry): the code as `error.type` on spans and metrics, a model
+//!   call as a GenAI operation span with a span each attempt, and metrics of failures,
+//!   retries, pauses, breakers and pacing.
 //! - [Where the `?` was](location): `#[location]` records the line that converted an
 //!   error, for `Debug`, the wire form and traces.
 //! - [Test your agent against a bad day](bad_day): a provider farm on loopback that
@@ -79,6 +82,7 @@ chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
 chapter!(schema, "JSON Schema for the wire form");
 chapter!(miette, "miette");
+chapter!(opentelemetry, "OpenTelemetry");
 chapter!(location, "Where the `?` was");
 chapter!(bad_day, "Test your agent against a bad day");
 chapter!(troubleshooting, "Troubleshooting the derive");

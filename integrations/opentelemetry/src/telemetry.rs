@@ -1,0 +1,207 @@
+//! The instruments and the tracer, made once from the application's providers, and the
+//! hooks that feed circuit breakers' and pacers' events into them.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_error_runtime::chain::ErrorChain;
+use agent_error_runtime::recover::{CircuitBreaker, CircuitState, Pacer};
+use agent_error_runtime::retry::{Outcome, Retrier};
+use opentelemetry::global::BoxedTracer;
+use opentelemetry::metrics::{Counter, Histogram, Meter, MeterProvider};
+use opentelemetry::trace::{Span, Tracer, TracerProvider};
+use opentelemetry::{InstrumentationScope, KeyValue};
+
+use crate::names;
+use crate::operation::{GenAiCall, Operation};
+
+/// The bucket boundaries the GenAI conventions advise for `gen_ai.client.operation.duration`,
+/// in seconds.
+const DURATION_BOUNDARIES: [f64; 14] = [
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+
+/// Buckets for a pacer's waits, in seconds: from a few milliseconds to its minute.
+const WAIT_BOUNDARIES: [f64; 12] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0,
+];
+
+/// The tracer and the instruments agent-error writes with, from the application's
+/// providers (or the global ones). Cheap to clone: clones share them.
+///
+/// | instrument | kind | unit | attributes |
+/// |---|---|---|---|
+/// | `gen_ai.client.operation.duration` | histogram | `s` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `error.type` when it failed |
+/// | `agent_error.failures` | counter | `{failure}` | `error.type`, `gen_ai.operation.name`, `gen_ai.provider.name` |
+/// | `agent_error.retries` | counter | `{retry}` | the same, and `agent_error.wait.source` |
+/// | `agent_error.pauses` | counter | `{pause}` | the same |
+/// | `agent_error.circuit.transitions` | counter | `{transition}` | `agent_error.circuit.key`, `agent_error.circuit.state` |
+/// | `agent_error.pace.wait` | histogram | `s` | `agent_error.pace.key` |
+///
+/// Keys (a breaker's, a pacer's) are attributes: keep them to tools and providers, not
+/// users or requests, so that the metrics' series stay few.
+#[derive(Clone)]
+pub struct Telemetry {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) tracer: BoxedTracer,
+    pub(crate) duration: Histogram<f64>,
+    pub(crate) failures: Counter<u64>,
+    pub(crate) retries: Counter<u64>,
+    pub(crate) pauses: Counter<u64>,
+    transitions: Counter<u64>,
+    pace_wait: Histogram<f64>,
+}
+
+impl fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Telemetry").finish_non_exhaustive()
+    }
+}
+
+/// The instrumentation scope: this library, at its version.
+fn scope() -> InstrumentationScope {
+    InstrumentationScope::builder("agent-error")
+        .with_version(env!("CARGO_PKG_VERSION"))
+        .build()
+}
+
+impl Telemetry {
+    /// The tracer and instruments of the given providers (an SDK's `SdkTracerProvider`
+    /// and `SdkMeterProvider`, say), under the instrumentation scope `agent-error`.
+    pub fn new<P, T, S>(tracers: &P, meters: &impl MeterProvider) -> Telemetry
+    where
+        P: TracerProvider<Tracer = T>,
+        T: Tracer<Span = S> + Send + Sync + 'static,
+        S: Span + Send + Sync + 'static,
+    {
+        let tracer = BoxedTracer::new(Box::new(tracers.tracer_with_scope(scope())));
+        Telemetry::with(tracer, &meters.meter_with_scope(scope()))
+    }
+
+    /// The tracer and instruments of the global providers
+    /// (`opentelemetry::global::set_tracer_provider`, `set_meter_provider`), as they are
+    /// when this is called: call it after installing them.
+    pub fn global() -> Telemetry {
+        Telemetry::with(
+            opentelemetry::global::tracer_with_scope(scope()),
+            &opentelemetry::global::meter_with_scope(scope()),
+        )
+    }
+
+    fn with(tracer: BoxedTracer, meter: &Meter) -> Telemetry {
+        let inner = Inner {
+            tracer,
+            duration: meter
+                .f64_histogram(names::OPERATION_DURATION)
+                .with_unit("s")
+                .with_description("GenAI operation duration.")
+                .with_boundaries(DURATION_BOUNDARIES.to_vec())
+                .build(),
+            failures: meter
+                .u64_counter(names::FAILURES)
+                .with_unit("{failure}")
+                .with_description("Failed attempts, by error type and provider.")
+                .build(),
+            retries: meter
+                .u64_counter(names::RETRIES)
+                .with_unit("{retry}")
+                .with_description("Retries, by error type, provider and what set the wait.")
+                .build(),
+            pauses: meter
+                .u64_counter(names::PAUSES)
+                .with_unit("{pause}")
+                .with_description(
+                    "Waits a server asked for, and runs a shared pause or a pacer ended.",
+                )
+                .build(),
+            transitions: meter
+                .u64_counter(names::CIRCUIT_TRANSITIONS)
+                .with_unit("{transition}")
+                .with_description("Circuit breaker transitions, by key and the state moved to.")
+                .build(),
+            pace_wait: meter
+                .f64_histogram(names::PACE_WAIT)
+                .with_unit("s")
+                .with_description("Waits a pacer asked calls to make before they went.")
+                .with_boundaries(WAIT_BOUNDARIES.to_vec())
+                .build(),
+        };
+        Telemetry {
+            inner: Arc::new(inner),
+        }
+    }
+
+    pub(crate) fn inner(&self) -> &Inner {
+        &self.inner
+    }
+
+    /// Starts an [`Operation`]: its span, as a child of the current context's, and its
+    /// clock. End it with [`Operation::end`] (after a retrier's run) or
+    /// [`Operation::end_with`].
+    pub fn start(&self, call: &GenAiCall) -> Operation {
+        Operation::start(self.clone(), call)
+    }
+
+    /// Runs `op` under `retrier` as one operation: a span for the operation, a child span
+    /// each attempt (`http.request.resend_count` on each resend, `error.type` on each
+    /// failure), and the metrics of the run when it ends. `op` gets the attempt's number
+    /// (1 for the first), as [`Retrier::run_async`] gives it.
+    pub async fn run<T, E, M, F, Fut, Sl, SFut>(
+        &self,
+        retrier: &Retrier,
+        call: &GenAiCall,
+        mut op: F,
+        sleep: Sl,
+    ) -> Outcome<T, E>
+    where
+        E: ErrorChain<M>,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        Sl: FnMut(Duration) -> SFut,
+        SFut: Future<Output = ()>,
+    {
+        let operation = self.start(call);
+        let outcome = retrier
+            .run_async_detailed(|attempt| operation.attempt(attempt, op(attempt)), sleep)
+            .await;
+        operation.end(&outcome);
+        outcome
+    }
+
+    /// `breaker`, counting each move of its circuits in `agent_error.circuit.transitions`
+    /// (see [`CircuitBreaker::on_transition`], which this sets).
+    pub fn instrument_breaker(&self, breaker: CircuitBreaker) -> CircuitBreaker {
+        let telemetry = self.clone();
+        breaker.on_transition(move |key, state| {
+            let state = match state {
+                CircuitState::Open { .. } => "open",
+                CircuitState::HalfOpen => "half_open",
+                CircuitState::Closed { .. } => "closed",
+            };
+            telemetry.inner.transitions.add(
+                1,
+                &[
+                    KeyValue::new(names::CIRCUIT_KEY, key.to_string()),
+                    KeyValue::new(names::CIRCUIT_STATE, state),
+                ],
+            );
+        })
+    }
+
+    /// `pacer`, recording each wait it asks a call to make in `agent_error.pace.wait`
+    /// (see [`Pacer::on_wait`], which this sets).
+    pub fn instrument_pacer(&self, pacer: Pacer) -> Pacer {
+        let telemetry = self.clone();
+        pacer.on_wait(move |key, wait| {
+            telemetry.inner.pace_wait.record(
+                wait.as_secs_f64(),
+                &[KeyValue::new(names::PACE_KEY, key.to_string())],
+            );
+        })
+    }
+}

@@ -1,0 +1,439 @@
+//! End to end with the OpenTelemetry SDK: a reqwest client calls a provider served by axum
+//! on loopback (a 429 with `retry-after-ms`, then a 503, then an answer), under the
+//! library's retrier, and the SDK's in-memory exporters collect what was written: the
+//! operation's span with a child span an attempt, the GenAI duration histogram, and the
+//! metrics of failures, retries, pauses, breaker transitions and pacing waits.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use agent_error::opentelemetry::{GenAiCall, Telemetry};
+use agent_error::recover::{CircuitBreaker, Cost, Limit, Pacer};
+use agent_error::retry::{Retrier, Stop, tokio_sleep};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Text in the provider's error body that must never reach a span or a metric.
+const SECRET: &str = "org-7f3a9 /srv/keys/prod.key";
+
+/// The SDK's providers with in-memory exporters, and the telemetry made from them.
+struct Collector {
+    spans: InMemorySpanExporter,
+    metrics: InMemoryMetricExporter,
+    tracers: SdkTracerProvider,
+    meters: SdkMeterProvider,
+    telemetry: Telemetry,
+}
+
+impl Collector {
+    fn new() -> Collector {
+        let spans = InMemorySpanExporter::default();
+        let metrics = InMemoryMetricExporter::default();
+        let tracers = SdkTracerProvider::builder()
+            .with_simple_exporter(spans.clone())
+            .build();
+        let meters = SdkMeterProvider::builder()
+            .with_reader(PeriodicReader::builder(metrics.clone()).build())
+            .build();
+        let telemetry = Telemetry::new(&tracers, &meters);
+        Collector {
+            spans,
+            metrics,
+            tracers,
+            meters,
+            telemetry,
+        }
+    }
+
+    fn spans(&self) -> Vec<SpanData> {
+        self.tracers.force_flush().unwrap();
+        self.spans.get_finished_spans().unwrap()
+    }
+
+    /// Each data point of the metric `name` as (attributes, value: a sum's value or a
+    /// histogram's count).
+    fn points(&self, name: &str) -> Vec<(Vec<KeyValue>, f64)> {
+        self.meters.force_flush().unwrap();
+        let exported = self.metrics.get_finished_metrics().unwrap();
+        // Cumulative: the last export holds every point so far.
+        let Some(last) = exported.last() else {
+            return Vec::new();
+        };
+        let mut points = Vec::new();
+        for scope in last.scope_metrics() {
+            assert_eq!(scope.scope().name(), "agent-error");
+            for metric in scope.metrics().filter(|m| m.name() == name) {
+                match metric.data() {
+                    AggregatedMetrics::U64(MetricData::Sum(sum)) => {
+                        for p in sum.data_points() {
+                            points.push((sorted(p.attributes()), p.value() as f64));
+                        }
+                    }
+                    AggregatedMetrics::F64(MetricData::Histogram(h)) => {
+                        for p in h.data_points() {
+                            points.push((sorted(p.attributes()), p.count() as f64));
+                        }
+                    }
+                    other => panic!("unexpected data for {name}: {other:?}"),
+                }
+            }
+        }
+        points
+    }
+}
+
+fn sorted<'a>(attributes: impl Iterator<Item = &'a KeyValue>) -> Vec<KeyValue> {
+    let mut attributes: Vec<KeyValue> = attributes.cloned().collect();
+    attributes.sort_by(|a, b| a.key.as_str().cmp(b.key.as_str()));
+    attributes
+}
+
+fn attribute<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a Value> {
+    attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| &kv.value)
+}
+
+fn has(attributes: &[KeyValue], key: &str, value: &str) -> bool {
+    attribute(attributes, key).is_some_and(|v| v.as_str() == value)
+}
+
+/// A provider on loopback: each request to `/v1/chat` answers the next status of its
+/// script (the last one again when it runs out). Stops when dropped.
+struct Provider {
+    url: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn provider(script: &'static [u16]) -> Provider {
+    let calls = Arc::new(AtomicU32::new(0));
+    let app = axum::Router::new().route(
+        "/v1/chat",
+        axum::routing::post(move || {
+            let calls = calls.clone();
+            async move {
+                let n = calls.fetch_add(1, Ordering::SeqCst) as usize;
+                let status = script[n.min(script.len() - 1)];
+                answer(status)
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1/chat", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Provider { url, task }
+}
+
+fn answer(status: u16) -> axum::response::Response {
+    let status = StatusCode::from_u16(status).unwrap();
+    let json = [("content-type", "application/json")];
+    match status.as_u16() {
+        200 => (
+            status,
+            json,
+            r#"{"choices":[{"finish_reason":"stop","message":{"content":"hi"}}]}"#,
+        )
+            .into_response(),
+        429 => (
+            status,
+            [("content-type", "application/json"), ("retry-after-ms", "40")],
+            format!(r#"{{"error":{{"message":"Rate limit reached for {SECRET}","type":"requests","code":"rate_limit_exceeded"}}}}"#),
+        )
+            .into_response(),
+        401 => (
+            status,
+            json,
+            format!(r#"{{"error":{{"message":"Incorrect API key provided for {SECRET}","type":"invalid_request_error","code":"invalid_api_key"}}}}"#),
+        )
+            .into_response(),
+        _ => (
+            status,
+            json,
+            format!(r#"{{"error":{{"message":"failed for {SECRET}","type":"server_error"}}}}"#),
+        )
+            .into_response(),
+    }
+}
+
+/// One chat call: the response's finish reasons, or the classified error.
+async fn chat(client: &reqwest::Client, url: &str) -> Result<Vec<String>, BoxError> {
+    let response = client.post(url).body("{}").send().await?;
+    let response = agent_error::reqwest::check(response).await?;
+    let text = response.text().await.unwrap_or_default();
+    let mut reasons = Vec::new();
+    if text.contains(r#""finish_reason":"stop""#) {
+        reasons.push("stop".to_string());
+    }
+    Ok(reasons)
+}
+
+fn every_text(spans: &[SpanData]) -> String {
+    let mut all = String::new();
+    for span in spans {
+        all.push_str(&span.name);
+        for kv in &span.attributes {
+            all.push_str(&format!("{}={} ", kv.key, kv.value));
+        }
+        if let Status::Error { description } = &span.status {
+            all.push_str(description);
+        }
+        for event in span.events.iter() {
+            all.push_str(&event.name);
+            for kv in &event.attributes {
+                all.push_str(&format!("{}={} ", kv.key, kv.value));
+            }
+        }
+    }
+    all
+}
+
+#[tokio::test]
+async fn a_retried_call_is_one_operation_span_with_a_span_each_attempt_and_its_metrics() {
+    let collector = Collector::new();
+    let provider = provider(&[429, 503, 200]).await;
+    let client = reqwest::Client::new();
+    let call = GenAiCall::new("chat").provider("openai").model("gpt-test");
+
+    let operation = collector.telemetry.start(&call);
+    let outcome = Retrier::new()
+        .run_async_detailed(
+            |attempt| operation.attempt(attempt, chat(&client, &provider.url)),
+            tokio_sleep,
+        )
+        .await;
+    let reasons = outcome.result.as_ref().unwrap().clone();
+    operation.finish_reasons(&reasons);
+    operation.end(&outcome);
+    assert_eq!(outcome.stop, Stop::Succeeded);
+    assert_eq!(outcome.attempts, 3);
+
+    let spans = collector.spans();
+    // What the exporter received, for a person reading the test's output (`--nocapture`).
+    for span in &spans {
+        let attributes: Vec<String> = span
+            .attributes
+            .iter()
+            .map(|kv| format!("{}={}", kv.key, kv.value))
+            .collect();
+        println!(
+            "span {:?} {:?} {:?} [{}]",
+            span.name,
+            span.span_kind,
+            span.status,
+            attributes.join(", ")
+        );
+    }
+    let op = spans.iter().find(|s| s.name == "chat gpt-test").unwrap();
+    assert_eq!(op.span_kind, SpanKind::Client);
+    assert_eq!(op.status, Status::Unset);
+    assert!(has(&op.attributes, "gen_ai.operation.name", "chat"));
+    assert!(has(&op.attributes, "gen_ai.provider.name", "openai"));
+    assert!(has(&op.attributes, "gen_ai.request.model", "gpt-test"));
+    assert!(has(&op.attributes, "agent_error.retry.stop", "succeeded"));
+    assert_eq!(
+        attribute(&op.attributes, "agent_error.retry.attempts"),
+        Some(&Value::I64(3))
+    );
+    let reasons = attribute(&op.attributes, "gen_ai.response.finish_reasons").unwrap();
+    assert_eq!(reasons.to_string(), "[\"stop\"]");
+    let record = attribute(&op.attributes, "agent_error.retry.record")
+        .unwrap()
+        .as_str();
+    assert!(
+        record.starts_with("3 attempts: rate_limit (waited "),
+        "{record}"
+    );
+    assert!(
+        record.contains("header), provider_unavailable (waited "),
+        "{record}"
+    );
+    assert!(record.ends_with("backoff); succeeded"), "{record}");
+
+    let mut attempts: Vec<&SpanData> = spans.iter().filter(|s| s.name == "chat attempt").collect();
+    attempts.sort_by_key(|s| s.start_time);
+    assert_eq!(attempts.len(), 3);
+    for (i, attempt) in attempts.iter().enumerate() {
+        assert_eq!(attempt.parent_span_id, op.span_context.span_id());
+        assert_eq!(attempt.span_context.trace_id(), op.span_context.trace_id());
+        let resend = attribute(&attempt.attributes, "http.request.resend_count");
+        assert_eq!(resend, (i > 0).then_some(&Value::I64(i as i64)));
+    }
+    assert!(has(&attempts[0].attributes, "error.type", "rate_limit"));
+    assert!(has(
+        &attempts[1].attributes,
+        "error.type",
+        "provider_unavailable"
+    ));
+    assert!(attribute(&attempts[2].attributes, "error.type").is_none());
+    assert!(
+        matches!(&attempts[0].status, Status::Error { description } if description.contains("[rate_limit]"))
+    );
+    assert_eq!(attempts[2].status, Status::Unset);
+    let text = every_text(&spans);
+    assert!(
+        !text.contains("org-7f3a9") && !text.contains("/srv/keys"),
+        "{text}"
+    );
+
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+    let (attributes, count) = &duration[0];
+    assert_eq!(*count, 1.0);
+    assert!(has(attributes, "gen_ai.request.model", "gpt-test"));
+    assert!(attribute(attributes, "error.type").is_none());
+
+    let failures = collector.points("agent_error.failures");
+    let failed = |code: &str| {
+        failures
+            .iter()
+            .find(|(a, _)| has(a, "error.type", code) && has(a, "gen_ai.provider.name", "openai"))
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(failed("rate_limit"), Some(1.0));
+    assert_eq!(failed("provider_unavailable"), Some(1.0));
+    assert_eq!(failures.len(), 2);
+
+    let retries = collector.points("agent_error.retries");
+    assert!(retries.iter().any(|(a, v)| *v == 1.0
+        && has(a, "error.type", "rate_limit")
+        && has(a, "agent_error.wait.source", "header")));
+    assert!(retries.iter().any(|(a, v)| *v == 1.0
+        && has(a, "error.type", "provider_unavailable")
+        && has(a, "agent_error.wait.source", "backoff")));
+    for name in [
+        "gen_ai.client.operation.duration",
+        "agent_error.failures",
+        "agent_error.retries",
+        "agent_error.pauses",
+    ] {
+        for (attributes, value) in collector.points(name) {
+            let attributes: Vec<String> = attributes
+                .iter()
+                .map(|kv| format!("{}={}", kv.key, kv.value))
+                .collect();
+            println!("metric {name} {value} [{}]", attributes.join(", "));
+        }
+    }
+    let pauses = collector.points("agent_error.pauses");
+    assert_eq!(pauses.len(), 1, "{pauses:?}");
+    assert!(has(&pauses[0].0, "error.type", "rate_limit"));
+}
+
+#[tokio::test]
+async fn a_failed_run_carries_its_error_type_on_the_span_and_the_duration() {
+    let collector = Collector::new();
+    let provider = provider(&[401]).await;
+    let client = reqwest::Client::new();
+    let call = GenAiCall::new("chat")
+        .provider("anthropic")
+        .model("claude-test");
+    let outcome = collector
+        .telemetry
+        .run(
+            &Retrier::new(),
+            &call,
+            |_| chat(&client, &provider.url),
+            tokio_sleep,
+        )
+        .await;
+    assert_eq!(outcome.stop, Stop::Permanent);
+
+    let spans = collector.spans();
+    let op = spans.iter().find(|s| s.name == "chat claude-test").unwrap();
+    assert!(has(&op.attributes, "error.type", "auth_error"));
+    assert!(has(&op.attributes, "agent_error.retry.stop", "permanent"));
+    assert!(
+        matches!(&op.status, Status::Error { description } if description.contains("[auth_error]"))
+    );
+    let text = every_text(&spans);
+    assert!(
+        !text.contains("org-7f3a9") && !text.contains("/srv/keys"),
+        "{text}"
+    );
+
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+    assert!(has(&duration[0].0, "error.type", "auth_error"));
+    assert!(collector.points("agent_error.retries").is_empty());
+}
+
+#[tokio::test]
+async fn breaker_transitions_and_pacing_waits_are_counted_by_key() {
+    let collector = Collector::new();
+    let breaker = collector.telemetry.instrument_breaker(
+        CircuitBreaker::new()
+            .threshold(1)
+            .cooldown(Duration::from_millis(1)),
+    );
+    let down = || {
+        Err::<(), BoxError>(agent_error::Error::new("search", "provider_unavailable", "503").into())
+    };
+    let _ = breaker.call("search", down);
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    breaker.call("search", || Ok::<_, BoxError>(())).unwrap();
+    let transitions = collector.points("agent_error.circuit.transitions");
+    for state in ["open", "half_open", "closed"] {
+        assert!(
+            transitions.iter().any(|(a, v)| *v == 1.0
+                && has(a, "agent_error.circuit.key", "search")
+                && has(a, "agent_error.circuit.state", state)),
+            "{state}: {transitions:?}"
+        );
+    }
+
+    let pacer = collector
+        .telemetry
+        .instrument_pacer(Pacer::new().limit("openai", Limit::requests(1, Duration::from_secs(1))));
+    let first = pacer
+        .reserve("openai", Cost::request(), Duration::from_secs(5))
+        .await
+        .unwrap();
+    let second = pacer
+        .reserve("openai", Cost::request(), Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert!(first.is_zero() && !second.is_zero());
+    let waits = collector.points("agent_error.pace.wait");
+    assert_eq!(waits.len(), 1);
+    assert!(has(&waits[0].0, "agent_error.pace.key", "openai"));
+    assert_eq!(waits[0].1, 1.0);
+}
+
+#[test]
+fn finish_reasons_from_a_peer_are_folded_and_capped() {
+    let collector = Collector::new();
+    let operation = collector.telemetry.start(&GenAiCall::new("chat"));
+    let long = "x".repeat(10_000);
+    let mut reasons = vec!["stop\r\nerror.type=injected".to_string(), long];
+    reasons.extend((0..100).map(|i| format!("r{i}")));
+    operation.finish_reasons(&reasons);
+    operation.end_with(None);
+    let spans = collector.spans();
+    let op = spans.iter().find(|s| s.name == "chat").unwrap();
+    let Some(Value::Array(opentelemetry::Array::String(written))) =
+        attribute(&op.attributes, "gen_ai.response.finish_reasons")
+    else {
+        panic!("no finish reasons: {:?}", op.attributes);
+    };
+    assert_eq!(written.len(), 16);
+    assert!(written.iter().all(|r| r.as_str().len() <= 64 + 3));
+    assert!(!written[0].as_str().contains('\n') && !written[0].as_str().contains('\r'));
+    assert!(attribute(&op.attributes, "error.type").is_none());
+}
