@@ -437,3 +437,46 @@ fn finish_reasons_from_a_peer_are_folded_and_capped() {
     assert!(!written[0].as_str().contains('\n') && !written[0].as_str().contains('\r'));
     assert!(attribute(&op.attributes, "error.type").is_none());
 }
+
+#[tokio::test]
+async fn a_run_a_pacer_holds_past_its_wait_is_a_gate_pause() {
+    let collector = Collector::new();
+    let pacer = collector.telemetry.instrument_pacer(
+        Pacer::new().limit("openai", Limit::requests(1, Duration::from_secs(60))),
+    );
+    let retrier = Retrier::new()
+        .max_wait(Duration::from_secs(1))
+        .gate(pacer.on("openai", Cost::request()));
+    let call = GenAiCall::new("chat").provider("openai").model("gpt-test");
+    let ok = |_| async { Ok::<_, agent_error::Error>(()) };
+    let first = collector
+        .telemetry
+        .run(&retrier, &call, ok, tokio_sleep)
+        .await;
+    assert_eq!(first.stop, Stop::Succeeded);
+    let second = collector
+        .telemetry
+        .run(&retrier, &call, ok, tokio_sleep)
+        .await;
+    assert_eq!(second.stop, Stop::Paused);
+    assert_eq!(
+        second.attempts, 0,
+        "no attempt is made past the pacer's turn"
+    );
+
+    let pauses = collector.points("agent_error.pauses");
+    assert_eq!(pauses.len(), 1, "{pauses:?}");
+    assert!(has(&pauses[0].0, "agent_error.wait.source", "gate"));
+    assert!(has(&pauses[0].0, "error.type", "rate_limit"));
+    let durations = collector.points("gen_ai.client.operation.duration");
+    assert!(
+        durations
+            .iter()
+            .any(|(a, n)| *n == 1.0 && has(a, "error.type", "rate_limit")),
+        "{durations:?}"
+    );
+    // A wait past the cap is not one the pacer asked a call to make.
+    assert!(collector.points("agent_error.pace.wait").is_empty());
+    let spans = collector.spans();
+    assert_eq!(spans.iter().filter(|s| s.name == "chat attempt").count(), 1);
+}
