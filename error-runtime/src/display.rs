@@ -60,6 +60,11 @@ pub fn for_user(e: &dyn AgentError) -> String {
 /// printed twice. A foreign link that a classifier knows (see [`classify`](crate::classify))
 /// prints `op [code]: ` before its own text; any other foreign link prints its own text.
 ///
+/// A derived type is known as an [`AgentError`] anywhere in a chain through the `registry`
+/// feature (on by default). Without it, only the runtime's own types are: a derived link
+/// then prints its Display, its cause included, like any foreign link, and its cause is
+/// printed again after it.
+///
 /// This is the operator's text, as the errors' own Display shows it: `#[redact]` fields
 /// read `[redacted]`, but foreign errors' text (paths, hosts, SQL) is kept; each link is
 /// folded onto one line (line breaks become spaces, control and bidirectional characters
