@@ -372,6 +372,10 @@ async fn a_failed_run_carries_its_error_type_on_the_span_and_the_duration() {
     assert_eq!(duration.len(), 1);
     assert!(has(&duration[0].0, "error.type", "auth_error"));
     assert!(collector.points("agent_error.retries").is_empty());
+    let failures = collector.points("agent_error.failures");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(has(&failures[0].0, "error.type", "auth_error"));
+    assert_eq!(failures[0].1, 1.0);
 }
 
 #[tokio::test]
