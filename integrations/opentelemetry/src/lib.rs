@@ -42,6 +42,7 @@
 //! ```
 
 mod error;
+mod instruments;
 mod names;
 mod operation;
 mod telemetry;

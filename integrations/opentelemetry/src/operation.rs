@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use agent_error_runtime::chain::ErrorChain;
@@ -15,8 +15,8 @@ use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
 use crate::error::{OTHER, error_type, public_code, record_error};
+use crate::instruments::Instruments;
 use crate::names;
-use crate::telemetry::Telemetry;
 
 /// The most finish reasons written on a span; a response lists one a choice.
 const MAX_FINISH_REASONS: usize = 16;
@@ -100,7 +100,7 @@ impl GenAiCall {
     }
 }
 
-/// A model call under way, from [`Telemetry::start`]: its span (a `Client` span named by
+/// A model call under way, from [`Telemetry::start`](crate::Telemetry::start): its span (a `Client` span named by
 /// [`GenAiCall::span_name`]) and its clock. Wrap each attempt's future in
 /// [`attempt`](Self::attempt), then end it with [`end`](Self::end) and the retrier's
 /// [`Outcome`], or with [`end_with`](Self::end_with) when no retrier ran. An operation
@@ -125,7 +125,7 @@ impl GenAiCall {
 /// # }
 /// ```
 pub struct Operation {
-    telemetry: Telemetry,
+    instruments: Arc<Instruments>,
     call: GenAiCall,
     cx: Context,
     started: Instant,
@@ -141,18 +141,17 @@ impl std::fmt::Debug for Operation {
 }
 
 impl Operation {
-    pub(crate) fn start(telemetry: Telemetry, call: &GenAiCall) -> Operation {
+    pub(crate) fn start(instruments: Arc<Instruments>, call: &GenAiCall) -> Operation {
         let parent = Context::current();
-        let span = telemetry
-            .inner()
+        let span = instruments
             .tracer
             .span_builder(call.span_name())
             .with_kind(SpanKind::Client)
             .with_attributes(call.attributes())
-            .start_with_context(&telemetry.inner().tracer, &parent);
+            .start_with_context(&instruments.tracer, &parent);
         Operation {
             cx: parent.with_span(span),
-            telemetry,
+            instruments,
             call: call.clone(),
             started: Instant::now(),
             finish_reasons: Mutex::new(Vec::new()),
@@ -178,7 +177,7 @@ impl Operation {
     where
         E: ErrorChain<M>,
     {
-        let tracer = &self.telemetry.inner().tracer;
+        let tracer = &self.instruments.tracer;
         let mut attributes = self.call.attributes();
         if attempt > 1 {
             attributes.push(KeyValue::new(
@@ -244,7 +243,7 @@ impl Operation {
                 outcome.summary().to_string(),
             ));
         }
-        let inner = self.telemetry.inner();
+        let inner = &self.instruments;
         let base = self.call.metric_attributes();
         let with = |extra: &[KeyValue]| -> Vec<KeyValue> {
             base.iter().cloned().chain(extra.iter().cloned()).collect()
@@ -308,8 +307,7 @@ impl Operation {
             record_error(&span, err);
             attributes.push(KeyValue::new(names::ERROR_TYPE, error_type(err)));
         }
-        self.telemetry
-            .inner()
+        self.instruments
             .duration
             .record(self.started.elapsed().as_secs_f64(), &attributes);
         span.end();

@@ -10,23 +10,13 @@ use agent_error_runtime::chain::ErrorChain;
 use agent_error_runtime::recover::{CircuitBreaker, CircuitState, Pacer};
 use agent_error_runtime::retry::{Outcome, Retrier};
 use opentelemetry::global::BoxedTracer;
-use opentelemetry::metrics::{Counter, Histogram, Meter, MeterProvider};
+use opentelemetry::metrics::{Meter, MeterProvider};
 use opentelemetry::trace::{Span, Tracer, TracerProvider};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
+use crate::instruments::Instruments;
 use crate::names;
 use crate::operation::{GenAiCall, Operation};
-
-/// The bucket boundaries the GenAI conventions advise for `gen_ai.client.operation.duration`,
-/// in seconds.
-const DURATION_BOUNDARIES: [f64; 14] = [
-    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-];
-
-/// Buckets for a pacer's waits, in seconds: from a few milliseconds to its minute.
-const WAIT_BOUNDARIES: [f64; 12] = [
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 60.0,
-];
 
 /// The tracer and the instruments agent-error writes with, from the application's
 /// providers (or the global ones). Cheap to clone: clones share them.
@@ -44,17 +34,7 @@ const WAIT_BOUNDARIES: [f64; 12] = [
 /// users or requests, so that the metrics' series stay few.
 #[derive(Clone)]
 pub struct Telemetry {
-    inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) tracer: BoxedTracer,
-    pub(crate) duration: Histogram<f64>,
-    pub(crate) failures: Counter<u64>,
-    pub(crate) retries: Counter<u64>,
-    pub(crate) pauses: Counter<u64>,
-    transitions: Counter<u64>,
-    pace_wait: Histogram<f64>,
+    inner: Arc<Instruments>,
 }
 
 impl fmt::Debug for Telemetry {
@@ -94,57 +74,16 @@ impl Telemetry {
     }
 
     fn with(tracer: BoxedTracer, meter: &Meter) -> Telemetry {
-        let inner = Inner {
-            tracer,
-            duration: meter
-                .f64_histogram(names::OPERATION_DURATION)
-                .with_unit("s")
-                .with_description("GenAI operation duration.")
-                .with_boundaries(DURATION_BOUNDARIES.to_vec())
-                .build(),
-            failures: meter
-                .u64_counter(names::FAILURES)
-                .with_unit("{failure}")
-                .with_description("Failed attempts, by error type and provider.")
-                .build(),
-            retries: meter
-                .u64_counter(names::RETRIES)
-                .with_unit("{retry}")
-                .with_description("Retries, by error type, provider and what set the wait.")
-                .build(),
-            pauses: meter
-                .u64_counter(names::PAUSES)
-                .with_unit("{pause}")
-                .with_description(
-                    "Waits a server asked for, and runs a shared pause or a pacer ended.",
-                )
-                .build(),
-            transitions: meter
-                .u64_counter(names::CIRCUIT_TRANSITIONS)
-                .with_unit("{transition}")
-                .with_description("Circuit breaker transitions, by key and the state moved to.")
-                .build(),
-            pace_wait: meter
-                .f64_histogram(names::PACE_WAIT)
-                .with_unit("s")
-                .with_description("Waits a pacer asked calls to make before they went.")
-                .with_boundaries(WAIT_BOUNDARIES.to_vec())
-                .build(),
-        };
         Telemetry {
-            inner: Arc::new(inner),
+            inner: Arc::new(Instruments::new(tracer, meter)),
         }
-    }
-
-    pub(crate) fn inner(&self) -> &Inner {
-        &self.inner
     }
 
     /// Starts an [`Operation`]: its span, as a child of the current context's, and its
     /// clock. End it with [`Operation::end`] (after a retrier's run) or
     /// [`Operation::end_with`].
     pub fn start(&self, call: &GenAiCall) -> Operation {
-        Operation::start(self.clone(), call)
+        Operation::start(self.inner.clone(), call)
     }
 
     /// Runs `op` under `retrier` as one operation: a span for the operation, a child span
