@@ -59,8 +59,8 @@
 //!   redaction](guide::audiences), [across services](guide::across_services), [documenting
 //!   your codes](guide::documenting_codes), [streams](guide::streams), [staying under a
 //!   provider's limits](guide::pacing), [across a fleet](guide::fleet),
-//!   [integrations](guide::integrations), and [troubleshooting the
-//!   derive](guide::troubleshooting) (its compile errors explained).
+//!   [integrations](guide::integrations), [OpenAPI responses](guide::openapi), and
+//!   [troubleshooting the derive](guide::troubleshooting) (its compile errors explained).
 //! - The core, with no feature: [`retry`] (the retrier, policies, budgets, and the gates an
 //!   attempt waits for), [`tool`] (tool results for a model), [`display`] (renderings for
 //!   people and logs), [`catalog`](mod@catalog) (the documentation of your codes),
@@ -94,7 +94,7 @@
 //! | `redis` | no | [`redis::RedisStore`]: the [`recover::Store`] a fleet of replicas shares, so that cooldowns, circuit breakers, server-announced pauses, (opt-in) retry budgets and a `Pacer`'s budgets reach every replica (implies `recover` and `tokio`; adds the crate `agent-error-redis`, with `redis` 1.8 and its `tokio-comp`, `connection-manager` and `script` features, `tracing`) |
 //! | `miette` | no | `#[agent(miette)]`: a derived type implements `miette::Diagnostic` from the same attributes (adds `miette` 7 without its default features) |
 //! | `schemars` | no | [`Report`] and `report::Problem` implement `schemars::JsonSchema`, the code an enum of the catalog's codes (`report::known_codes`; implies `serde`; adds `schemars` 1 without its derive) |
-//! | `utoipa` | no | [`utoipa::ErrorResponses`]: every code a derived type answers with, as the OpenAPI responses of a `#[utoipa::path]`, one per status, each with a problem+json schema whose `code` is an enum of its codes and one example per code (implies `serde`; adds the crate `agent-error-utoipa`, with `utoipa` 6 without default features, so without its macros, `serde_json`) |
+//! | `utoipa` | no | [`utoipa::ErrorResponses`]: every code a derived type answers with, as the OpenAPI responses of a `#[utoipa::path]`, one per status, each with a problem+json schema whose `code` is an enum of its codes and one example per code (implies `serde`; adds the crate `agent-error-utoipa`, with `utoipa` 6 and its `macros` feature, the one it needs to build, `serde_json`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
 //! | `rig` | no | [`rig`]: rig-core's `ProviderError` classified with no glue (the reply rig keeps through the order of evidence, its in-band stream errors by their body, transports, truncations; implies `http`; adds the crate `agent-error-rig`, with `rig-core` 0.44 without default features, `http`, `reqwest`) |

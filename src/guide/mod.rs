@@ -26,6 +26,8 @@
 //!   async-openai.
 //! - [JSON Schema for the wire form](schema): `Report` and problem+json as JSON Schema,
 //!   the code an enum of every code the process knows.
+//! - [OpenAPI responses](openapi): every code an error type answers with, in a service's
+//!   OpenAPI document (utoipa), one response a status with its schema and examples.
 //! - [miette]: a derived type as a `miette::Diagnostic`, code, help and docs link
 //!   from the same attributes.
 //! - [Where the `?` was](location): `#[location]` records the line that converted an
@@ -78,6 +80,7 @@ chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
 chapter!(schema, "JSON Schema for the wire form");
+chapter!(openapi, "OpenAPI responses");
 chapter!(miette, "miette");
 chapter!(location, "Where the `?` was");
 chapter!(bad_day, "Test your agent against a bad day");
