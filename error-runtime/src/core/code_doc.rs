@@ -49,6 +49,10 @@ pub struct CodeDoc {
     /// The HTTP status for wire renderings (`#[agent(status = 503)]`); `None` too when the
     /// variant holds its status in a field, known only at run time.
     pub status: Option<u16>,
+    /// Whether the variant holds an HTTP status in a field (`#[status]`, a `StatusCode`):
+    /// without a declared [`status`](Self::status), its wire status is that field's, known
+    /// only at run time, whatever decides its retrying.
+    pub holds_status: bool,
     /// The documentation URL (`docs_url` with `{code}` filled in).
     pub url: Option<&'static str>,
     /// The version the code appeared in (`#[agent(since = "1.2")]`).
@@ -98,6 +102,7 @@ impl CodeDoc {
             retry_from_status: false,
             retry_from_code: false,
             status: None,
+            holds_status: false,
             url: None,
             since: None,
             deprecated: None,
@@ -153,6 +158,12 @@ impl CodeDoc {
         self
     }
 
+    /// Holding its HTTP status in a field (see [`holds_status`](Self::holds_status)).
+    pub const fn with_held_status(mut self) -> Self {
+        self.holds_status = true;
+        self
+    }
+
     /// With the documentation URL.
     pub const fn with_url(mut self, url: &'static str) -> Self {
         self.url = Some(url);
@@ -177,9 +188,10 @@ impl CodeDoc {
     /// when it is 400–599, else the status of the code (429 `rate_limit`, 504 `timeout`,
     /// 400 `invalid_input`, … 500 for a code of your own).
     ///
-    /// `None` when the status is known only at run time: the variant holds it in a field
-    /// ([`retry_from_status`](Self::retry_from_status)), or takes it from its cause
-    /// ([`retry_from_cause`](Self::retry_from_cause), with no status declared).
+    /// `None` when the status is known only at run time, and no status is declared: the
+    /// variant holds it in a field ([`holds_status`](Self::holds_status),
+    /// [`retry_from_status`](Self::retry_from_status)), or takes it from its cause
+    /// ([`retry_from_cause`](Self::retry_from_cause)).
     ///
     /// ```
     /// use agent_error::{AgentError, catalog::Catalog};
@@ -208,7 +220,7 @@ impl CodeDoc {
         match self.status {
             Some(status) if crate::core::status::is_error_status(status) => Some(status),
             Some(_) => Some(crate::core::status::code_status(self.code)),
-            None if self.retry_from_status || self.retry_from_cause => None,
+            None if self.holds_status || self.retry_from_status || self.retry_from_cause => None,
             None => Some(crate::core::status::code_status(self.code)),
         }
     }
@@ -279,6 +291,7 @@ mod tests {
             None
         );
         assert_eq!(entry("timeout").with_retry_from_cause().http_status(), None);
+        assert_eq!(entry("timeout").with_held_status().http_status(), None);
         // A declared status is known even where the retrying comes at run time.
         let declared = entry("my.own").with_retry_from_cause().with_status(503);
         assert_eq!(declared.http_status(), Some(503));

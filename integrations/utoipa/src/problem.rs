@@ -157,20 +157,45 @@ pub(crate) fn example(doc: &CodeDoc) -> Example {
     let mut builder = ExampleBuilder::new()
         .summary(title)
         .value(Some(Value::Object(value)));
-    let decided = match (doc.retry_from_status, doc.retry_from_cause) {
-        (true, _) => Some("the status the error holds"),
-        (false, true) => Some("its cause"),
-        (false, false) => None,
-    };
-    if let Some(by) = decided {
-        let status = if doc.http_status().is_none() {
-            "Its status, whether it is retried and its recovery"
-        } else {
-            "Whether it is retried and its recovery"
-        };
-        builder = builder.description(format!("{status} come from {by}, when it fails."));
+    if let Some(description) = decided_when_it_fails(doc) {
+        builder = builder.description(description);
     }
     builder.build()
+}
+
+/// What of the example only the failure decides, and by what: `None` when nothing is.
+fn decided_when_it_fails(doc: &CodeDoc) -> Option<String> {
+    const HELD: &str = "the status the error holds";
+    const CAUSE: &str = "its cause";
+    let status = doc.http_status().is_none().then(|| {
+        if doc.holds_status || doc.retry_from_status {
+            HELD
+        } else {
+            CAUSE
+        }
+    });
+    let retrying = if doc.retry_from_status {
+        Some(HELD)
+    } else if doc.retry_from_cause {
+        Some(CAUSE)
+    } else {
+        None
+    };
+    Some(match (status, retrying) {
+        (Some(a), Some(b)) if a == b => {
+            format!(
+                "Its status, whether it is retried and its recovery come from {a}, when it fails."
+            )
+        }
+        (Some(a), Some(b)) => format!(
+            "Its status comes from {a}, whether it is retried and its recovery from {b}, when it fails."
+        ),
+        (Some(a), None) => format!("Its status comes from {a}, when it fails."),
+        (None, Some(b)) => {
+            format!("Whether it is retried and its recovery come from {b}, when it fails.")
+        }
+        (None, None) => return None,
+    })
 }
 
 /// "deprecated", with why when the entry says.

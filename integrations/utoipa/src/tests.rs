@@ -188,6 +188,13 @@ enum RelayError {
     #[agent(code = "upstream_io")]
     #[error("the upstream connection failed")]
     Io(#[source] std::io::Error),
+    /// The upstream asked for another try.
+    #[agent(code = "upstream_busy", retryable)]
+    #[error("the upstream answered {status}, try again")]
+    Busy {
+        #[status]
+        status: u16,
+    },
     #[agent(code = "upstream_reset", status = 502)]
     #[error("the upstream reset the connection")]
     Reset(#[source] std::io::Error),
@@ -202,7 +209,7 @@ fn a_status_known_only_at_run_time_is_the_default_response() {
     let default = problem(&responses, "default");
     assert_eq!(
         default["schema"]["properties"]["code"]["enum"],
-        json!(["upstream_status", "upstream_io"])
+        json!(["upstream_status", "upstream_io", "upstream_busy"])
     );
     // Neither status nor retrying is known before it fails.
     assert_eq!(
@@ -219,6 +226,19 @@ fn a_status_known_only_at_run_time_is_the_default_response() {
     assert_eq!(
         default["examples"]["upstream_io"]["description"],
         "Its status, whether it is retried and its recovery come from its cause, when it fails."
+    );
+    // A held status that does not decide the retrying: the status only is left out.
+    assert_eq!(
+        default["examples"]["upstream_busy"]["value"],
+        json!({
+            "type": "about:blank", "title": "upstream_busy",
+            "detail": "the upstream answered {status}, try again", "code": "upstream_busy",
+            "op": "proxy.relay", "retryable": true, "rate_limited": false, "recovery": "retry",
+        })
+    );
+    assert_eq!(
+        default["examples"]["upstream_busy"]["description"],
+        "Its status comes from the status the error holds, when it fails."
     );
     assert!(responses["default"]["headers"]["Retry-After"].is_object());
     // A declared status is known, even where the cause decides the retrying.
