@@ -167,13 +167,11 @@ pub(crate) fn example(doc: &CodeDoc) -> Example {
 fn decided_when_it_fails(doc: &CodeDoc) -> Option<String> {
     const HELD: &str = "the status the error holds";
     const CAUSE: &str = "its cause";
-    let status = doc.http_status().is_none().then(|| {
-        if doc.holds_status || doc.retry_from_status {
-            HELD
-        } else {
-            CAUSE
-        }
-    });
+    let status = match (doc.http_status(), doc.holds_status || doc.retry_from_status) {
+        (Some(_), _) => None,
+        (None, true) => Some(HELD),
+        (None, false) => Some(CAUSE),
+    };
     let retrying = if doc.retry_from_status {
         Some(HELD)
     } else if doc.retry_from_cause {
