@@ -59,8 +59,8 @@
 //!   redaction](guide::audiences), [across services](guide::across_services), [documenting
 //!   your codes](guide::documenting_codes), [streams](guide::streams), [staying under a
 //!   provider's limits](guide::pacing), [across a fleet](guide::fleet),
-//!   [integrations](guide::integrations), and [troubleshooting the
-//!   derive](guide::troubleshooting) (its compile errors explained).
+//!   [integrations](guide::integrations), [OpenAPI responses](guide::openapi), and
+//!   [troubleshooting the derive](guide::troubleshooting) (its compile errors explained).
 //! - The core, with no feature: [`retry`] (the retrier, policies, budgets, and the gates an
 //!   attempt waits for), [`tool`] (tool results for a model), [`display`] (renderings for
 //!   people and logs), [`catalog`](mod@catalog) (the documentation of your codes),
@@ -95,6 +95,7 @@
 //! | `miette` | no | `#[agent(miette)]`: a derived type implements `miette::Diagnostic` from the same attributes (adds `miette` 7 without its default features) |
 //! | `schemars` | no | [`Report`] and `report::Problem` implement `schemars::JsonSchema`, the code an enum of the catalog's codes (`report::known_codes`; implies `serde`; adds `schemars` 1 without its derive) |
 //! | `opentelemetry` | no | [`opentelemetry`]: errors as the semantic conventions' `error.type` on spans and metrics; a model call as a GenAI operation span with a span each attempt (`http.request.resend_count`), `gen_ai.client.operation.duration`, and metrics of failures, retries, pauses, breaker transitions and pacing waits (implies `recover`; adds the crate `agent-error-opentelemetry`, with the `opentelemetry` 0.33 API crate and its `trace` and `metrics` features: the SDK is the application's) |
+//! | `utoipa` | no | [`utoipa::ErrorResponses`]: every code a derived type answers with, as the OpenAPI responses of a `#[utoipa::path]`, one per status, each with a problem+json schema whose `code` is an enum of its codes and one example per code (implies `serde`; adds the crate `agent-error-utoipa`, with `utoipa` 6 and its `macros` feature, the one it needs to build, `serde_json`) |
 //! | `async-openai` | no | [`openai`]: `OpenAIError` classified; with `stream`, `openai::watch_chat` classifies a streaming call's failures (implies `reqwest`; adds the crate `agent-error-openai`, with `async-openai` and its `middleware` feature and no TLS, `serde_json`; with `stream`, `serde`, `futures-core`) |
 //! | `genai` | no | [`genai`]: genai's `Error` classified with no glue (statuses, headers and bodies, transports, streams); with `stream`, `genai::watch` ends a `ChatStream` cut before its `End` event in `stream_interrupted` (implies `http`; adds the crate `agent-error-genai`, with `genai` 0.7 without default features, so without TLS of its own, `http`; with `stream`, `futures-core`, `serde_json`) |
 //! | `rig` | no | [`rig`]: rig-core's `ProviderError` classified with no glue (the reply rig keeps through the order of evidence, its in-band stream errors by their body, transports, truncations; implies `http`; adds the crate `agent-error-rig`, with `rig-core` 0.44 without default features, `http`, `reqwest`) |
@@ -212,6 +213,14 @@
     not(feature = "genai"),
     doc = "[`genai`]: https://docs.rs/agent-error/latest/agent_error/genai/index.html"
 )]
+#![cfg_attr(
+    feature = "utoipa",
+    doc = "[`utoipa::ErrorResponses`]: utoipa::ErrorResponses"
+)]
+#![cfg_attr(
+    not(feature = "utoipa"),
+    doc = "[`utoipa::ErrorResponses`]: https://docs.rs/agent-error/latest/agent_error/utoipa/struct.ErrorResponses.html"
+)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -241,6 +250,8 @@ pub use agent_error_rmcp as rmcp;
 pub use agent_error_tonic as tonic;
 #[cfg(feature = "tower")]
 pub use agent_error_tower as tower;
+#[cfg(feature = "utoipa")]
+pub use agent_error_utoipa as utoipa;
 
 /// The README's examples, tested with the rest (not part of the API). The second finds a
 /// derived error behind `anyhow`, which needs `registry`.

@@ -165,6 +165,9 @@ fn entry(input: &Input, v: &Variant, c: &Classified, base_op: Option<&str>) -> T
     if c.from_code {
         extra.extend(quote!(.with_retry_from_code()));
     }
+    if c.status.is_some() {
+        extra.extend(quote!(.with_held_status()));
+    }
     if let Some(status) = &v.attrs.status {
         let status = status.value;
         extra.extend(quote!(.with_status(#status)));

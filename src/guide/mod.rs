@@ -26,6 +26,8 @@
 //!   async-openai.
 //! - [JSON Schema for the wire form](schema): `Report` and problem+json as JSON Schema,
 //!   the code an enum of every code the process knows.
+//! - [OpenAPI responses](openapi): every code an error type answers with, in a service's
+//!   OpenAPI document (utoipa), one response a status with its schema and examples.
 //! - [miette]: a derived type as a `miette::Diagnostic`, code, help and docs link
 //!   from the same attributes.
 //! - [OpenTelemetry](opentelemetry): the code as `error.type` on spans and metrics, a model
@@ -81,6 +83,7 @@ chapter!(pacing, "Staying under a provider's limits");
 chapter!(fleet, "Across a fleet");
 chapter!(integrations, "Integrations");
 chapter!(schema, "JSON Schema for the wire form");
+chapter!(openapi, "OpenAPI responses");
 chapter!(miette, "miette");
 chapter!(opentelemetry, "OpenTelemetry");
 chapter!(location, "Where the `?` was");

@@ -49,6 +49,10 @@ pub struct CodeDoc {
     /// The HTTP status for wire renderings (`#[agent(status = 503)]`); `None` too when the
     /// variant holds its status in a field, known only at run time.
     pub status: Option<u16>,
+    /// Whether the variant holds an HTTP status in a field (`#[status]`, a `StatusCode`):
+    /// without a declared [`status`](Self::status), its wire status is that field's, known
+    /// only at run time, whatever decides its retrying.
+    pub holds_status: bool,
     /// The documentation URL (`docs_url` with `{code}` filled in).
     pub url: Option<&'static str>,
     /// The version the code appeared in (`#[agent(since = "1.2")]`).
@@ -98,6 +102,7 @@ impl CodeDoc {
             retry_from_status: false,
             retry_from_code: false,
             status: None,
+            holds_status: false,
             url: None,
             since: None,
             deprecated: None,
@@ -153,6 +158,12 @@ impl CodeDoc {
         self
     }
 
+    /// Holding its HTTP status in a field (see [`holds_status`](Self::holds_status)).
+    pub const fn with_held_status(mut self) -> Self {
+        self.holds_status = true;
+        self
+    }
+
     /// With the documentation URL.
     pub const fn with_url(mut self, url: &'static str) -> Self {
         self.url = Some(url);
@@ -169,6 +180,49 @@ impl CodeDoc {
     pub const fn with_deprecated(mut self, deprecated: &'static str) -> Self {
         self.deprecated = Some(deprecated);
         self
+    }
+
+    /// The HTTP status an error of this entry answers with, as
+    /// [`Report::http_status`](https://docs.rs/agent-error/latest/agent_error/struct.Report.html#method.http_status)
+    /// gives it (and so an axum `ApiError`): the declared status ([`status`](Self::status))
+    /// when it is 400–599, else the status of the code (429 `rate_limit`, 504 `timeout`,
+    /// 400 `invalid_input`, … 500 for a code of your own).
+    ///
+    /// `None` when the status is known only at run time, and no status is declared: the
+    /// variant holds it in a field ([`holds_status`](Self::holds_status),
+    /// [`retry_from_status`](Self::retry_from_status)), or takes it from its cause
+    /// ([`retry_from_cause`](Self::retry_from_cause)).
+    ///
+    /// ```
+    /// use agent_error::{AgentError, catalog::Catalog};
+    ///
+    /// #[derive(Debug, AgentError)]
+    /// #[agent(op = "billing.charge")]
+    /// enum BillingError {
+    ///     #[agent(code = "rate_limit", rate_limited)]
+    ///     #[error("too many charges")]
+    ///     Throttled,
+    ///     #[agent(code = "card_declined", status = 402)]
+    ///     #[error("the card was declined")]
+    ///     Declined,
+    ///     #[agent(code = "ledger_down")]
+    ///     #[error("the ledger is down")]
+    ///     LedgerDown,
+    ///     #[agent(code = "upstream")]
+    ///     #[error("the bank answered {status}")]
+    ///     Upstream { #[status] status: u16 },
+    /// }
+    ///
+    /// let statuses: Vec<Option<u16>> = BillingError::CODES.iter().map(|d| d.http_status()).collect();
+    /// assert_eq!(statuses, [Some(429), Some(402), Some(500), None]);
+    /// ```
+    pub fn http_status(&self) -> Option<u16> {
+        match self.status {
+            Some(status) if crate::core::status::is_error_status(status) => Some(status),
+            Some(_) => Some(crate::core::status::code_status(self.code)),
+            None if self.holds_status || self.retry_from_status || self.retry_from_cause => None,
+            None => Some(crate::core::status::code_status(self.code)),
+        }
     }
 }
 
@@ -208,5 +262,38 @@ pub trait Catalog {
         Self: Sized,
     {
         out.extend(Self::CODES.iter());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CodeDoc;
+    use crate::{Recovery, RetryPolicy};
+
+    fn entry(code: &'static str) -> CodeDoc {
+        CodeDoc::new(code, "t::T", "V", RetryPolicy::NEVER, Recovery::Abort)
+    }
+
+    #[test]
+    fn http_status_declared_then_code_then_unknown() {
+        // The code's status, when none is declared.
+        assert_eq!(entry("rate_limit").http_status(), Some(429));
+        assert_eq!(entry("timeout").http_status(), Some(504));
+        assert_eq!(entry("invalid_input").http_status(), Some(400));
+        assert_eq!(entry("my.own").http_status(), Some(500));
+        // A declared error status wins; one outside 400–599 leaves the code to decide.
+        assert_eq!(entry("my.own").with_status(402).http_status(), Some(402));
+        assert_eq!(entry("timeout").with_status(200).http_status(), Some(504));
+        assert_eq!(entry("my.own").with_status(600).http_status(), Some(500));
+        // Known only at run time: held in a field, or taken from the cause.
+        assert_eq!(
+            entry("timeout").with_retry_from_status().http_status(),
+            None
+        );
+        assert_eq!(entry("timeout").with_retry_from_cause().http_status(), None);
+        assert_eq!(entry("timeout").with_held_status().http_status(), None);
+        // A declared status is known even where the retrying comes at run time.
+        let declared = entry("my.own").with_retry_from_cause().with_status(503);
+        assert_eq!(declared.http_status(), Some(503));
     }
 }

@@ -253,19 +253,9 @@ impl Report {
     /// and `context_overflow`, 500 otherwise. Always an error status (400–599): a status outside it (a relayed
     /// report that says `200`, `101` or `304`) is not the error's, and the code decides.
     pub fn http_status(&self) -> u16 {
-        if let Some(status) = self.inner.status.filter(|s| (400..=599).contains(s)) {
-            return status;
-        }
-        match self.inner.code.as_str() {
-            crate::core::codes::RATE_LIMIT | crate::core::codes::BUDGET_EXHAUSTED => 429,
-            crate::core::codes::TIMEOUT => 504,
-            crate::core::codes::PROVIDER_UNAVAILABLE => 503,
-            crate::core::codes::AUTH => 401,
-            crate::core::codes::GUARD_BLOCKED => 403,
-            crate::core::codes::NOT_FOUND => 404,
-            crate::core::codes::REQUEST_TOO_LARGE => 413,
-            crate::core::codes::INVALID_INPUT | crate::core::codes::CONTEXT_OVERFLOW => 400,
-            _ => 500,
+        match self.inner.status {
+            Some(status) if crate::core::status::is_error_status(status) => status,
+            _ => crate::core::status::code_status(&self.inner.code),
         }
     }
 
