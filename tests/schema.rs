@@ -86,3 +86,19 @@ fn the_problem_schema_describes_problem_json() {
     }
     assert_eq!(schema["properties"]["status"]["maximum"], 599);
 }
+
+#[test]
+fn the_recovery_member_lists_every_recovery() {
+    let schema = serde_json::to_value(schemars::schema_for!(Report)).unwrap();
+    let listed = &schema["properties"]["recovery"]["enum"];
+    for recovery in agent_error::Recovery::ALL {
+        assert!(
+            listed
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(recovery.as_str())),
+            "{} missing from {listed}",
+            recovery.as_str()
+        );
+    }
+}

@@ -22,17 +22,7 @@ pub fn known_codes() -> Vec<&'static str> {
 
 /// The recoveries' names on the wire.
 fn recoveries() -> Vec<&'static str> {
-    [
-        crate::Recovery::Retry,
-        crate::Recovery::Replan,
-        crate::Recovery::Fallback,
-        crate::Recovery::Compact,
-        crate::Recovery::Abort,
-        crate::Recovery::Escalate,
-    ]
-    .iter()
-    .map(|r| r.as_str())
-    .collect()
+    crate::Recovery::ALL.iter().map(|r| r.as_str()).collect()
 }
 
 /// A report, as [`Report`]'s serializer writes it: `code` and `message` are what a reader
