@@ -522,13 +522,11 @@ fn a_function_is_a_clock() {
     assert_eq!(b.call("t", ok).map_err(|e| e.to_string()), Ok(()));
 }
 
-/// The moves an `on_transition` hook hears, in order.
-fn listening(
-    breaker: CircuitBreaker,
-) -> (
-    CircuitBreaker,
-    std::sync::Arc<std::sync::Mutex<Vec<(String, CircuitState)>>>,
-) {
+/// The moves an `on_transition` hook heard, in order: each key with the state it moved to.
+type Moves = std::sync::Arc<std::sync::Mutex<Vec<(String, CircuitState)>>>;
+
+/// `breaker`, with a hook that keeps the moves it hears.
+fn listening(breaker: CircuitBreaker) -> (CircuitBreaker, Moves) {
     let moves = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = moves.clone();
     let breaker = breaker.on_transition(move |key, state| {
