@@ -26,6 +26,8 @@
 //!     Auth { console: String },
 //! }
 //!
+//! # // Without the `registry` feature, a derived type is registered by hand.
+//! # agent_error::register!(LlmError);
 //! let auth = LlmError::Auth { console: "platform.openai.com".into() };
 //! assert_eq!(auth.to_string(), "llm.generate [auth_error]: invalid api key for platform.openai.com");
 //! assert_eq!((auth.code(), auth.is_retryable(), auth.recovery()), ("auth_error", false, Recovery::Abort));
