@@ -79,7 +79,7 @@
 //!
 //! | feature | default | what |
 //! |---|---|---|
-//! | `registry` | yes | derived types register themselves at link time, for [`find`], [`classify`], [`is_retryable`] and [`has_code`] (the runtime's own types and classifiers always are) |
+//! | `registry` | yes | derived types register themselves at link time, for [`find`], [`classify`], [`is_retryable`] and [`has_code`], and so for the retrier, which classifies each failure by them (the runtime's own types and classifiers always are); without it, name each derived type with [`register!`], or it is not known in a chain (a retrier then does not retry it, and `display::chain` prints it as a foreign error) |
 //! | `recover` | no | fallback chains ([`recover::Fallback`]), circuit breakers, the pacer that stays under a provider's limits (fed by rate-limit headers with `http`), and the store their state lives in, [`recover::Store`] (adds nothing: code of this crate only) |
 //! | `http` | no | [`http::StatusError`] (from the `http` crate's parts, with server hints and provider bodies), `classify_status`, `parse_retry_after` (adds `http`, `http-body`, `httpdate`; provider bodies are read by a small JSON reader of the runtime's own, so no `serde_json`) |
 //! | `serde` | no | the wire form ([`Report`], problem+json); `Serialize` for tool results and catalog entries (adds `serde`) |
