@@ -154,6 +154,25 @@ pub fn all() -> Vec<&'static CodeDoc> {
     entries
 }
 
+/// The codes of `entries`, the shared vocabulary ([`codes::ALL`](crate::codes::ALL)) and
+/// `unclassified`: every code an error of those types, or a foreign error the runtime
+/// classifies, may carry. Sorted, each once.
+///
+/// ```
+/// use agent_error::{catalog, recover::CircuitOpen};
+///
+/// let codes = catalog::codes_with_vocabulary(&agent_error::catalog![CircuitOpen]);
+/// assert!(codes.contains(&"TOOL_DISABLED") && codes.contains(&"rate_limit") && codes.contains(&"unclassified"));
+/// ```
+pub fn codes_with_vocabulary(entries: &[&CodeDoc]) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = entries.iter().map(|doc| doc.code).collect();
+    codes.extend(crate::codes::ALL);
+    codes.push(crate::codes::UNCLASSIFIED);
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
 /// The registered entries with the code `code` (see [`all`]), like `rustc --explain`.
 pub fn explain(code: &str) -> Vec<&'static CodeDoc> {
     all().into_iter().filter(|d| d.code == code).collect()

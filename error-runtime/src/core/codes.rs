@@ -212,7 +212,14 @@ impl Catalog for Vocabulary {
 /// follows the grammar of codes, else [`UNCLASSIFIED`]. A code is only ever checked at
 /// compile time by the derive; one built at run time ([`Error::new`](crate::Error::new))
 /// or read from elsewhere could carry a `]` or a newline into a tool result.
-pub(crate) fn public_code(code: &str) -> &str {
+///
+/// ```
+/// use agent_error::codes::{public_code, UNCLASSIFIED};
+///
+/// assert_eq!(public_code("billing.card_declined"), "billing.card_declined");
+/// assert_eq!(public_code("rate limit]\nforged"), UNCLASSIFIED);
+/// ```
+pub fn public_code(code: &str) -> &str {
     if is_valid_code(code) {
         code
     } else {

@@ -361,8 +361,10 @@ impl CircuitBreaker {
         }
     }
 
-    /// The state a trial's result moves a circuit to.
-    fn after_trial(&self, ok: bool) -> CircuitState {
+    /// The state a result that moves a circuit moves it to: closed by a trial that
+    /// succeeded, open for the cooldown by a failure (a trial's, or the one that reached
+    /// the threshold).
+    fn state_after(&self, ok: bool) -> CircuitState {
         if ok {
             CircuitState::Closed { failures: 0 }
         } else {
@@ -417,7 +419,7 @@ impl CircuitBreaker {
         match (trial, ok) {
             (Some(token), ok) => {
                 store.finish_trial(key, token, ok, self.rule()).await;
-                self.moved(key, self.after_trial(ok));
+                self.moved(key, self.state_after(ok));
             }
             (None, true) if failures == 0 => {}
             (None, true) => store.record_success(key).await,
@@ -722,7 +724,7 @@ impl CircuitBreaker {
                 if trial {
                     c.failures.store(0, Ordering::Relaxed);
                     c.state.store(pack(0, CLOSED), Ordering::Release);
-                    self.moved(key, self.after_trial(true));
+                    self.moved(key, self.state_after(true));
                 } else if c.failures.load(Ordering::Relaxed) != 0 {
                     c.failures.store(0, Ordering::Relaxed);
                 }
@@ -743,7 +745,7 @@ impl CircuitBreaker {
         let reopen = pack(now.saturating_add(nanos(self.cooldown)), OPEN);
         if trial {
             c.state.store(reopen, Ordering::Release);
-            self.moved(key, self.after_trial(false));
+            self.moved(key, self.state_after(false));
             return;
         }
         let state = c.state.load(Ordering::Acquire);
@@ -754,7 +756,7 @@ impl CircuitBreaker {
                 .compare_exchange(state, reopen, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
         {
-            self.moved(key, self.after_trial(false));
+            self.moved(key, self.state_after(false));
         }
     }
 

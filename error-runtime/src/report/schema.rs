@@ -12,12 +12,7 @@ use super::{Problem, Report};
 /// Every code a report may carry: the registered catalog's (the derived types linked in,
 /// the runtime's own), the shared vocabulary and `unclassified`, sorted, each once.
 pub fn known_codes() -> Vec<&'static str> {
-    let mut codes: Vec<&'static str> = crate::catalog::all().iter().map(|doc| doc.code).collect();
-    codes.extend(crate::codes::ALL);
-    codes.push(crate::codes::UNCLASSIFIED);
-    codes.sort_unstable();
-    codes.dedup();
-    codes
+    crate::catalog::codes_with_vocabulary(&crate::catalog::all())
 }
 
 /// The recoveries' names on the wire.

@@ -26,17 +26,8 @@ pub const OTHER: &str = "_OTHER";
 /// ```
 pub fn error_type(err: &(dyn StdError + 'static)) -> String {
     match agent_error_runtime::classify(err) {
-        Some(e) => public_code(e.code()).to_string(),
+        Some(e) => codes::public_code(e.code()).to_string(),
         None => OTHER.to_string(),
-    }
-}
-
-/// `code` as it may be written: itself when it follows the grammar of codes.
-pub(crate) fn public_code(code: &str) -> &str {
-    if codes::is_valid_code(code) {
-        code
-    } else {
-        codes::UNCLASSIFIED
     }
 }
 
@@ -58,7 +49,7 @@ pub fn error_attributes(err: &(dyn StdError + 'static)) -> Vec<KeyValue> {
     };
     let mut attributes = vec![KeyValue::new(
         names::ERROR_TYPE,
-        public_code(e.code()).to_string(),
+        codes::public_code(e.code()).to_string(),
     )];
     if codes::is_valid_op(e.op()) {
         attributes.push(KeyValue::new(names::OP, e.op().to_string()));
@@ -121,9 +112,7 @@ pub fn record_error(span: &SpanRef<'_>, err: &(dyn StdError + 'static)) {
 /// assert!(types.contains(&"rate_limit") && types.contains(&"_OTHER"));
 /// ```
 pub fn error_types(entries: &[&'static CodeDoc]) -> Vec<&'static str> {
-    let mut types: Vec<&'static str> = entries.iter().map(|doc| doc.code).collect();
-    types.extend(codes::ALL);
-    types.push(codes::UNCLASSIFIED);
+    let mut types = agent_error_runtime::catalog::codes_with_vocabulary(entries);
     types.push(OTHER);
     types.sort_unstable();
     types.dedup();

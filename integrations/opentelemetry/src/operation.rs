@@ -8,13 +8,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use agent_error_runtime::chain::ErrorChain;
-use agent_error_runtime::display;
 use agent_error_runtime::retry::{Outcome, Stop, WaitSource};
+use agent_error_runtime::{codes, display};
 use opentelemetry::context::FutureExt;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
-use crate::error::{OTHER, error_type, public_code, record_error};
+use crate::error::{OTHER, error_type, record_error};
 use crate::instruments::Instruments;
 use crate::names;
 
@@ -76,15 +76,10 @@ impl GenAiCall {
         }
     }
 
-    /// The attributes every span and metric of the call carries.
+    /// The attributes every span of the call and its duration carry: those of
+    /// [`metric_attributes`](Self::metric_attributes), and the model.
     fn attributes(&self) -> Vec<KeyValue> {
-        let mut attributes = vec![KeyValue::new(
-            names::GEN_AI_OPERATION_NAME,
-            self.operation.clone(),
-        )];
-        if let Some(provider) = &self.provider {
-            attributes.push(KeyValue::new(names::GEN_AI_PROVIDER_NAME, provider.clone()));
-        }
+        let mut attributes = self.metric_attributes();
         if let Some(model) = &self.model {
             attributes.push(KeyValue::new(names::GEN_AI_REQUEST_MODEL, model.clone()));
         }
@@ -94,8 +89,13 @@ impl GenAiCall {
     /// The attributes a metric by code and provider carries: the operation and the
     /// provider (the model would multiply the series).
     fn metric_attributes(&self) -> Vec<KeyValue> {
-        let mut attributes = self.attributes();
-        attributes.retain(|kv| kv.key.as_str() != names::GEN_AI_REQUEST_MODEL);
+        let mut attributes = vec![KeyValue::new(
+            names::GEN_AI_OPERATION_NAME,
+            self.operation.clone(),
+        )];
+        if let Some(provider) = &self.provider {
+            attributes.push(KeyValue::new(names::GEN_AI_PROVIDER_NAME, provider.clone()));
+        }
         attributes
     }
 }
@@ -249,7 +249,10 @@ impl Operation {
             base.iter().cloned().chain(extra.iter().cloned()).collect()
         };
         for attempt in outcome.record.iter() {
-            let code = KeyValue::new(names::ERROR_TYPE, public_code(attempt.code()).to_string());
+            let code = KeyValue::new(
+                names::ERROR_TYPE,
+                codes::public_code(attempt.code()).to_string(),
+            );
             inner.failures.add(1, &with(std::slice::from_ref(&code)));
             let Some((_, source)) = attempt.wait() else {
                 continue;

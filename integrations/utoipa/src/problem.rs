@@ -100,11 +100,7 @@ pub fn problem_schema(codes: &[&str]) -> Schema {
 /// The code an entry shows on the wire: itself, or `unclassified` when it does not follow
 /// the grammar of codes (a hand-written catalog's), as a report captures it.
 pub(crate) fn wire_code(doc: &CodeDoc) -> &'static str {
-    if codes::is_valid_code(doc.code) {
-        doc.code
-    } else {
-        codes::UNCLASSIFIED
-    }
+    codes::public_code(doc.code)
 }
 
 /// Whether the entry's retrying (and so its recovery) is decided when it fails: by the status
