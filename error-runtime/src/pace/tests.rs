@@ -917,3 +917,108 @@ mod properties {
         }
     }
 }
+
+/// Every reservation counts: whatever the limit, the longest wait, the number of callers and
+/// of replicas, the calls granted by any time `t` are at most `capacity + rate·t + 1`, and a
+/// reservation whose wait would pass `max_wait` is refused; on a pacer alone and on pacers
+/// sharing a `LocalStore`.
+mod every_reservation_counts {
+    use super::*;
+    use crate::store::MAX_HOLD;
+    use proptest::prelude::*;
+
+    /// Grant times (from the start) of every call of `rounds` (time to advance, then the
+    /// calls made at once), on `replicas` pacers (sharing a store when more than none).
+    fn grants(
+        limit: Limit,
+        max_wait: Duration,
+        rounds: &[(u64, usize)],
+        replicas: usize,
+    ) -> Result<Vec<Duration>, TestCaseError> {
+        let clock = ManualClock::new();
+        let store: Arc<dyn crate::store::PaceStore> =
+            Arc::new(LocalStore::with_clock(clock.clone()));
+        let pacers: Vec<Pacer> = (0..replicas.max(1))
+            .map(|_| {
+                let pacer = Pacer::new()
+                    .with_clock(clock.clone())
+                    .max_wait(max_wait)
+                    .limit(KEY, limit);
+                if replicas == 0 {
+                    pacer
+                } else {
+                    pacer.shared_in(store.clone())
+                }
+            })
+            .collect();
+        let mut now = Duration::ZERO;
+        let mut granted = Vec::new();
+        for (i, &(advance, calls)) in rounds.iter().enumerate() {
+            clock.advance(ms(advance));
+            now += ms(advance);
+            for call in 0..calls {
+                let pacer = &pacers[(i + call) % pacers.len()];
+                match block_on_ready(pacer.reserve(KEY, Cost::request(), max_wait)) {
+                    Ok(wait) => {
+                        prop_assert!(wait <= max_wait, "waits {wait:?} past {max_wait:?}");
+                        granted.push(now + wait);
+                    }
+                    Err(needed) => prop_assert!(
+                        needed > max_wait || needed == MAX_HOLD,
+                        "refused with {needed:?}, within {max_wait:?}"
+                    ),
+                }
+            }
+        }
+        granted.sort();
+        Ok(granted)
+    }
+
+    /// Whether the grants follow the limit's curve from the start: the n-th grant at `t`
+    /// has n at most `capacity + rate·t + 1`.
+    fn under_the_curve(limit: Limit, granted: &[Duration]) -> Result<(), TestCaseError> {
+        let capacity = limit.amount() as f64;
+        let rate = capacity / limit.per().as_secs_f64();
+        for (n, at) in granted.iter().enumerate() {
+            let allowed = capacity + rate * at.as_secs_f64() + 1.0;
+            prop_assert!(
+                (n + 1) as f64 <= allowed + 1e-6,
+                "{} calls granted by {at:?}, where {limit:?} allows {allowed:.2}",
+                n + 1
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn grants_never_pass_the_limits_curve(
+            amount in 1u64..100,
+            per_ms in 10u64..20_000,
+            max_wait_ms in prop_oneof![0u64..5_000, 0u64..200_000, Just(u64::MAX / 1_000_000)],
+            rounds in proptest::collection::vec((0u64..3_000, 1usize..120), 1..6),
+            replicas in 0usize..4,
+        ) {
+            let limit = Limit::requests(amount, ms(per_ms));
+            let granted = grants(limit, ms(max_wait_ms), &rounds, replicas)?;
+            under_the_curve(limit, &granted)?;
+        }
+    }
+
+    #[test]
+    fn a_queue_deeper_than_twice_the_capacity_waits_its_turn() {
+        let limit = Limit::requests(20, Duration::from_secs(1));
+        let granted = grants(limit, ms(1_500), &[(0, 200)], 0).unwrap();
+        // 20 at once, then one every 50 ms up to the longest wait: 50 in all.
+        assert_eq!(granted.len(), 50);
+        assert_eq!(granted[19], Duration::ZERO);
+        assert_eq!(granted[20], ms(50));
+        assert_eq!(granted[49], ms(1_500));
+        under_the_curve(limit, &granted).unwrap();
+        let shared = grants(limit, ms(1_500), &[(0, 200)], 2).unwrap();
+        assert_eq!(shared.len(), 50);
+        under_the_curve(limit, &shared).unwrap();
+    }
+}

@@ -156,7 +156,7 @@ pub struct BucketView {
     /// The limit.
     pub capacity: f64,
     /// What is left now, after the step's reservation; negative while reservations wait
-    /// for units to come back.
+    /// for units to come back, as low as [`floor_of`] the capacity and rate.
     pub level: f64,
     /// Units coming back per second (zero: unknown).
     pub rate: f64,
@@ -200,6 +200,13 @@ pub(crate) struct Bucket {
     pub(crate) before: f64,
     /// When the interval of `recent` began.
     pub(crate) recent_at: u64,
+}
+
+/// The lowest level a bucket of `capacity` refilling at `rate` units a second may hold
+/// (see [`BucketView::level`]): minus a [`MAX_HOLD`] of refill and one bucket. What a store
+/// that keeps buckets in its own form refuses below, as a value no reservation could make.
+pub fn floor_of(capacity: f64, rate: f64) -> f64 {
+    -(capacity + rate.max(0.0) * MAX_HOLD.as_secs_f64())
 }
 
 /// How long a reservation counts as a call on its way, which a response written meanwhile
@@ -278,7 +285,9 @@ impl Bucket {
     /// How long until `take` units are there at `share` (0 to 1) of the rate; zero when
     /// they are. A take above the capacity waits for a full bucket. With no refill known,
     /// what is left is spent, then a call waits for the next probe's turn, the end of the
-    /// hold (at once when that turn passed unused). Never more than [`MAX_HOLD`].
+    /// hold (at once when that turn passed unused). Not capped: a wait past [`MAX_HOLD`]
+    /// (a queue that deep, a refill that slow) is refused by every reservation, however
+    /// long the call may wait, and a refill too long for a duration is [`Duration::MAX`].
     pub(crate) fn need_share(&self, take: f64, now: u64, share: f64) -> Duration {
         if !self.short_of(take) {
             return Duration::ZERO;
@@ -290,8 +299,7 @@ impl Bucket {
         }
         let take = take.min(self.capacity);
         let refill = (take - self.level) / rate;
-        hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(MAX_HOLD))
-            .min(MAX_HOLD)
+        hold.saturating_add(Duration::try_from_secs_f64(refill).unwrap_or(Duration::MAX))
     }
 
     /// Whether `take` units (at most the capacity) are more than what is left.
@@ -337,13 +345,36 @@ impl Bucket {
 
     /// Spends `units` (negative: gives them back, never above the capacity). A spend is a
     /// peer's number at times (a response's usage): it counts at most one bucket either way,
-    /// and the level never falls below minus one bucket, what one window refills, so that
-    /// no number locks the key for longer than about two windows.
+    /// and it never takes the level below minus one bucket, what one window refills, so
+    /// that no number locks the key for longer than about two windows. A level that
+    /// reservations took lower stays where they took it: they are calls on their way.
     pub(crate) fn spend(&mut self, units: f64) {
         if units.is_finite() {
             let units = units.clamp(-self.capacity, self.capacity);
-            self.level = (self.level - units).clamp(-self.capacity, self.capacity);
+            let level = self.level - units;
+            self.level = if units > 0.0 {
+                level.max(self.level.min(-self.capacity))
+            } else {
+                level.min(self.capacity)
+            };
         }
+    }
+
+    /// Takes `units` (at most the capacity) for a reservation. Every reservation counts:
+    /// the level falls by each one, as far as the waits that reservations may be granted
+    /// reach (never below [`floor`](Self::floor)), so that the wait of the next grows with
+    /// every reservation ahead of it.
+    fn take(&mut self, units: f64) {
+        if units.is_finite() && units > 0.0 {
+            self.level = (self.level - units.min(self.capacity)).max(self.floor());
+        }
+    }
+
+    /// The lowest level a bucket may hold: what reservations granted a wait of at most
+    /// [`MAX_HOLD`] can owe (a hold's worth of refill), and one bucket more (a probe's
+    /// turn, a peer's spend). A stored level below it is one no reservation could make.
+    pub(crate) fn floor(&self) -> f64 {
+        floor_of(self.capacity, self.rate)
     }
 
     /// The bucket as a store shows it.
@@ -374,7 +405,8 @@ impl Bucket {
 
 /// Reserves `takes` (units per dimension) on `buckets` at `share` (0 to 1) of their
 /// refill, if the longest wait they need, or `before` (a pause, another limit) when longer,
-/// is at most `max_wait`: `Ok(wait)` with the units spent, `Err(needed)` with nothing spent.
+/// is at most `max_wait` and at most [`MAX_HOLD`]: `Ok(wait)` with the units spent,
+/// `Err(needed)` with nothing spent (a need past [`MAX_HOLD`] told as [`MAX_HOLD`]).
 /// A probe (a bucket with no known refill, short of its take) sets the next probe's turn
 /// [`PROBE_WAIT`] after its own. The one reservation of a store's step and of a pacer's own
 /// buckets.
@@ -395,8 +427,8 @@ pub(crate) fn reserve(
             need = need.max(bucket.need_share(take, now, share));
         }
     }
-    if need > max_wait {
-        return Err(need);
+    if need > max_wait.min(MAX_HOLD) {
+        return Err(need.min(MAX_HOLD));
     }
     let next_probe = now
         .saturating_add(nanos(need.saturating_add(PROBE_WAIT)))
@@ -406,7 +438,7 @@ pub(crate) fn reserve(
             if bucket.probes(take) {
                 bucket.hold_until = next_probe;
             }
-            bucket.spend(take);
+            bucket.take(take);
             bucket.reserved(take, now);
         }
     }
@@ -524,7 +556,7 @@ pub(crate) fn apply(
                 && d.lease > 0.0
             {
                 *leased = d.lease.min(bucket.level.max(0.0));
-                bucket.spend(*leased);
+                bucket.take(*leased);
                 bucket.reserved(*leased, now);
             }
         }

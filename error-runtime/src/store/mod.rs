@@ -54,7 +54,7 @@ pub(crate) use {
 pub use {
     bucket::{
         BucketReport, BucketView, DimensionStep, IN_FLIGHT, MAX_HOLD, MAX_UNITS, PROBE_WAIT,
-        PaceAnswer, PaceStep, PaceStore,
+        PaceAnswer, PaceStep, PaceStore, floor_of,
     },
     circuit::{BreakerRule, CircuitStore, TrialToken},
     pause::{Pause, PauseStore},

@@ -208,12 +208,15 @@ pub(crate) const PACE_ARGS_PER_DIMENSION: usize = 9;
 /// report or limit not given), then the longest wait a reservation may need (ms), the
 /// replica's id and the store's ttl (ms). A dimension whose stored fields are not all
 /// finite numbers, whose capacity is not above zero or above [`MAX_UNITS`], whose level
-/// lies beyond its capacity either way, whose rate is negative or would take more than 25
+/// lies above its capacity or below what reservations can owe (the runtime's
+/// [`floor_of`](agent_error_runtime::store::floor_of)), whose rate is negative or would take more than 25
 /// hours to fill it, or whose times lie more than 25 hours ahead is dropped and counts as
 /// absent; so are a replica field that is not a time, and a bucket that absurd units (near
 /// the largest double) would leave with a number that is not finite. A bucket that no
 /// response reported takes the step's configured limit, whatever was stored. A refill too
-/// long for a duration waits the longest hold, as the runtime's bucket does. A bucket with
+/// long for a duration, or a wait past the longest hold, is refused whatever the longest
+/// wait a reservation may need, as the runtime's bucket does; every reservation lowers the
+/// level by what it takes, so the wait of the next grows with each one. A bucket with
 /// no known rate spends what is left, then lets one call through as a probe at the end of
 /// its hold (a window's reset, else the short default after the report; at once when that
 /// turn passed unused), and holds the next probe the short default after it. The key lives
@@ -266,7 +269,8 @@ for d = 0, 3 do
     if b[n] == nil then whole = false end
   end
   if present then
-    if whole and b.c > 0 and b.c <= MAX_UNITS and b.l >= -b.c and b.l <= b.c and b.r >= 0
+    if whole and b.c > 0 and b.c <= MAX_UNITS and b.r >= 0 and b.l <= b.c
+      and b.l >= -(b.c + b.r * MAX_HOLD / 1000)
       and (b.r == 0 or b.c / b.r * 1000 <= MAX_HOLD)
       and b.h <= now + MAX_HOLD and b.t <= now + MAX_HOLD then
       b.p = b.p ~= 0
@@ -306,11 +310,19 @@ local function refill(b)
   if now > from and b.r > 0 then b.l = math.min(b.l + b.r * (now - from) / 1000, b.c) end
   b.t = math.max(b.t, now)
 end
--- A spend counts at most one bucket either way, and the level never falls below minus one
--- bucket: a peer's number never locks the key for longer than about two windows.
+-- A spend counts at most one bucket either way, and never takes the level below minus one
+-- bucket: a peer's number never locks the key for longer than about two windows. A level
+-- that reservations took lower stays there.
 local function spend(b, units)
   units = math.max(math.min(units, b.c), -b.c)
-  return math.max(math.min(b.l - units, b.c), -b.c)
+  if units > 0 then return math.max(b.l - units, math.min(b.l, -b.c)) end
+  return math.min(b.l - units, b.c)
+end
+-- A reservation takes what it reserves (at most the capacity): every one counts, down to
+-- what reservations granted a wait of at most MAX_HOLD can owe, and one bucket more.
+local function take_units(b, units)
+  if not (units > 0) then return b.l end
+  return math.max(b.l - math.min(units, b.c), -(b.c + b.r * MAX_HOLD / 1000))
 end
 -- Reservations: calls on their way, which a response written meanwhile may not count yet,
 -- kept for one or two intervals of IN_FLIGHT ms.
@@ -337,8 +349,8 @@ local function need(b, take)
   if b.r <= 0 then return math.max(b.h - now, 0) end
   take = math.min(take, b.c)
   local refill = (take - b.l) / b.r * 1000
-  if not (refill < TOO_LONG) then refill = MAX_HOLD end
-  return math.min(math.max(b.h - now, 0) + refill, MAX_HOLD)
+  if not (refill < TOO_LONG) then refill = TOO_LONG end
+  return math.max(b.h - now, 0) + refill
 end
 -- Units reserved while no limit of a dimension was known (no bucket), since w<d>: calls on
 -- their way that the first report may not count yet, kept for one IN_FLIGHT interval.
@@ -398,14 +410,14 @@ for d = 0, 3 do
 end
 local reserved = 0
 local leased = {{'0', '0', '0', '0'}}
-if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) then
+if longest <= (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 1]) or 0) and longest <= MAX_HOLD then
   reserved = 1
   for d = 0, 3 do
     local b = buckets[d]
     if b then
       local take = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 8]) or 0
       if b.r <= 0 and short(b, take) then b.h = now + math.min(longest + PROBE, MAX_HOLD) end
-      b.l = spend(b, take)
+      b.l = take_units(b, take)
       booked(b, take)
       local lease = num(ARGV[{PACE_ARGS_PER_DIMENSION} * d + 9]) or 0
       if longest == 0 and lease > 0 then
@@ -456,6 +468,6 @@ for d = 0, 3 do
 end
 if not (full < MAX_HOLD) then full = MAX_HOLD end
 redis.call('PEXPIRE', KEYS[1], fmt(math.ceil(full + (num(ARGV[{PACE_ARGS_PER_DIMENSION} * 4 + 3]) or 0))))
-return {{fmt(now), reserved, fmt(longest), replicas, views[1], views[2], views[3], views[4], leased, repaired}}"
+return {{fmt(now), reserved, fmt(math.min(longest, MAX_HOLD)), replicas, views[1], views[2], views[3], views[4], leased, repaired}}"
     ))
 });

@@ -129,3 +129,65 @@ async fn a_store_for_one_server_refuses_a_cluster_node() {
         "the error says what to write instead: {refused}"
     );
 }
+
+/// Every reservation counts on a cluster too: 200 calls at once on three replicas, under
+/// 20 a second with a longest wait of 1.5 s, follow the limit's curve; and so do calls of
+/// any limit and longest wait.
+#[test]
+fn grants_never_pass_the_limits_curve() {
+    use proptest::prelude::*;
+    let cluster = Cluster::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let stores: Vec<Arc<RedisStore>> = (0..3)
+        .map(|_| Arc::new(runtime.block_on(store(&cluster))))
+        .collect();
+    let pacers_for = |key: &str, limit: Limit, replicas: usize| -> Vec<Pacer> {
+        stores[..replicas]
+            .iter()
+            .map(|store| Pacer::new().limit(key, limit).shared_in(store.clone()))
+            .collect()
+    };
+    let limit = Limit::requests(20, Duration::from_secs(1));
+    let max_wait = Duration::from_millis(1_500);
+    let granted = runtime.block_on(support::grants(
+        &pacers_for("queue", limit, 3),
+        "queue",
+        200,
+        max_wait,
+    ));
+    support::assert_under_the_curve(limit, &granted);
+    assert!(
+        (40..=60).contains(&granted.len()),
+        "{} granted",
+        granted.len()
+    );
+
+    let case = std::sync::atomic::AtomicUsize::new(0);
+    let config = ProptestConfig {
+        cases: 8,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let strategy = (1u64..60, 50u64..20_000, 0u64..3_000, 1usize..150, 1usize..4);
+    proptest::test_runner::TestRunner::new(config)
+        .run(
+            &strategy,
+            |(amount, per_ms, max_wait_ms, calls, replicas)| {
+                let key = format!(
+                    "curve/{}",
+                    case.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                );
+                let limit = Limit::requests(amount, Duration::from_millis(per_ms));
+                let max_wait = Duration::from_millis(max_wait_ms);
+                let pacers = pacers_for(&key, limit, replicas);
+                let granted = runtime.block_on(support::grants(&pacers, &key, calls, max_wait));
+                support::assert_under_the_curve(limit, &granted);
+                Ok(())
+            },
+        )
+        .unwrap();
+}

@@ -191,7 +191,7 @@ fn steps() -> Vec<Checked> {
     }));
 
     // A peer's number spent (a response's usage of u64::MAX tokens) counts one bucket at
-    // most, and the level never falls below minus one bucket: the next take waits about
+    // most, and takes the level no lower than minus one bucket: the next take waits about
     // two windows, not years.
     let mut s = step(2, Duration::ZERO);
     s.dimensions[T].spent = u64::MAX as f64;
@@ -416,6 +416,75 @@ async fn pacers_sharing_redis_never_grant_more_than_the_limit() {
         ..PaceStep::default()
     };
     assert_eq!(observer.pace(KEY, step).await.unwrap().replicas, 4);
+}
+
+/// Every reservation counts through Redis: 200 calls at once on three replicas, under a
+/// limit of 20 a second with a longest wait of 1.5 s, are granted at most as the limit
+/// refills (about 50 by 1.5 s), never all together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queue_deeper_than_twice_the_capacity_waits_its_turn() {
+    let server = Server::start();
+    let limit = Limit::requests(20, Duration::from_secs(1));
+    let mut pacers = Vec::new();
+    for _ in 0..3 {
+        let store = store(&server, Duration::from_secs(2)).await;
+        pacers.push(
+            Pacer::new()
+                .limit(KEY, limit)
+                .max_wait(Duration::from_millis(1_500))
+                .shared_in(Arc::new(store)),
+        );
+    }
+    let granted = support::grants(&pacers, KEY, 200, Duration::from_millis(1_500)).await;
+    support::assert_under_the_curve(limit, &granted);
+    assert!(
+        (40..=60).contains(&granted.len()),
+        "{} granted",
+        granted.len()
+    );
+}
+
+/// The property, on Redis: whatever the limit, the longest wait, the number of calls made
+/// at once and of replicas, grants follow the limit's curve.
+#[test]
+fn grants_never_pass_the_limits_curve() {
+    use proptest::prelude::*;
+    let server = Server::start();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let stores: Vec<Arc<RedisStore>> = (0..3)
+        .map(|_| Arc::new(runtime.block_on(store(&server, Duration::from_secs(2)))))
+        .collect();
+    let case = std::sync::atomic::AtomicUsize::new(0);
+    let config = ProptestConfig {
+        cases: 12,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let strategy = (1u64..60, 50u64..20_000, 0u64..3_000, 1usize..150, 1usize..4);
+    proptest::test_runner::TestRunner::new(config)
+        .run(
+            &strategy,
+            |(amount, per_ms, max_wait_ms, calls, replicas)| {
+                let key = format!(
+                    "curve/{}",
+                    case.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                );
+                let limit = Limit::requests(amount, Duration::from_millis(per_ms));
+                let max_wait = Duration::from_millis(max_wait_ms);
+                let pacers: Vec<Pacer> = stores[..replicas]
+                    .iter()
+                    .map(|store| Pacer::new().limit(&key, limit).shared_in(store.clone()))
+                    .collect();
+                let granted = runtime.block_on(support::grants(&pacers, &key, calls, max_wait));
+                support::assert_under_the_curve(limit, &granted);
+                Ok(())
+            },
+        )
+        .unwrap();
 }
 
 /// Redis stopped: the store answers `None` within its timeout, and each pacer goes on

@@ -251,3 +251,57 @@ fn bus_free_port() -> u16 {
     }
     panic!("no free loopback port with a free bus port");
 }
+
+/// Every reservation counts, through a shared store: `calls` reservations made at once on
+/// `pacers` (in turn), each allowed to wait `max_wait`. Returns when each was granted, from
+/// `start` (the time its answer arrived plus its wait: never earlier than the store's own
+/// grant), and panics on a wait past `max_wait` or a refusal within it (less the time it
+/// took to answer).
+pub async fn grants(
+    pacers: &[agent_error::recover::Pacer],
+    key: &str,
+    calls: usize,
+    max_wait: Duration,
+) -> Vec<Duration> {
+    use agent_error::recover::Cost;
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..calls {
+        let (pacer, key) = (pacers[i % pacers.len()].clone(), key.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let answer = pacer.reserve(&key, Cost::request(), max_wait).await;
+            (answer, start.elapsed())
+        }));
+    }
+    let mut granted = Vec::new();
+    for task in tasks {
+        match task.await.expect("a reservation") {
+            (Ok(wait), at) => {
+                assert!(wait <= max_wait, "waits {wait:?} past {max_wait:?}");
+                granted.push(at + wait);
+            }
+            // The time spent asking the store counts against the longest wait.
+            (Err(needed), at) => assert!(
+                needed + at > max_wait || needed == agent_error::store::MAX_HOLD,
+                "refused with {needed:?} after {at:?}, within {max_wait:?}"
+            ),
+        }
+    }
+    granted.sort();
+    granted
+}
+
+/// Asserts that the grants follow `limit`'s curve: the n-th grant, at `t` from the start,
+/// has n at most `capacity + rate·t + 1`.
+pub fn assert_under_the_curve(limit: agent_error::recover::Limit, granted: &[Duration]) {
+    let capacity = limit.amount() as f64;
+    let rate = capacity / limit.per().as_secs_f64();
+    for (n, at) in granted.iter().enumerate() {
+        let allowed = capacity + rate * at.as_secs_f64() + 1.0;
+        assert!(
+            (n + 1) as f64 <= allowed + 1e-6,
+            "{} calls granted by {at:?}, where {limit:?} allows {allowed:.2}",
+            n + 1
+        );
+    }
+}
