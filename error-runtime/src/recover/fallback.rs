@@ -47,6 +47,11 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// short bad patch within a cooldown must not stop every call for the rest of it. A
 /// candidate in cooldown that answers is healthy again; one that fails cools down anew.
 ///
+/// Only an attempt that began after a cooldown was set ends it when it answers. An answer
+/// to an older attempt (one made while the candidate was healthy, by a call that was still
+/// waiting when another call's 429 put the candidate in cooldown) says nothing of the
+/// candidate since: the cooldown stays, and the next call goes elsewhere.
+///
 /// Cooldowns are shared by every call (the type is `Sync`) and read from a [`Clock`]:
 /// [`SystemClock`] by default, a [`ManualClock`](super::ManualClock) or any
 /// `Fn() -> Instant` in tests. The clock is not part of the type: a function written for
@@ -102,8 +107,47 @@ struct Candidate<C> {
     value: C,
     name: Arc<str>,
     cooldown: Duration,
-    /// The end of the cooldown in the clock's nanoseconds; 0 when it never started.
+    /// The end of the cooldown in the clock's nanoseconds; 0 when it never started. Each
+    /// cooldown set has a deadline of its own (see [`Candidate::cool_until`]).
     until: AtomicU64,
+}
+
+impl<C> Candidate<C> {
+    /// Cools the candidate down until `until`, in the clock's nanoseconds. The deadline
+    /// always changes, even when a clock that stands still gives the same instant twice:
+    /// an answer to an attempt that began before tells the cooldown from the one it began
+    /// under by its deadline.
+    fn cool_until(&self, until: u64) {
+        let until = until.max(1);
+        let _ = self
+            .until
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
+                Some(if current == until {
+                    until.saturating_add(1)
+                } else {
+                    until
+                })
+            });
+    }
+
+    /// Notes in `began` the cooldown in force (its deadline, 0 for none) as an attempt on
+    /// the candidate begins.
+    fn mark_attempt(&self, began: &AtomicU64) {
+        began.store(self.until.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// The candidate answered an attempt that began under the cooldown `began` (from
+    /// [`mark_attempt`](Self::mark_attempt)): that cooldown ends, if it is still the one in
+    /// force. One set after the attempt began (another call's 429 while this one waited)
+    /// stays: the answer is older than the failure that set it.
+    fn answered(&self, began: u64) {
+        // Read first: most answers come from a healthy candidate, and need no write.
+        if began != 0 && self.until.load(Ordering::Relaxed) == began {
+            let _ = self
+                .until
+                .compare_exchange(began, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
 }
 
 impl<C> fmt::Debug for Fallback<C> {
@@ -399,14 +443,18 @@ impl<C> Fallback<C> {
                 call.skipped.push(index);
                 continue;
             };
-            let value = &self.candidates[index].value;
+            let candidate = &self.candidates[index];
+            let began = AtomicU64::new(0);
             let outcome = self.retrier.run_blocking(
-                |attempt| op(value, attempt),
+                |attempt| {
+                    candidate.mark_attempt(&began);
+                    op(&candidate.value, attempt)
+                },
                 &mut sleep,
                 call.hand_back(),
                 pace.as_ref().map(|pace| pace as &dyn Gate),
             );
-            let answer = call.after(index, outcome);
+            let answer = call.after(index, outcome, began.into_inner());
             if let Some(store) = &self.store {
                 let shared = call.to_share.take();
                 block_on(self.share_cooldown(&**store, shared), store.wait_limit());
@@ -472,17 +520,22 @@ impl<C> Fallback<C> {
                 call.skipped.push(index);
                 continue;
             };
-            let value = &self.candidates[index].value;
+            let began = AtomicU64::new(0);
+            let on_candidate = OnCandidate {
+                op: &mut op,
+                candidate: &self.candidates[index],
+                began: &began,
+            };
             let outcome = self
                 .retrier
                 .run_async_with(
-                    OnCandidate { op: &mut op, value },
+                    on_candidate,
                     &mut sleep,
                     call.hand_back(),
                     pace.as_ref().map(|pace| pace as &dyn Gate),
                 )
                 .await;
-            let answer = call.after(index, outcome);
+            let answer = call.after(index, outcome, began.into_inner());
             if let Some(store) = &self.store {
                 let shared = call.to_share.take();
                 self.share_cooldown(&**store, shared).await;
@@ -499,11 +552,16 @@ impl<C> Fallback<C> {
 #[cfg(feature = "stream")]
 mod stream;
 
+#[cfg(test)]
+mod concurrent;
+
 /// A fallback's operation on one candidate, for the retrier's async loop: each attempt's
 /// future borrows the operation and the candidate.
 struct OnCandidate<'c, F, C> {
     op: &'c mut F,
-    value: &'c C,
+    candidate: &'c Candidate<C>,
+    /// The cooldown in force as the latest attempt began.
+    began: &'c AtomicU64,
 }
 
 impl<T, E, F, C> MakeAttempt<T, E> for OnCandidate<'_, F, C>
@@ -511,7 +569,8 @@ where
     F: AsyncFnMut(&C, u32) -> Result<T, E>,
 {
     fn attempt(&mut self, attempt: u32) -> impl Future<Output = Result<T, E>> {
-        (self.op)(self.value, attempt)
+        self.candidate.mark_attempt(self.began);
+        (self.op)(&self.candidate.value, attempt)
     }
 }
 
@@ -631,10 +690,14 @@ impl<'f, C, E> Call<'f, C, E> {
         later.then_some(&asks_for_another)
     }
 
+    /// What the run on candidate `index` ends in: the answer, or its failure noted (and a
+    /// cooldown set where it asks for another candidate). `began` is the cooldown in force
+    /// as its last attempt began (see [`Candidate::answered`]).
     fn after<T, M>(
         &mut self,
         index: usize,
         outcome: crate::retry::Outcome<T, E>,
+        began: u64,
     ) -> Option<Answer<T, E>>
     where
         E: ErrorChain<M>,
@@ -642,11 +705,9 @@ impl<'f, C, E> Call<'f, C, E> {
         let candidate = &self.fallback.candidates[index];
         let error = match outcome.result {
             Ok(value) => {
-                // A candidate that answers is healthy again (it was tried while cooling). Read
-                // first: most answers come from a healthy one, and need no write.
-                if candidate.until.load(Ordering::Relaxed) != 0 {
-                    candidate.until.store(0, Ordering::Relaxed);
-                }
+                // A candidate that answers is healthy again (it was tried while cooling),
+                // unless it cooled down after the attempt began.
+                candidate.answered(began);
                 return Some(Answer {
                     value,
                     candidate: index,
@@ -680,8 +741,7 @@ impl<'f, C, E> Call<'f, C, E> {
                 .unwrap_or_default()
                 .min(Fallback::<C>::MAX_SERVER_COOLDOWN);
             let cooldown = candidate.cooldown.max(asked);
-            let until = nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown));
-            candidate.until.store(until.max(1), Ordering::Relaxed);
+            candidate.cool_until(nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown)));
             if let Some(code) = code {
                 self.to_share = Some((index, cooldown, code));
             }

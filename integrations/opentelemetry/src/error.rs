@@ -8,49 +8,78 @@ use agent_error_runtime::{codes, display};
 use opentelemetry::KeyValue;
 use opentelemetry::trace::{SpanRef, Status};
 
+use crate::known::Known;
 use crate::names;
 
-/// The `error.type` of an error nothing classifies, as the conventions name an unknown type.
+/// The `error.type` of an error nothing classifies, or whose code this process does not
+/// know, as the conventions name an unknown type.
 pub const OTHER: &str = "_OTHER";
 
 /// The `error.type` of `err`: the code of its classification (see
-/// [`classify`](agent_error_runtime::classify)), or [`OTHER`]. A code built at run time
-/// that does not follow the grammar of codes is `unclassified`, so that nothing but a code
-/// reaches a metric's attributes.
+/// [`classify`](agent_error_runtime::classify)) when this process knows it, else [`OTHER`].
+///
+/// A known code is one of the shared vocabulary, `unclassified`, or one of a type registered
+/// in this process (every derived type with the `registry` feature, those given to
+/// `register!`, the runtime's own; see
+/// [`catalog::all`](agent_error_runtime::catalog::all)). A code read from a peer (its
+/// report, an MCP tool result, a gRPC status) that no catalog here lists is [`OTHER`], so
+/// that no peer can grow a metric's series; a code that breaks the grammar of codes is
+/// `unclassified`. A [`Telemetry`](crate::Telemetry) can be told of more codes
+/// ([`Telemetry::with_error_types`](crate::Telemetry::with_error_types)).
 ///
 /// ```
 /// use agent_error::{codes, opentelemetry::error_type, Error};
 ///
 /// assert_eq!(error_type(&Error::new("llm.generate", codes::TIMEOUT, "deadline exceeded")), "timeout");
+/// assert_eq!(error_type(&Error::new("peer.call", "peer.own_code", "from a peer")), "_OTHER");
 /// assert_eq!(error_type(&std::fmt::Error), "_OTHER");
 /// ```
 pub fn error_type(err: &(dyn StdError + 'static)) -> String {
+    type_of(err, &Known::default()).to_string()
+}
+
+/// [`error_type`], knowing the codes of `known` besides the registered ones.
+pub(crate) fn type_of(err: &(dyn StdError + 'static), known: &Known) -> String {
     match agent_error_runtime::classify(err) {
-        Some(e) => codes::public_code(e.code()).to_string(),
+        Some(e) => known.error_type(e.code()).to_string(),
         None => OTHER.to_string(),
     }
 }
 
-/// The attributes of `err` for a span: `error.type`, and for a classified error
-/// `agent_error.op`, `agent_error.retryable`, `agent_error.recovery` and, when it records
-/// where the `?` was, `code.file.path`, `code.line.number` and `code.column.number`. For a
-/// span of the `Span` trait (`span.set_attributes(error_attributes(&e))`); a `SpanRef`
-/// takes [`record_error`], which sets the status too.
+/// The attributes of `err` for a span: `error.type` (as [`error_type`] gives it), and for a
+/// classified error `agent_error.op`, `agent_error.retryable`, `agent_error.recovery` and,
+/// when it records where the `?` was, `code.file.path`, `code.line.number` and
+/// `code.column.number`. A code this process does not know is kept in
+/// `agent_error.peer_code`, folded to one line and capped at 64 bytes. For a span of the
+/// `Span` trait (`span.set_attributes(error_attributes(&e))`); a `SpanRef` takes
+/// [`record_error`], which sets the status too.
 ///
 /// ```
 /// use agent_error::{codes, opentelemetry::error_attributes, Error};
 ///
 /// let attributes = error_attributes(&Error::new("llm.generate", codes::RATE_LIMIT, "HTTP 429"));
 /// assert!(attributes.iter().any(|kv| kv.key.as_str() == "error.type" && kv.value.as_str() == "rate_limit"));
+///
+/// let attributes = error_attributes(&Error::new("peer.call", "peer.own_code", "from a peer"));
+/// assert!(attributes.iter().any(|kv| kv.key.as_str() == "error.type" && kv.value.as_str() == "_OTHER"));
+/// assert!(attributes.iter().any(|kv| kv.key.as_str() == "agent_error.peer_code" && kv.value.as_str() == "peer.own_code"));
 /// ```
 pub fn error_attributes(err: &(dyn StdError + 'static)) -> Vec<KeyValue> {
+    attributes_of(err, &Known::default())
+}
+
+/// [`error_attributes`], knowing the codes of `known` besides the registered ones.
+pub(crate) fn attributes_of(err: &(dyn StdError + 'static), known: &Known) -> Vec<KeyValue> {
     let Some(e) = agent_error_runtime::classify(err) else {
         return vec![KeyValue::new(names::ERROR_TYPE, OTHER)];
     };
     let mut attributes = vec![KeyValue::new(
         names::ERROR_TYPE,
-        codes::public_code(e.code()).to_string(),
+        known.error_type(e.code()).to_string(),
     )];
+    if let Some(code) = known.peer_code(e.code()) {
+        attributes.push(KeyValue::new(names::PEER_CODE, code));
+    }
     if codes::is_valid_op(e.op()) {
         attributes.push(KeyValue::new(names::OP, e.op().to_string()));
     }
@@ -87,14 +116,20 @@ pub fn error_attributes(err: &(dyn StdError + 'static)) -> Vec<KeyValue> {
 /// record_error(&Context::current().span(), &e);
 /// ```
 pub fn record_error(span: &SpanRef<'_>, err: &(dyn StdError + 'static)) {
-    span.set_attributes(error_attributes(err));
+    record(span, err, &Known::default());
+}
+
+/// [`record_error`], knowing the codes of `known` besides the registered ones.
+pub(crate) fn record(span: &SpanRef<'_>, err: &(dyn StdError + 'static), known: &Known) {
+    span.set_attributes(attributes_of(err, known));
     span.set_status(Status::error(display::public_chain(err).to_string()));
 }
 
 /// The documented list of `error.type` values the conventions ask an instrumentation to
 /// publish: the codes of `entries` (a [`catalog!`](agent_error_runtime::catalog!) of the
 /// service's types, or [`catalog::all`](agent_error_runtime::catalog::all)), the shared
-/// vocabulary, `unclassified`, and [`OTHER`]; sorted, each once.
+/// vocabulary, `unclassified`, and [`OTHER`]; sorted, each once. No other value is
+/// written: a code this process does not know is [`OTHER`] (see [`error_type`]).
 ///
 /// ```
 /// use agent_error::AgentError;

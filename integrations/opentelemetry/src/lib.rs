@@ -13,7 +13,10 @@
 //!   `gen_ai.client.operation.duration` histogram with `error.type`, and metrics of
 //!   failures, retries, pauses, circuit breaker transitions and pacing waits by code and
 //!   provider.
-//! - [`error_types`]: the documented list of `error.type` values, from the catalog.
+//! - [`error_types`]: the documented list of `error.type` values, from the catalog. A code
+//!   this process does not know (read from a peer's report, an MCP tool result, a gRPC
+//!   status) is [`OTHER`] on every metric, so that no peer can grow the series; a span keeps
+//!   it, folded and capped, in `agent_error.peer_code`.
 //!
 //! Nothing here writes an error's own text: a foreign error (a path, a host, SQL) or a
 //! `#[redact]` field never reaches a span or a metric. What a peer sent (finish reasons)
@@ -43,6 +46,7 @@
 
 mod error;
 mod instruments;
+mod known;
 mod names;
 mod operation;
 mod telemetry;

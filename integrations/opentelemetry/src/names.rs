@@ -1,7 +1,8 @@
 //! The names written on spans and metrics: the semantic conventions' where they name the
 //! thing, `agent_error.*` for what is this library's own.
 
-/// `error.type`: the error's code ([`OTHER`](crate::OTHER) when nothing classifies it).
+/// `error.type`: the error's code ([`OTHER`](crate::OTHER) when nothing classifies it, or
+/// when this process does not know its code; see [`error_type`](crate::error_type)).
 pub const ERROR_TYPE: &str = "error.type";
 /// `gen_ai.operation.name`: `chat`, `embeddings`, `execute_tool`, …
 pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
@@ -21,6 +22,10 @@ pub const CODE_LINE_NUMBER: &str = "code.line.number";
 /// `code.column.number`: its column.
 pub const CODE_COLUMN_NUMBER: &str = "code.column.number";
 
+/// `agent_error.peer_code`: on a span, a code this process does not know (most often read
+/// from a peer: its report, an MCP tool result, a gRPC status), which `error.type` writes as
+/// [`OTHER`](crate::OTHER); folded to one line and capped at 64 bytes. Never on a metric.
+pub const PEER_CODE: &str = "agent_error.peer_code";
 /// `agent_error.op`: the operation the error names (`llm.generate`).
 pub const OP: &str = "agent_error.op";
 /// `agent_error.retryable`: whether the error may be retried.

@@ -8,14 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use agent_error_runtime::chain::ErrorChain;
+use agent_error_runtime::display;
 use agent_error_runtime::retry::{Outcome, Stop, WaitSource};
-use agent_error_runtime::{codes, display};
 use opentelemetry::context::FutureExt;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
-use crate::error::{OTHER, error_type, record_error};
+use crate::error::{OTHER, record, type_of};
 use crate::instruments::Instruments;
+use crate::known::Known;
 use crate::names;
 
 /// The most finish reasons written on a span; a response lists one a choice.
@@ -126,6 +127,7 @@ impl GenAiCall {
 /// ```
 pub struct Operation {
     instruments: Arc<Instruments>,
+    known: Arc<Known>,
     call: GenAiCall,
     cx: Context,
     started: Instant,
@@ -141,7 +143,11 @@ impl std::fmt::Debug for Operation {
 }
 
 impl Operation {
-    pub(crate) fn start(instruments: Arc<Instruments>, call: &GenAiCall) -> Operation {
+    pub(crate) fn start(
+        instruments: Arc<Instruments>,
+        known: Arc<Known>,
+        call: &GenAiCall,
+    ) -> Operation {
         let parent = Context::current();
         let span = instruments
             .tracer
@@ -152,6 +158,7 @@ impl Operation {
         Operation {
             cx: parent.with_span(span),
             instruments,
+            known,
             call: call.clone(),
             started: Instant::now(),
             finish_reasons: Mutex::new(Vec::new()),
@@ -194,7 +201,7 @@ impl Operation {
         let result = future.with_context(cx.clone()).await;
         let span = cx.span();
         if let Err(e) = &result {
-            record_error(&span, e.error_chain());
+            record(&span, e.error_chain(), &self.known);
         }
         span.end();
         result
@@ -251,7 +258,7 @@ impl Operation {
         for attempt in outcome.record.iter() {
             let code = KeyValue::new(
                 names::ERROR_TYPE,
-                codes::public_code(attempt.code()).to_string(),
+                self.known.error_type(attempt.code()).to_string(),
             );
             inner.failures.add(1, &with(std::slice::from_ref(&code)));
             let Some((_, source)) = attempt.wait() else {
@@ -276,7 +283,7 @@ impl Operation {
         }
         let error = outcome.result.as_ref().err().map(ErrorChain::error_chain);
         if outcome.stop == Stop::Paused {
-            let code = error.map_or_else(|| OTHER.to_string(), error_type);
+            let code = error.map_or_else(|| OTHER.to_string(), |e| type_of(e, &self.known));
             inner.pauses.add(
                 1,
                 &with(&[
@@ -307,8 +314,8 @@ impl Operation {
         }
         let mut attributes = self.call.attributes();
         if let Some(err) = error {
-            record_error(&span, err);
-            attributes.push(KeyValue::new(names::ERROR_TYPE, error_type(err)));
+            record(&span, err, &self.known);
+            attributes.push(KeyValue::new(names::ERROR_TYPE, type_of(err, &self.known)));
         }
         self.instruments
             .duration

@@ -15,6 +15,7 @@ use opentelemetry::trace::{Span, Tracer, TracerProvider};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
 use crate::instruments::Instruments;
+use crate::known::Known;
 use crate::names;
 use crate::operation::{GenAiCall, Operation};
 
@@ -30,11 +31,15 @@ use crate::operation::{GenAiCall, Operation};
 /// | `agent_error.circuit.transitions` | counter | `{transition}` | `agent_error.circuit.key`, `agent_error.circuit.state` |
 /// | `agent_error.pace.wait` | histogram | `s` | `agent_error.pace.key` |
 ///
-/// Keys (a breaker's, a pacer's) are attributes: keep them to tools and providers, not
-/// users or requests, so that the metrics' series stay few.
+/// `error.type` is a code this process knows (see [`error_type`](crate::error_type)), or
+/// `_OTHER`: a peer's own codes never make series of their own. Keys (a breaker's, a
+/// pacer's) are attributes: keep them to tools and providers, not users or requests, so
+/// that the metrics' series stay few.
 #[derive(Clone)]
 pub struct Telemetry {
     inner: Arc<Instruments>,
+    /// The codes known besides the registered ones.
+    known: Arc<Known>,
 }
 
 impl fmt::Debug for Telemetry {
@@ -76,14 +81,44 @@ impl Telemetry {
     fn with(tracer: BoxedTracer, meter: &Meter) -> Telemetry {
         Telemetry {
             inner: Arc::new(Instruments::new(tracer, meter)),
+            known: Arc::default(),
         }
+    }
+
+    /// Knows `codes` as well as the registered ones, so that they are `error.type` values
+    /// of their own and not `_OTHER`: the codes of types that are not registered (a
+    /// generic type, every type on a target where link-time registration does not run),
+    /// codes your own [`Error::new`](agent_error_runtime::Error::new) calls build, or a
+    /// peer's codes you choose to count apart. Pass
+    /// [`error_types`](crate::error_types) of a [`catalog!`](agent_error_runtime::catalog!),
+    /// or the codes themselves; one that breaks the grammar of codes is left out. Each
+    /// added code may become a series of every metric: add a list you wrote, never codes
+    /// read from a peer at run time.
+    ///
+    /// ```
+    /// use agent_error::opentelemetry::{error_types, Telemetry};
+    /// use agent_error::recover::CircuitOpen;
+    ///
+    /// let telemetry = Telemetry::global()
+    ///     .with_error_types(error_types(&agent_error::catalog![CircuitOpen]))
+    ///     .with_error_types(["search.quota_spent"]);
+    /// # let _ = telemetry;
+    /// ```
+    #[must_use]
+    pub fn with_error_types<I>(mut self, codes: I) -> Telemetry
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        Arc::make_mut(&mut self.known).add(codes);
+        self
     }
 
     /// Starts an [`Operation`]: its span, as a child of the current context's, and its
     /// clock. End it with [`Operation::end`] (after a retrier's run) or
     /// [`Operation::end_with`].
     pub fn start(&self, call: &GenAiCall) -> Operation {
-        Operation::start(self.inner.clone(), call)
+        Operation::start(self.inner.clone(), self.known.clone(), call)
     }
 
     /// Runs `op` under `retrier` as one operation: a span for the operation, a child span

@@ -486,3 +486,164 @@ async fn a_run_a_pacer_holds_past_its_wait_is_a_gate_pause() {
     let spans = collector.spans();
     assert_eq!(spans.iter().filter(|s| s.name == "chat attempt").count(), 1);
 }
+
+/// A type of this binary's: its codes are registered at link time, so known.
+#[derive(Debug, agent_error::AgentError)]
+#[agent(op = "billing")]
+enum BillingError {
+    #[agent(code = "billing.card_declined")]
+    #[error("the card was declined")]
+    CardDeclined,
+}
+
+/// An error as a peer's report carries it: the peer's code, rate-limited, with the wait
+/// its response's `Retry-After` asked for.
+fn from_peer(code: impl Into<std::borrow::Cow<'static, str>>) -> agent_error::Error {
+    let wait = Duration::from_millis(1);
+    agent_error::Error::new("peer.call", code, "the peer failed")
+        .with_policy(agent_error::codes::default_policy(
+            agent_error::codes::RATE_LIMIT,
+        ))
+        .with_retry_after(wait)
+        .with_source(agent_error::http::StatusError::new(429).with_retry_after(wait))
+}
+
+#[tokio::test]
+async fn codes_this_process_does_not_know_are_one_other_series_on_every_metric() {
+    let collector = Collector::new();
+    let call = GenAiCall::new("chat").provider("peer");
+    let retrier = Retrier::new().max_attempts(2);
+    let no_sleep = |_| async {};
+    for i in 0..500 {
+        let outcome = collector
+            .telemetry
+            .run(
+                &retrier,
+                &call,
+                |_| async move { Err::<(), _>(from_peer(format!("peer.code_{i}"))) },
+                no_sleep,
+            )
+            .await;
+        assert_eq!(outcome.attempts, 2);
+    }
+    for _ in 0..3 {
+        let _ = collector
+            .telemetry
+            .run(
+                &retrier,
+                &call,
+                |_| async { Err::<(), _>(from_peer(agent_error::codes::RATE_LIMIT)) },
+                no_sleep,
+            )
+            .await;
+        let _ = collector
+            .telemetry
+            .run(
+                &retrier,
+                &call,
+                |_| async { Err::<(), _>(BillingError::CardDeclined) },
+                no_sleep,
+            )
+            .await;
+    }
+
+    let series = |name: &str| -> Vec<(String, f64)> {
+        let mut series: Vec<(String, f64)> = collector
+            .points(name)
+            .into_iter()
+            .map(|(attributes, value)| {
+                let code = attribute(&attributes, "error.type").map(|v| v.to_string());
+                (code.unwrap_or_default(), value)
+            })
+            .collect();
+        series.sort_by(|a, b| a.0.cmp(&b.0));
+        series
+    };
+    let each = |pairs: &[(&str, f64)]| -> Vec<(String, f64)> {
+        pairs.iter().map(|(c, v)| (c.to_string(), *v)).collect()
+    };
+    // One series of the 500 peer codes, one for each known code.
+    assert_eq!(
+        series("gen_ai.client.operation.duration"),
+        each(&[
+            ("_OTHER", 500.0),
+            ("billing.card_declined", 3.0),
+            ("rate_limit", 3.0)
+        ])
+    );
+    assert_eq!(
+        series("agent_error.failures"),
+        each(&[
+            ("_OTHER", 1000.0),
+            ("billing.card_declined", 3.0),
+            ("rate_limit", 6.0)
+        ])
+    );
+    for name in ["agent_error.retries", "agent_error.pauses"] {
+        assert_eq!(
+            series(name),
+            each(&[("_OTHER", 500.0), ("rate_limit", 3.0)]),
+            "{name}"
+        );
+    }
+
+    // A span keeps the peer's code, in an attribute of its own.
+    let spans = collector.spans();
+    let attempt = spans
+        .iter()
+        .find(|s| has(&s.attributes, "agent_error.peer_code", "peer.code_7"))
+        .expect("a span with the peer's code");
+    assert!(has(&attempt.attributes, "error.type", "_OTHER"));
+    let known = spans
+        .iter()
+        .find(|s| has(&s.attributes, "error.type", "billing.card_declined"))
+        .unwrap();
+    assert!(attribute(&known.attributes, "agent_error.peer_code").is_none());
+}
+
+#[test]
+fn a_hostile_peer_code_is_folded_and_capped_on_the_span() {
+    let collector = Collector::new();
+    let operation = collector.telemetry.start(&GenAiCall::new("chat"));
+    let code = format!(
+        "peer.code\r\nerror.type=forged\u{2028}{}",
+        "x".repeat(10_000)
+    );
+    operation.end_with(Some(&agent_error::Error::new("peer.call", code, "failed")));
+    let spans = collector.spans();
+    let op = spans.iter().find(|s| s.name == "chat").unwrap();
+    let written = attribute(&op.attributes, "agent_error.peer_code")
+        .expect("the peer's code")
+        .as_str();
+    assert!(written.starts_with("peer.code"), "{written}");
+    assert!(written.len() <= 64 + "…".len(), "{}", written.len());
+    assert!(!written.contains(['\r', '\n', '\u{2028}']), "{written}");
+    // Breaking the grammar of codes, it is `unclassified` where it is `error.type`.
+    assert!(has(&op.attributes, "error.type", "unclassified"));
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+    assert!(has(&duration[0].0, "error.type", "unclassified"));
+}
+
+#[test]
+fn codes_a_telemetry_is_told_of_keep_their_own_series() {
+    let mut collector = Collector::new();
+    collector.telemetry = collector
+        .telemetry
+        .clone()
+        .with_error_types(["search.quota_spent", "not a code\n"]);
+    for code in ["search.quota_spent", "search.other"] {
+        let operation = collector.telemetry.start(&GenAiCall::new("execute_tool"));
+        operation.end_with(Some(&agent_error::Error::new("search", code, "failed")));
+    }
+    let mut types: Vec<String> = collector
+        .points("gen_ai.client.operation.duration")
+        .iter()
+        .filter_map(|(a, _)| attribute(a, "error.type").map(|v| v.to_string()))
+        .collect();
+    types.sort();
+    assert_eq!(types, ["_OTHER", "search.quota_spent"]);
+    // The free functions know the registered codes only.
+    let e = agent_error::Error::new("search", "search.quota_spent", "failed");
+    assert_eq!(agent_error::opentelemetry::error_type(&e), "_OTHER");
+}

@@ -3,11 +3,12 @@
 
 use std::error::Error as StdError;
 use std::future::Future;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use futures_core::{Stream, TryStream};
 
-use super::{Call, Fallback};
+use super::{Call, Candidate, Fallback};
 use crate::retry::MakeAttempt;
 use crate::retry::stream::{Forward, Queue, attempt};
 use crate::stream::{Delivered, Event, StreamError, Watch};
@@ -17,7 +18,9 @@ use crate::{AgentError, Recovery, codes};
 /// the opener, the candidate and the text to continue from.
 struct OnCandidate<'c, O, C> {
     open: &'c mut O,
-    value: &'c C,
+    candidate: &'c Candidate<C>,
+    /// The cooldown in force as the latest attempt began.
+    began: &'c AtomicU64,
     resume: Option<&'c str>,
     queue: &'c Queue,
 }
@@ -31,7 +34,11 @@ where
     OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
     fn attempt(&mut self, n: u32) -> impl Future<Output = Result<(), StreamError>> {
-        attempt((self.open)(self.value, self.resume, n), self.queue)
+        self.candidate.mark_attempt(self.began);
+        attempt(
+            (self.open)(&self.candidate.value, self.resume, n),
+            self.queue,
+        )
     }
 }
 
@@ -121,9 +128,11 @@ impl<C> Fallback<C> {
                     continue;
                 };
                 before_last = spoke.clone();
+                let began = AtomicU64::new(0);
                 let on_candidate = OnCandidate {
                     open: &mut open,
-                    value: &self.candidates[index].value,
+                    candidate: &self.candidates[index],
+                    began: &began,
                     resume: spoke.text.as_deref(),
                     queue: &sink,
                 };
@@ -141,7 +150,7 @@ impl<C> Fallback<C> {
                 {
                     spoke.add(e);
                 }
-                let answer = call.after(index, outcome);
+                let answer = call.after(index, outcome, began.into_inner());
                 if let Some(store) = &self.store {
                     let shared = call.to_share.take();
                     self.share_cooldown(&**store, shared).await;
