@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_error::recover::{Limit, LocalStore, Pacer, Store};
+use agent_error::recover::{Cost, Limit, LocalStore, Pacer, Store};
 use http::HeaderMap;
 
 #[path = "support/rate_limited.rs"]
@@ -302,4 +302,60 @@ async fn acquire_never_waits_past_max_wait_with_a_slow_store() {
             "{acquired:?} after {took:?}"
         );
     }
+}
+
+/// At the limit, again and again: four tasks of 15 calls each against a bucket of 20
+/// requests refilled at 10 a second, one pacer reading OpenAI's headers (what remains
+/// floored, resets in whole milliseconds rounded up) on every answer. Calls go before any
+/// header is read, so the first burst may meet one 429; after, none. Eight runs at once
+/// (a busy machine delays some answers more than others), each held to that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_limit_a_pacer_fed_by_headers_meets_no_429_after_its_first_burst() {
+    let setup = Setup {
+        requests: Bucket::per(20, Duration::from_secs(2)),
+        tokens: Bucket::per(1_000_000, SECOND),
+        headers: Headers::OpenAi,
+        latency: Duration::from_millis(10),
+    };
+    let runs = (0..8).map(|_| async move {
+        let provider = Provider::start(setup).await;
+        let pacer = Pacer::new();
+        let client = reqwest::Client::new();
+        let tasks = (0..4).map(|_| {
+            let (pacer, client, url) = (pacer.clone(), client.clone(), provider.url().to_owned());
+            tokio::spawn(async move {
+                let mut done = 0;
+                while done < 15 {
+                    match pacer
+                        .reserve(KEY, Cost::request(), Duration::from_secs(5))
+                        .await
+                    {
+                        Ok(wait) => tokio::time::sleep(wait).await,
+                        Err(needed) => {
+                            tokio::time::sleep(needed).await;
+                            continue;
+                        }
+                    }
+                    let answer = client
+                        .post(&url)
+                        .body("{}")
+                        .send()
+                        .await
+                        .expect("an answer");
+                    pacer.observe_response(KEY, answer.status().as_u16(), answer.headers());
+                    done += u32::from(answer.status().is_success());
+                }
+            })
+        });
+        for task in tasks.collect::<Vec<_>>() {
+            task.await.expect("a task");
+        }
+        provider.counts()
+    });
+    let counts = futures_util::future::join_all(runs).await;
+    let limited: Vec<u64> = counts.iter().map(|c| c.limited).collect();
+    assert!(
+        limited.iter().all(|&n| n <= 1),
+        "429s of each run: {limited:?}"
+    );
 }

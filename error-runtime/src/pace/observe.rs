@@ -120,19 +120,30 @@ fn next_backoff(state: &mut KeyState) -> Duration {
 
 /// One limit as a bucket. A bucket (OpenAI, Anthropic) refills at
 /// `(limit − remaining − 1) / (reset + 1 ms)`, full again at the reset less the rounding of
-/// both numbers (see [`ROUNDING_UNITS`]); a window of a known quota holds
-/// until its reset, then refills evenly over its length (the period the server says, else
-/// its reset; at least a second). A window whose quota or length is not known (an IETF
-/// item without a policy) refills at no known rate: `remaining` now, and the next at its
-/// reset, or with none after the short default. A limit not said is the largest known.
+/// both numbers (see [`ROUNDING_UNITS`]); where that margin leaves nothing to read (a limit
+/// of one, a bucket all but full) it holds what is left until the reset, when it is full
+/// again. A window of a known quota holds until its reset, then refills evenly over its
+/// length (the period the server says, else its reset; at least a second). A window whose
+/// quota or length is not known (an IETF item without a policy) refills at no known rate:
+/// `remaining` now, and the next at its reset, or with none after the short default. A
+/// reset said to be now (`0s`, a time past) is a limit whole again, whatever `remaining`
+/// was rounded to. A limit not said is the largest known.
 fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
-    let remaining = reading.remaining as f64;
     let capacity = reading
         .limit
         .map(|l| l as f64)
-        .unwrap_or_else(|| known.map_or(0.0, |b| b.capacity).max(remaining))
-        .max(remaining)
+        .unwrap_or_else(|| {
+            known
+                .map_or(0.0, |b| b.capacity)
+                .max(reading.remaining as f64)
+        })
+        .max(reading.remaining as f64)
         .max(1.0);
+    let remaining = if reading.reset == Some(Duration::ZERO) {
+        capacity
+    } else {
+        reading.remaining as f64
+    };
     let reset = reading.reset.unwrap_or(Duration::ZERO);
     if reading.window {
         let period = reading
@@ -150,6 +161,16 @@ fn to_report(reading: &LimitReading, known: Option<&Bucket>) -> BucketReport {
     // may be missing; the reset is written in whole milliseconds, so it may be up to one
     // later. Read either way, the refill is never faster than the provider's.
     let missing = capacity - remaining - ROUNDING_UNITS;
+    if reading.limit.is_some() && !reset.is_zero() && remaining < capacity && missing <= 0.0 {
+        // Less than the margin is missing: the refill cannot be read, but the bucket is
+        // full again at the reset (a limit of one: its one unit is back then).
+        return BucketReport {
+            capacity,
+            level: remaining,
+            rate: 0.0,
+            hold: reset,
+        };
+    }
     let rate = if reading.limit.is_some() && missing > 0.0 && !reset.is_zero() {
         missing / (reset + ROUNDING_RESET).as_secs_f64()
     } else {

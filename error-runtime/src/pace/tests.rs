@@ -374,6 +374,79 @@ mod headers {
         assert_eq!(pacer.adaptive_rate(KEY), None);
     }
 
+    /// A free tier's limit of one: none left, full again in 1m30.5s. The next call waits
+    /// for the reset (past a minute's `max_wait`, so it is a `rate_limit` at once), not for
+    /// the short probe of a refill that was not told.
+    #[test]
+    fn a_limit_of_one_waits_for_its_reset() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "1"),
+                ("x-ratelimit-remaining-requests", "0"),
+                ("x-ratelimit-reset-requests", "1m30.5s"),
+            ]),
+        );
+        assert_eq!(
+            pacer.try_acquire(KEY, Cost::request()),
+            Err(ms(90_500)),
+            "the reset is when the one request is back"
+        );
+        let refused = block_on_ready(pacer.acquire(KEY, Cost::request())).unwrap_err();
+        assert_eq!(refused.code(), crate::codes::RATE_LIMIT);
+        assert_eq!(refused.retry_after(), Some(ms(90_500)));
+        clock.advance(ms(90_500));
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        // Its answer says the same again: the next waits for that reset.
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "1"),
+                ("x-ratelimit-remaining-requests", "0"),
+                ("x-ratelimit-reset-requests", "1m30s"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(90_000)));
+    }
+
+    /// Almost full, so that the margin for rounding leaves no refill to read: the reset is
+    /// when the bucket is full again, and what is left goes now.
+    #[test]
+    fn a_bucket_almost_full_is_full_again_at_its_reset() {
+        let clock = ManualClock::new();
+        let pacer = Pacer::new().with_clock(clock.clone());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "20"),
+                ("x-ratelimit-remaining-requests", "19"),
+                ("x-ratelimit-reset-requests", "100ms"),
+            ]),
+        );
+        for _ in 0..19 {
+            assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        }
+        assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(100)));
+    }
+
+    /// "Spent, but back now": none left, full again in `0s` (a case of OpenAI's own
+    /// documentation). The next call goes at once.
+    #[test]
+    fn a_spent_budget_whose_reset_is_now_lets_the_next_call_go() {
+        let pacer = Pacer::new().with_clock(ManualClock::new());
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-tokens", "10000"),
+                ("x-ratelimit-remaining-tokens", "0"),
+                ("x-ratelimit-reset-tokens", "0s"),
+            ]),
+        );
+        assert_eq!(pacer.try_acquire(KEY, Cost::tokens(100)), Ok(()));
+    }
+
     /// A peer's number (the usage in a response body, a caller's estimate) is bounded by the
     /// bucket: however large, the key waits at most about a window and a bucket, never
     /// years, and a full report afterwards is believed once that time passed.
