@@ -166,6 +166,28 @@ async fn transports_and_unreadable_bodies() {
     );
 }
 
+/// A 200 is not an error body: one genai cannot read is output that could not be read,
+/// whatever the model's text says.
+#[tokio::test]
+async fn a_success_whose_body_cannot_be_read_is_never_read_for_phrases() {
+    let bodies = [
+        "rate limit exceeded",
+        "Error: insufficient_quota, you exceeded your current quota",
+        "The model is overloaded. Please try again in 30s.",
+        r#"{"error":{"type":"insufficient_quota","message":"rate limit exceeded""#,
+    ];
+    for body in bodies {
+        for content_type in ["application/json", "text/plain"] {
+            let e = openai_call(Script::status(200, body).content_type(content_type)).await;
+            assert_eq!(
+                verdict(&e),
+                ("invalid_output".into(), true, Recovery::Retry, None),
+                "{content_type} {body}: {e:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn configuration_and_credentials() {
     let iden = ModelIden::new(AdapterKind::OpenAI, "gpt-4o-mini");

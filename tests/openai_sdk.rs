@@ -288,6 +288,32 @@ async fn a_body_that_cannot_be_read_is_invalid_output_tried_once_more() {
     server.abort();
 }
 
+/// A 200 is not an error body: whatever the text async-openai could not read says, it is
+/// output that could not be read, tried once more, never a rate limit or a spent quota.
+#[tokio::test]
+async fn a_success_whose_body_cannot_be_read_is_never_read_for_phrases() {
+    let bodies = [
+        "rate limit exceeded",
+        "Error: insufficient_quota, you exceeded your current quota",
+        "The model is overloaded. Please try again in 30s.",
+        r#"{"error":{"type":"insufficient_quota","message":"rate limit exceeded""#,
+    ];
+    for body in bodies {
+        let (addr, fake, server) =
+            serve(vec![(200, body.to_string()), (200, body.to_string())]).await;
+        let err = chat(addr).await.unwrap_err();
+        assert!(matches!(err, OpenAIError::JSONDeserialize(..)), "{err:?}");
+        let c = classify(&err).unwrap();
+        assert_eq!(
+            (c.code(), c.is_retryable(), c.retry_after()),
+            (codes::INVALID_OUTPUT, true, None),
+            "{body}"
+        );
+        assert_eq!(fake.hits.load(Ordering::SeqCst), 2, "{body}");
+        server.abort();
+    }
+}
+
 #[tokio::test]
 async fn a_rate_limit_without_its_header_waits_what_its_message_says() {
     let limited = openai_error(

@@ -162,6 +162,32 @@ async fn transports_and_unreadable_replies() {
     );
 }
 
+/// A 200 is not an error body: a reply rig could not read is output that could not be read,
+/// whatever the model's text in it says, and so is a chunk cut short.
+#[tokio::test]
+async fn a_success_whose_body_cannot_be_read_is_never_read_for_phrases() {
+    let bodies = [
+        "rate limit exceeded",
+        "Error: insufficient_quota, you exceeded your current quota",
+        "The model is overloaded. Please try again in 30s.",
+        r#"{"error":{"type":"insufficient_quota","message":"rate limit exceeded""#,
+    ];
+    for body in bodies {
+        for content_type in ["application/json", "text/plain"] {
+            let e = openai_call(Script::status(200, body).content_type(content_type)).await;
+            assert_eq!(
+                verdict(&e),
+                ("invalid_output".into(), true, Recovery::Retry, None),
+                "{content_type} {body}: {e:?}"
+            );
+        }
+    }
+    let broken = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"rate limit exceeded, insufficient_quota\"}\n\n";
+    let (_, e) =
+        stream_failure(Script::ok(Framing::Chunked).send_all([text("Hel"), broken.into()])).await;
+    assert_eq!(verdict(&e).0, "invalid_output", "{e:?}");
+}
+
 #[test]
 fn what_the_request_and_a_relay_say() {
     let e = ProviderError::request("no model");

@@ -284,6 +284,24 @@ async fn without_a_watch_an_error_event_is_classified_as_its_body() {
     assert_eq!(c.code(), codes::INVALID_OUTPUT);
 }
 
+/// A chunk that is not whole JSON is the model's output broken, never an error body: the
+/// text in it is not read for phrases, watched or not.
+#[tokio::test]
+async fn a_broken_chunk_is_never_read_for_phrases() {
+    let broken = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"rate limit exceeded, insufficient_quota\"}\n\n";
+    let e = first_error(Script::ok(Framing::Chunked).send_all([role(), broken.into()])).await;
+    let c = agent_error::classify(&e).expect("classified");
+    assert_eq!(c.code(), codes::INVALID_OUTPUT, "{e:?}");
+    let read =
+        stream(Script::ok(Framing::Chunked).send_all([role(), broken.into(), DONE.into()])).await;
+    let e = read.end.expect("a failure");
+    assert_eq!(
+        (e.code(), e.is_retryable()),
+        (codes::STREAM_INTERRUPTED, true),
+        "{e:?}"
+    );
+}
+
 #[tokio::test]
 async fn without_a_watch_a_cut_stream_is_interrupted() {
     let e = first_error(

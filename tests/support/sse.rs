@@ -83,6 +83,12 @@ impl Script {
         }
     }
 
+    /// The body's `content-type` instead of the one the script began with.
+    pub fn content_type(mut self, value: &str) -> Script {
+        self.headers.retain(|(name, _)| name != "content-type");
+        self.header("content-type", value)
+    }
+
     pub fn header(mut self, name: &str, value: &str) -> Script {
         self.headers.push((name.into(), value.into()));
         self

@@ -152,16 +152,14 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
         phrase: message.and_then(phrases).or(upstream.phrase),
         generic: names(json, Weight::Generic).or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
-        // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds).
+        // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds, saturating
+        // as a message's wait does: an absurd one ends the run at `max_wait`).
         retry_delay: error
             .details
             .retry_delays
             .iter()
             .find_map(|delay| duration::protobuf(delay))
-            .or_else(|| {
-                let seconds = json.estimated_time.filter(|s| *s >= 0.0)?;
-                Duration::try_from_secs_f64(seconds).ok()
-            }),
+            .or_else(|| json.estimated_time.and_then(delay::saturating)),
         message_delay: message.and_then(delay::in_message),
         status,
         cancelled: error.status.as_deref() == Some(CANCELLED),

@@ -7,11 +7,13 @@ use std::time::Duration;
 /// The most of a message searched for the delay, in bytes.
 const SEARCHED: usize = 4096;
 
-/// The longest delay read from a message: a longer one is not believed. Anything up to it is
-/// read as the server wrote it, so that the retrier's own `max_wait` ends a run the server
-/// put days away (OpenAI has written "Please try again in 114h18m0s") instead of retrying
-/// it on backoff.
-const LONGEST: Duration = Duration::from_secs(31 * 24 * 60 * 60);
+/// The longest delay read from a message or a body's field: anything up to it is read as the
+/// server wrote it, and a longer one (or one too large for a `Duration`) saturates at it.
+/// Either way the retrier's own `max_wait` ends a run the server put days away (OpenAI has
+/// written "Please try again in 114h18m0s") instead of retrying it on backoff; what keeps a
+/// wait for others (a pacer's pause, a shared store, a fallback's cooldown) holds it far
+/// shorter.
+pub(super) const LONGEST: Duration = Duration::from_secs(31 * 24 * 60 * 60);
 
 /// The words a delay follows, in lowercase.
 const LEADS: [&str; 4] = [
@@ -25,7 +27,8 @@ const LEADS: [&str; 4] = [
 /// after" (any case): a
 /// decimal number of `ms`, `s`, `m` or `h`, or of milliseconds, seconds, minutes or hours
 /// spelt out, with Go's compound form read whole (`"1m30s"`, `"6m0s"`). `None` when the
-/// message has none, or the number is not a plain decimal, or the delay is longer than 31 days.
+/// message has none, or the number is not a plain decimal (no sign, no exponent); a delay
+/// longer than 31 days is 31 days ([`saturating`]).
 ///
 /// ```ignore
 /// assert_eq!(in_message("Please try again in 11.054s."), Some(Duration::from_millis(11_054)));
@@ -45,8 +48,17 @@ pub(crate) fn in_message(message: &str) -> Option<Duration> {
         };
         (seconds, rest, compact) = (seconds + part, after, more);
     }
-    let delay = Duration::try_from_secs_f64(seconds).ok()?;
-    (delay <= LONGEST).then_some(delay)
+    saturating(seconds)
+}
+
+/// `seconds` as a delay of at most [`LONGEST`]: a wait too long to believe, however large
+/// (infinite included), is a very long wait, never a reason to retry at once. `None` for a
+/// negative number or NaN, which mean no wait at all.
+pub(super) fn saturating(seconds: f64) -> Option<Duration> {
+    if seconds.is_nan() || seconds < 0.0 {
+        return None;
+    }
+    Some(Duration::try_from_secs_f64(seconds).map_or(LONGEST, |delay| delay.min(LONGEST)))
 }
 
 /// One number and its unit at the start of `text`: the seconds it stands for, the text after
@@ -77,6 +89,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const LONGEST_MS: u64 = 31 * 24 * 60 * 60 * 1000;
+
     #[test]
     fn reads_the_providers_phrasings() {
         let cases = [
@@ -95,7 +109,14 @@ mod tests {
             ("try again in 250 milliseconds", Some(250)),
             ("try again in 3 minutes", Some(180_000)),
             ("Please try again later.", None),
-            ("try again in 99999999h", None),
+            ("try again in 99999999h", Some(LONGEST_MS)),
+            ("Please try again in 744h.", Some(LONGEST_MS)),
+            ("Please try again in 1080h.", Some(LONGEST_MS)),
+            ("retry in 5000000000s", Some(LONGEST_MS)),
+            ("try again in 2678400.001s", Some(LONGEST_MS)),
+            ("try again in -5s", None),
+            ("try again in 1.2.3s", None),
+            ("try again in 1e30s", None),
             ("Please try again in 114h18m0s.", Some(411_480_000)),
             ("please try again after 1 seconds", Some(1_000)),
             ("Please retry after 22 seconds", Some(22_000)),
@@ -112,12 +133,35 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_number_too_large_saturates_and_a_negative_one_is_no_wait() {
+        assert_eq!(saturating(2.5), Some(Duration::from_millis(2_500)));
+        for seconds in [2_678_400.5, 1e19, 1e20, f64::MAX, f64::INFINITY] {
+            assert_eq!(saturating(seconds), Some(LONGEST), "{seconds}");
+        }
+        for seconds in [-1.0, -0.5, f64::NEG_INFINITY, f64::NAN] {
+            assert_eq!(saturating(seconds), None, "{seconds}");
+        }
+    }
+
     proptest! {
         #[test]
         fn never_panics_and_never_believes_more_than_a_month(text in "\\PC{0,64}", tail in "[0-9.]{0,12}[a-z ]{0,3}([0-9.]{0,4}[a-z]{0,2}){0,3}") {
             let message = format!("{text}try again in {tail}");
             if let Some(delay) = in_message(&message) {
                 prop_assert!(delay <= LONGEST);
+            }
+        }
+
+        #[test]
+        fn a_wait_too_long_to_believe_saturates(digits in "[1-9][0-9]{7,400}", unit in "(ms|s|m|h| seconds| hours)") {
+            // Eight digits or more of any unit is over a month, or (in milliseconds) close
+            // to one: never dropped, which would retry at once.
+            let message = format!("Please try again in {digits}{unit}.");
+            let delay = in_message(&message);
+            prop_assert!(delay.is_some(), "{message}");
+            if unit != "ms" {
+                prop_assert_eq!(delay, Some(LONGEST));
             }
         }
     }

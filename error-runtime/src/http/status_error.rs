@@ -198,7 +198,9 @@ impl StatusError {
     ///
     /// The wait of a failure that is retried, first found: the headers above, a field of the
     /// body (Google's `RetryInfo.retryDelay`, Hugging Face's `estimated_time`), the message's
-    /// text ("Please try again in 11.054s"), OpenAI's rate-limit reset.
+    /// text ("Please try again in 11.054s"), OpenAI's rate-limit reset. A wait from the
+    /// message or from `estimated_time` longer than 31 days (or too large to hold) is 31 days:
+    /// a very long wait, which ends a run at its `max_wait` instead of being retried at once.
     ///
     /// ```
     /// use std::time::Duration;
@@ -671,6 +673,53 @@ impl Catalog for StatusError {
 #[cfg(test)]
 mod tests {
     use super::StatusError;
+    use crate::retry::{Retrier, Stop};
+    use std::time::Duration;
+
+    /// How a run of a retrier with a `max_wait` of a minute ends on a 503 with `body`: its
+    /// attempts and its stop.
+    fn run_on_503(body: &str) -> (u32, Stop) {
+        let retrier = Retrier::new().max_wait(Duration::from_secs(60));
+        let outcome = retrier.run_detailed_with_sleep(
+            |_| {
+                Err::<(), _>(StatusError::from_parts(
+                    503u16,
+                    &::http::HeaderMap::new(),
+                    body,
+                ))
+            },
+            |_| {},
+        );
+        (outcome.attempts, outcome.stop)
+    }
+
+    #[test]
+    fn a_wait_in_the_message_too_long_to_believe_ends_the_run() {
+        let huge = format!("Please try again in 1{}s.", "0".repeat(30));
+        for message in [
+            "Please try again in 720h.",
+            "Please try again in 1080h.",
+            "Service unavailable, retry in 5000000000s",
+            "try again in 99999999h",
+            &huge,
+        ] {
+            let body = format!(r#"{{"error":{{"message":"{message}","type":"server_error"}}}}"#);
+            assert_eq!(run_on_503(&body), (1, Stop::WaitTooLong), "{message}");
+            assert_eq!(run_on_503(message), (1, Stop::WaitTooLong), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_estimated_time_too_long_to_believe_ends_the_run() {
+        for seconds in ["1e19", "1e20", "1e308", "1.7976931348623157e308"] {
+            let body =
+                format!(r#"{{"error":"Model is currently loading","estimated_time":{seconds}}}"#);
+            assert_eq!(run_on_503(&body), (1, Stop::WaitTooLong), "{seconds}");
+        }
+        // A negative time is not a wait: the 503 is retried on backoff.
+        let body = r#"{"error":"Model is currently loading","estimated_time":-1}"#;
+        assert_eq!(run_on_503(body).1, Stop::AttemptsExhausted);
+    }
 
     /// A `Result<T, StatusError>` stays under clippy's `result_large_err` threshold (128
     /// bytes): what a response rarely says lives behind one box.

@@ -144,6 +144,24 @@ fn a_retry_after_pauses_the_key() {
     );
 }
 
+/// A message's wait too long to believe pauses the key, as a long `Retry-After` does, and
+/// no longer than any pause from a peer.
+#[cfg(feature = "http")]
+#[test]
+fn a_wait_too_long_to_believe_pauses_the_key_for_at_most_the_longest_hold() {
+    let pacer = Pacer::new().with_clock(ManualClock::new());
+    for message in ["Please try again in 1080h.", "retry in 5000000000s"] {
+        let throttled =
+            crate::http::StatusError::from_parts(429u16, &http::HeaderMap::new(), message);
+        pacer.failed(KEY, &throttled);
+        assert_eq!(
+            pacer.try_acquire(KEY, Cost::request()),
+            Err(crate::store::MAX_HOLD),
+            "{message}"
+        );
+    }
+}
+
 #[test]
 fn at_most_max_keys_are_kept() {
     let pacer = Pacer::new().with_clock(ManualClock::new()).max_keys(8);

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `HttpError`, `WebModelCall` / `WebAdapterCall` with `ResponseFailedStatus` (status, headers, body) | as [`StatusError::from_parts`] reads a response: `Retry-After`, `retry-after-ms` and `x-should-retry` from the headers genai keeps, then the order of evidence over the status and the body (429 `rate_limit` with its wait, `insufficient_quota` → `budget_exhausted`, a context overflow → `context_overflow`, 529 → `provider_unavailable`, …) |
 //! | `WebModelCall` / `WebAdapterCall` with `Reqwest` | as `reqwest` classifies the transport error: a timeout `timeout`, a refused connection `provider_unavailable`, both retried |
-//! | `ResponseFailedNotJson`, `ResponseFailedInvalidJson` | the body read as an error body without a status ([`classify_body`]), else `invalid_output` (retried once) |
+//! | `ResponseFailedNotJson`, `ResponseFailedInvalidJson` (a success status whose body is not JSON, or is broken JSON) | `invalid_output` (retried once): a 200 is not an error body, and its text (the model's own) is never read for phrases |
 //! | `ChatResponse` (a stream's error event) | its body read as an error body, else `stream_interrupted` |
 //! | `WebStream` (the stream's transport) | its cause: a failed response as above, genai's header or read timeout `timeout`, a `reqwest::Error` as `reqwest` classifies it, anything else `stream_interrupted` |
 //! | `StreamParse`, `NoChatResponse`, `InvalidJsonResponseElement`, `ChatResponseGeneration`, `SerdeJson`, `JsonValueExt` | `invalid_output`: the provider's output could not be read (retried once) |
@@ -135,21 +135,19 @@ fn classify_web(e: &genai::webc::Error) -> Option<Classification> {
         } => Some(Classification::classification_of(&status_error(
             *status, headers, body,
         ))),
-        Web::ResponseFailedNotJson { body, .. } | Web::ResponseFailedInvalidJson { body, .. } => {
-            Some(body_or(
-                body,
-                INVALID_OUTPUT,
-                "the response could not be read",
-            ))
-        }
-        Web::Reqwest(transport) => {
-            agent_error_runtime::classify(transport).map(|c| Classification::classification_of(&*c))
-        }
-        Web::JsonValueExt(_) => Some(Classification::new(
+        // genai raises these only on a success status (a failed one is
+        // `ResponseFailedStatus`): a 200 is not an error body, and the model's own text is
+        // never read for phrases.
+        Web::ResponseFailedNotJson { .. }
+        | Web::ResponseFailedInvalidJson { .. }
+        | Web::JsonValueExt(_) => Some(Classification::new(
             OP,
             INVALID_OUTPUT,
             "the response could not be read",
         )),
+        Web::Reqwest(transport) => {
+            agent_error_runtime::classify(transport).map(|c| Classification::classification_of(&*c))
+        }
     }
 }
 

@@ -8,9 +8,9 @@
 //! | `Reqwest` | left to its cause, the `reqwest::Error` (feature `reqwest`): timeout → `timeout`, connect → `provider_unavailable`, both retried |
 //! | `InvalidArgument` | `invalid_input`: the request could not be built |
 //! | `Boxed` (from a tower middleware) | the boxed error's own classification |
-//! | `JSONDeserialize(_, data)`: a stream's error event (`data: {"error": …}`) or a body async-openai could not read | the data read as an error body without a status ([`classify_body`]): `server_error` → `provider_unavailable`, `rate_limit_exceeded` → `rate_limit`, …; data that is no error document → `invalid_output` (the provider's output could not be read: retried once) |
+//! | `JSONDeserialize(_, data)`: a stream's error event (`data: {"error": …}`) or a body async-openai could not read | data that is whole JSON read as an error body without a status ([`classify_body`]): `server_error` → `provider_unavailable`, `rate_limit_exceeded` → `rate_limit`, …; anything else → `invalid_output` (the provider's output could not be read: retried once). Data that is not JSON (a 200's body that is no JSON or broken JSON, a chunk cut short) is never read for phrases: async-openai drops the status, and a success's text is the model's own |
 //! | `StreamError(EventStream)`: the stream's transport failed or its bytes broke | `stream_interrupted` (retried) |
-//! | `StreamError(UnknownEvent)` | its data read as an error body, else `invalid_output` |
+//! | `StreamError(UnknownEvent)` | its data read as an error body when it is whole JSON, else `invalid_output` |
 //! | file errors | unclassified, not retried |
 //!
 //! A stream's failure classified on its own does not know what the stream had delivered:
@@ -105,10 +105,19 @@ pub fn client<C: Config>(config: C, http: reqwest::Client) -> ::async_openai::Cl
     ::async_openai::Client::with_config(config).with_http_service(ReqwestService::new(http))
 }
 
-/// Data async-openai could not read, classified as the error body it may be, else as
+/// Data async-openai could not read, read as the error document it may be: only when it is
+/// whole JSON. async-openai drops the status, and data that is not JSON may be a success's
+/// body or a chunk cut short, the model's own text: a 200 is not an error body, and such text
+/// is never read for phrases.
+pub(crate) fn error_document(data: &str) -> Option<StatusError> {
+    serde_json::from_str::<serde_json::Value>(data).ok()?;
+    classify_body(data)
+}
+
+/// Data async-openai could not read, classified as the error document it may be, else as
 /// output that could not be read.
 fn unreadable(data: &str, what: &'static str) -> agent_error_runtime::Error {
-    match classify_body(data) {
+    match error_document(data) {
         Some(e) => agent_error_runtime::Error::classification_of(&e.with_op(OP)),
         None => agent_error_runtime::Error::new(OP, INVALID_OUTPUT, what),
     }

@@ -50,7 +50,8 @@ use serde::Serialize;
 ///   such as OpenRouter's `"error"`) arrives as `JSONDeserialize` too: its data is read as
 ///   an error event would be (OpenRouter's `"error"` is `stream_interrupted`), and if it
 ///   is no error, the stream ends there in `stream_interrupted`, since the chunk cannot be
-///   yielded. Its text, never yielded, is not counted as delivered nor kept.
+///   yielded. Its text, never yielded, is not counted as delivered nor kept, and a chunk
+///   that is not whole JSON (cut short) is never read for phrases: its text is the model's.
 ///
 /// ```no_run
 /// # async fn chat(
@@ -217,9 +218,8 @@ impl<S> Watched<S> {
     fn failure(&mut self, err: OpenAIError) -> StreamError {
         // What async-openai could not read was never yielded: it is read only for the error
         // it may carry, so that its text never counts as delivered.
-        let error_document = |data: &str| {
-            agent_error_runtime::http::classify_body(data).map(|_| Event::new("error", data))
-        };
+        let error_document =
+            |data: &str| crate::error_document(data).map(|_| Event::new("error", data));
         let event = match &err {
             OpenAIError::JSONDeserialize(_, data) => {
                 error_document(data).or_else(|| stop_only(data))

@@ -10,11 +10,11 @@
 //! | `ProviderError` | classification |
 //! |---|---|
 //! | `ProviderResponse`, `InvalidAuthentication`, `CacheExpired` with a failed status | as [`StatusError::from_parts`] reads a response: `Retry-After`, `retry-after-ms` and `x-should-retry` from the headers rig keeps, the order of evidence over the status and the body, the provider's request id |
-//! | the same without a status (an error event in a stream) or with a 2xx (an error envelope) | the body read as an error body without a status ([`classify_body`]): Anthropic's `overloaded_error` → `provider_unavailable`, OpenAI's `server_error` → `provider_unavailable`, … (rig itself calls these not retryable); a body that says nothing known → `stream_interrupted` |
+//! | the same without a status (an error event in a stream) or with a 2xx (an error envelope: JSON that rig recognised as an error by its shape) | the body read as an error body without a status ([`classify_body`]): Anthropic's `overloaded_error` → `provider_unavailable`, OpenAI's `server_error` → `provider_unavailable`, … (rig itself calls these not retryable); a body that says nothing known → `stream_interrupted` |
 //! | a reply rig marks as a refusal | `content_filtered` |
 //! | `Http` (the transport) | its `reqwest::Error` as `reqwest` classifies it (a timeout `timeout`, a refused connection `provider_unavailable`); a reply kept in it as above; a content type that is not an event stream `invalid_output`; a request that could not be sent `invalid_input` |
 //! | `Truncated` (the reply stopped before the provider ended it) | `stream_interrupted` (retried) |
-//! | `Json`, `Response`, `MismatchedDimensions` | `invalid_output` (the provider's output could not be read: retried once) |
+//! | `Json`, `Response`, `MismatchedDimensions` | `invalid_output` (the provider's output could not be read: retried once); a 200 whose body is no JSON or broken JSON, or a chunk cut short, is one of these, and its text (the model's own) is never read for phrases |
 //! | `Url`, `Request`, `UnsupportedOption` | `invalid_input` |
 //! | `Provider` (a message without the reply) | its message read as an error body, else unclassified |
 //! | `Relayed` (a report relayed over rig's effect bus) | the reply it kept, else its status, else its own `retryable` |
