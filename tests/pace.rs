@@ -308,7 +308,9 @@ async fn acquire_never_waits_past_max_wait_with_a_slow_store() {
 /// requests refilled at 10 a second, one pacer reading OpenAI's headers (what remains
 /// floored, resets in whole milliseconds rounded up) on every answer. Calls go before any
 /// header is read, so the first burst may meet one 429; after, none. Eight runs at once
-/// (a busy machine delays some answers more than others), each held to that.
+/// (a busy machine delays some answers more than others), half of them sharing their
+/// budget through a store, each held to that. The calls made before the first answer are
+/// on their way when it comes: the budget it tells is short of them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_the_limit_a_pacer_fed_by_headers_meets_no_429_after_its_first_burst() {
     let setup = Setup {
@@ -317,9 +319,14 @@ async fn at_the_limit_a_pacer_fed_by_headers_meets_no_429_after_its_first_burst(
         headers: Headers::OpenAi,
         latency: Duration::from_millis(10),
     };
-    let runs = (0..8).map(|_| async move {
+    let runs = (0..8).map(|run| async move {
         let provider = Provider::start(setup).await;
-        let pacer = Pacer::new();
+        // Half of the runs share their budget through a store, leasing from it.
+        let pacer = if run % 2 == 0 {
+            Pacer::new()
+        } else {
+            Pacer::new().shared_in(Arc::new(LocalStore::new()))
+        };
         let client = reqwest::Client::new();
         let tasks = (0..4).map(|_| {
             let (pacer, client, url) = (pacer.clone(), client.clone(), provider.url().to_owned());

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::store::{
     Bucket, BucketReport, Clock, Dimension, DimensionStep, PaceAnswer, PaceStep, PaceStore,
-    SystemClock, nanos,
+    SystemClock, Unmetered, nanos,
 };
 
 mod adaptive;
@@ -228,6 +228,9 @@ struct KeyState {
     cut_at: u64,
     /// The last touch of the key in its shard (see [`keys`]).
     touched: u64,
+    /// Per dimension, what was reserved while no bucket of it was known: calls on their
+    /// way, which the first report may not count yet (the bucket it makes is short of them).
+    unmetered: [Unmetered; 4],
 }
 
 impl KeyState {
@@ -925,6 +928,11 @@ fn reserve_in(
     }
     let share = state.taken_share();
     let wait = crate::store::reserve(&mut state.buckets, units, before, max_wait, now, share)?;
+    for ((bucket, unmetered), &take) in state.buckets.iter().zip(&mut state.unmetered).zip(units) {
+        if bucket.is_none() {
+            unmetered.add(take, now);
+        }
+    }
     if adaptive {
         state.adaptive.take();
         state.adaptive.sent(now);

@@ -77,9 +77,14 @@ impl Pacer {
                 let report = to_report(&reading, state.buckets[d].as_ref());
                 state.reported = true;
                 let share = state.taken_share();
+                let known = state.buckets[d].is_some();
                 let bucket = state.buckets[d].get_or_insert_with(Bucket::default);
                 bucket.refill_share(now, share);
                 bucket.report(&report, now);
+                if !known {
+                    // The calls that went while no limit was known are on their way.
+                    bucket.made_after(state.unmetered[d].take(now), now);
+                }
                 if shared {
                     state.pending[d] = Some(report);
                     // The response's count is newer than what this replica spent and has

@@ -449,6 +449,26 @@ mod headers {
         assert_eq!(pacer.try_acquire(KEY, Cost::request()), Err(ms(100)));
     }
 
+    /// The calls that went before any answer told the limit are on their way when the
+    /// first answer comes: the budget it tells is short of them.
+    #[test]
+    fn the_first_limit_known_is_short_of_the_calls_that_went_before_it() {
+        let pacer = Pacer::new().with_clock(ManualClock::new());
+        for _ in 0..4 {
+            assert_eq!(pacer.try_acquire(KEY, Cost::request()), Ok(()));
+        }
+        // Written when the first of the four had arrived.
+        pacer.observe(
+            KEY,
+            &headers(&[
+                ("x-ratelimit-limit-requests", "20"),
+                ("x-ratelimit-remaining-requests", "19"),
+                ("x-ratelimit-reset-requests", "100ms"),
+            ]),
+        );
+        assert_eq!(pacer.remaining(KEY, Dimension::Requests), Some(16.0));
+    }
+
     /// "Spent, but back now": none left, full again in `0s` (a case of OpenAI's own
     /// documentation). The next call goes at once.
     #[test]

@@ -456,7 +456,7 @@ pub(crate) struct Unmetered {
 
 impl Unmetered {
     /// Counts `units` reserved now with no bucket to reserve them from.
-    fn add(&mut self, units: f64, now: u64) {
+    pub(crate) fn add(&mut self, units: f64, now: u64) {
         if !(units.is_finite() && units > 0.0) {
             return;
         }
@@ -470,7 +470,7 @@ impl Unmetered {
     }
 
     /// The units counted lately, and none kept after.
-    fn take(&mut self, now: u64) -> f64 {
+    pub(crate) fn take(&mut self, now: u64) -> f64 {
         let units = if now.saturating_sub(self.since) < nanos(IN_FLIGHT) {
             self.units
         } else {
@@ -485,7 +485,7 @@ impl Bucket {
     /// A bucket just made (by a first report or a configured limit) counts what was
     /// reserved before it, while no limit was known: at most its capacity less those units
     /// is left, and they are calls on their way that a later report may not count yet.
-    fn made_after(&mut self, unmetered: f64, now: u64) {
+    pub(crate) fn made_after(&mut self, unmetered: f64, now: u64) {
         if unmetered > 0.0 {
             self.level = self
                 .level

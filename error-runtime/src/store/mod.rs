@@ -46,7 +46,7 @@ mod pause;
 pub use budget::BudgetStore;
 #[cfg(feature = "recover")]
 pub(crate) use {
-    bucket::{Bucket, Dimension, reserve},
+    bucket::{Bucket, Dimension, Unmetered, reserve},
     circuit::CircuitState,
     clock::{Clock, SystemClock, nanos, seconds_text},
 };
