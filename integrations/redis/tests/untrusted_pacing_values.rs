@@ -284,7 +284,10 @@ async fn a_stored_number_out_of_range_neither_lifts_the_limit_nor_locks_the_key(
         // A level far below zero would lock the key for 25 hours.
         ("deep", bucket("20", "1", "-1e308", "0", "1")),
         // Below what reservations granted a wait of at most 25 hours can owe (20 + 90,000).
-        ("below what reservations owe", bucket("20", "1", "-90021", "0", "1")),
+        (
+            "below what reservations owe",
+            bucket("20", "1", "-90021", "0", "1"),
+        ),
         ("above its capacity", bucket("20", "1", "1e9", "0", "1")),
         // A rate that never fills the bucket, after a hold of almost 25 hours.
         (
