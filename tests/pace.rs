@@ -243,10 +243,11 @@ impl agent_error::store::WaitLimit for Slow {
 impl agent_error::store::PauseStore for Slow {
     fn pause<'a>(
         &'a self,
+        kind: agent_error::store::PauseKind,
         key: &'a str,
     ) -> agent_error::store::StoreFuture<'a, Option<agent_error::store::Pause>> {
         Box::pin(async move {
-            let pause = self.0.pause(key).await;
+            let pause = self.0.pause(kind, key).await;
             tokio::time::sleep(LATENCY).await;
             pause
         })
@@ -254,12 +255,13 @@ impl agent_error::store::PauseStore for Slow {
 
     fn set_pause<'a>(
         &'a self,
+        kind: agent_error::store::PauseKind,
         key: &'a str,
         wait: Duration,
         code: &'a str,
     ) -> agent_error::store::StoreFuture<'a, agent_error::store::Pause> {
         Box::pin(async move {
-            let pause = self.0.set_pause(key, wait, code).await;
+            let pause = self.0.set_pause(kind, key, wait, code).await;
             tokio::time::sleep(LATENCY).await;
             pause
         })

@@ -717,10 +717,15 @@ impl Pacer {
         // start at once (Redis) answers both in one round trip's time.
         let paused: crate::store::StoreFuture<'_, Option<crate::store::Pause>> = match announce {
             Some(wait) => {
-                let set = store.set_pause(key, wait, crate::codes::RATE_LIMIT);
+                let set = store.set_pause(
+                    crate::store::PauseKind::Pause,
+                    key,
+                    wait,
+                    crate::codes::RATE_LIMIT,
+                );
                 Box::pin(async move { Some(set.await) })
             }
-            None => store.pause(key),
+            None => store.pause(crate::store::PauseKind::Pause, key),
         };
         let sent = step;
         let answer = store.pace(key, step);

@@ -214,12 +214,14 @@ fn a_replica_whose_store_does_not_answer_paces_alone_with_its_share() {
     impl crate::store::PauseStore for Down {
         fn pause<'a>(
             &'a self,
+            _: crate::store::PauseKind,
             _: &'a str,
         ) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
             Box::pin(std::future::ready(None))
         }
         fn set_pause<'a>(
             &'a self,
+            _: crate::store::PauseKind,
             _: &'a str,
             _: Duration,
             _: &'a str,
@@ -254,17 +256,19 @@ impl crate::store::WaitLimit for Held {}
 impl crate::store::PauseStore for Held {
     fn pause<'a>(
         &'a self,
+        kind: crate::store::PauseKind,
         key: &'a str,
     ) -> crate::store::StoreFuture<'a, Option<crate::store::Pause>> {
-        self.inner.pause(key)
+        self.inner.pause(kind, key)
     }
     fn set_pause<'a>(
         &'a self,
+        kind: crate::store::PauseKind,
         key: &'a str,
         wait: Duration,
         code: &'a str,
     ) -> crate::store::StoreFuture<'a, crate::store::Pause> {
-        self.inner.set_pause(key, wait, code)
+        self.inner.set_pause(kind, key, wait, code)
     }
 }
 

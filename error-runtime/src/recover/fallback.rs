@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::chain::ErrorChain;
 use crate::pace::{Cost, PaceGate, Pacer};
 use crate::retry::{Gate, HandBack, MakeAttempt, Retrier, Stop};
-use crate::store::{Clock, PauseStore, SystemClock, block_on, nanos, seconds_text};
+use crate::store::{Clock, PauseKind, PauseStore, SystemClock, block_on, nanos, seconds_text};
 use crate::{AgentError, Recovery, RetryPolicy, codes};
 
 /// A boxed error: the default error type of [`FallbackError`] and [`Failure`].
@@ -231,18 +231,19 @@ impl<C> Fallback<C> {
         self
     }
 
-    /// Shares the cooldowns through `store`, keyed by the candidates' names under
-    /// `cooldown:` (`cooldown:gpt-4o`): a candidate that one replica put in cooldown is
+    /// Shares the cooldowns through `store`, keyed by the candidates' names as
+    /// [`PauseKind::Cooldown`]: a candidate that one replica put in cooldown is
     /// skipped by every replica using the same store until the deadline (the later one,
     /// when two replicas set it), plus this value's own positive jitter so that the fleet
     /// does not come back to it at one instant. The local cooldowns
     /// ([`cooling_for`](Self::cooling_for)) are still kept.
     ///
-    /// The prefix keeps a cooldown apart from a pause under the candidate's own name (a
-    /// server's `Retry-After` that a [`pacer`](Self::pacer) keyed by the candidate's name
-    /// shares in the same store): a pause is waited out, a cooldown only says "prefer
-    /// another candidate", and a candidate in cooldown is still tried at once when no
-    /// other answered.
+    /// A cooldown lives in a name space of its own, apart from every pause in the store
+    /// whatever its key: a server's `Retry-After` that a [`pacer`](Self::pacer) keyed by
+    /// the candidate's name shares, or a pause under a key a user spelled
+    /// `cooldown:gpt-4o`, never cools the candidate, nor does its cooldown pause them. A
+    /// pause is waited out, a cooldown only says "prefer another candidate", and a
+    /// candidate in cooldown is still tried at once when no other answered.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -322,7 +323,7 @@ impl<C> Fallback<C> {
         let mut waits = Vec::with_capacity(self.candidates.len());
         for c in &self.candidates {
             let wait = store
-                .pause(&cooldown_key(&c.name))
+                .pause(PauseKind::Cooldown, &c.name)
                 .await
                 .map(|p| p.wait(self.jitter))
                 .filter(|w| !w.is_zero());
@@ -339,7 +340,12 @@ impl<C> Fallback<C> {
     ) {
         if let Some((index, cooldown, code)) = shared {
             store
-                .set_pause(&cooldown_key(&self.candidates[index].name), cooldown, &code)
+                .set_pause(
+                    PauseKind::Cooldown,
+                    &self.candidates[index].name,
+                    cooldown,
+                    &code,
+                )
                 .await;
         }
     }
@@ -555,6 +561,9 @@ mod stream;
 #[cfg(test)]
 mod concurrent;
 
+#[cfg(test)]
+mod apart;
+
 /// A fallback's operation on one candidate, for the retrier's async loop: each attempt's
 /// future borrows the operation and the candidate.
 struct OnCandidate<'c, F, C> {
@@ -572,13 +581,6 @@ where
         self.candidate.mark_attempt(self.began);
         (self.op)(&self.candidate.value, attempt)
     }
-}
-
-/// The key a candidate's cooldown is shared under: `cooldown:<name>`, apart from the pauses
-/// a pacer or a retrier keyed by the candidate's name waits out (a cooldown is skipped while
-/// another candidate is healthy, never waited for).
-fn cooldown_key(name: &str) -> String {
-    format!("cooldown:{name}")
 }
 
 /// Whether a stream's failure moves a chain over streams on to the next candidate.

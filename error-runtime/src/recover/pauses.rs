@@ -5,17 +5,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::retry::{Gate, Turn};
-use crate::store::{PauseStore, StoreFuture, WaitLimit, seconds_text};
+use crate::store::{PauseKind, PauseStore, StoreFuture, WaitLimit, seconds_text};
 
 /// The pauses servers announce, shared through a [`PauseStore`] under one key: a
 /// [`Gate`](crate::retry::Gate) for a [`Retrier`](crate::retry::Retrier), so that what one
 /// replica met every replica waits out.
 ///
-/// Name what the server limits, such as `openai/acct-1/gpt-4o`. A failure whose error
-/// carries a `retry_after` sets the pause for every retrier on the same store and key (the
-/// later deadline wins); before each attempt, a run waits out the pause in force, plus a
-/// positive jitter of up to a fifth of it (at most 1 s) drawn for each wait, so that
-/// replicas do not all come back at the deadline's instant.
+/// Name what the server limits, such as `openai/acct-1/gpt-4o`; the pauses are kept as
+/// [`PauseKind::Pause`], apart from a [`Fallback`](crate::recover::Fallback)'s cooldowns
+/// whatever the key. A failure whose error carries a `retry_after` sets the pause for
+/// every retrier on the same store and key (the later deadline wins); before each
+/// attempt, a run waits out the pause in force, plus a positive jitter of up to a fifth of
+/// it (at most 1 s) drawn for each wait, so that replicas do not all come back at the
+/// deadline's instant.
 ///
 /// A pause read from the store obeys the caps a server's `retry_after` obeys: one that
 /// lasts longer than the run may wait is not waited, and the run ends before the attempt
@@ -72,7 +74,7 @@ impl WaitLimit for SharedPauses {
 impl Gate for SharedPauses {
     fn before<'a>(&'a self, turn: Turn<'a>) -> StoreFuture<'a, Result<Duration, crate::Error>> {
         Box::pin(async move {
-            let Some(pause) = self.store.pause(&self.key).await else {
+            let Some(pause) = self.store.pause(PauseKind::Pause, &self.key).await else {
                 return Ok(Duration::ZERO);
             };
             if pause.remaining > turn.may_wait() {
@@ -89,7 +91,9 @@ impl Gate for SharedPauses {
 
     fn share_pause<'a>(&'a self, wait: Duration, code: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            self.store.set_pause(&self.key, wait, code).await;
+            self.store
+                .set_pause(PauseKind::Pause, &self.key, wait, code)
+                .await;
         })
     }
 }

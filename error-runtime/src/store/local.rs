@@ -10,27 +10,29 @@ use super::bucket::{self, Bucket, Unmetered};
 use super::pause::max_jitter_of;
 use super::{
     BreakerRule, BudgetStore, CircuitState, CircuitStore, Clock, PaceAnswer, PaceStep, PaceStore,
-    Pause, PauseStore, StoreFuture, SystemClock, TrialToken, WaitLimit, nanos,
+    Pause, PauseKind, PauseStore, StoreFuture, SystemClock, TrialToken, WaitLimit, nanos,
 };
 
 /// The in-process [`Store`]: what `Fallback`, `CircuitBreaker` and the retrier keep
 /// without a shared store, as a value that several of them (or several tasks) can share.
 ///
 /// Every answer is immediate. Memory is bounded: at most [`capacity`](Self::capacity) keys
-/// of each kind (4,096 by default); when full, entries that carry nothing any more go
-/// first, then any, down to 15/16 of the capacity (a new key costs the same however many
-/// busy keys are kept).
+/// of each kind (pauses, cooldowns, circuits, budgets, pacing keys; 4,096 by default);
+/// when full, entries that carry nothing any more go first, then any, down to 15/16 of the
+/// capacity (a new key costs the same however many busy keys are kept).
 ///
 /// ```
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use agent_error::recover::{LocalStore, Store};
+/// use agent_error::store::PauseKind;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store: Arc<dyn Store> = Arc::new(LocalStore::new());
-/// store.set_pause("openai/acct-1/gpt-4o", Duration::from_secs(30), "rate_limit").await;
-/// store.set_pause("openai/acct-1/gpt-4o", Duration::from_secs(10), "rate_limit").await;
-/// let pause = store.pause("openai/acct-1/gpt-4o").await.unwrap();
+/// let key = "openai/acct-1/gpt-4o";
+/// store.set_pause(PauseKind::Pause, key, Duration::from_secs(30), "rate_limit").await;
+/// store.set_pause(PauseKind::Pause, key, Duration::from_secs(10), "rate_limit").await;
+/// let pause = store.pause(PauseKind::Pause, key).await.unwrap();
 /// assert!(pause.remaining > Duration::from_secs(29)); // the later deadline won
 /// # });
 /// ```
@@ -44,9 +46,20 @@ pub struct LocalStore {
 #[derive(Default)]
 struct Entries {
     pauses: HashMap<String, LocalPause>,
+    cooldowns: HashMap<String, LocalPause>,
     circuits: HashMap<String, LocalCircuit>,
     budgets: HashMap<String, u32>,
     paces: HashMap<String, PaceEntry>,
+}
+
+impl Entries {
+    /// The pauses of `kind`: each kind a map of its own, so that no key reaches another's.
+    fn of_kind(&mut self, kind: PauseKind) -> &mut HashMap<String, LocalPause> {
+        match kind {
+            PauseKind::Pause => &mut self.pauses,
+            PauseKind::Cooldown => &mut self.cooldowns,
+        }
+    }
 }
 
 /// A key's pacing buckets, and the replicas that stepped on it lately (id, when).
@@ -135,29 +148,26 @@ impl LocalStore {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The pause on `key` now (no future to poll).
-    pub fn pause_now(&self, key: &str) -> Option<Pause> {
+    /// The pause of `kind` on `key` now (no future to poll).
+    pub fn pause_now(&self, kind: PauseKind, key: &str) -> Option<Pause> {
         let now = self.now();
-        let entries = self.entries();
-        let p = entries.pauses.get(key)?;
+        let mut entries = self.entries();
+        let p = entries.of_kind(kind).get(key)?;
         to_pause(p, now)
     }
 
-    /// Sets a pause now (no future to poll); the later deadline wins.
-    pub fn set_pause_now(&self, key: &str, wait: Duration, code: &str) -> Pause {
+    /// Sets a pause of `kind` now (no future to poll); the later deadline wins.
+    pub fn set_pause_now(&self, kind: PauseKind, key: &str, wait: Duration, code: &str) -> Pause {
         let now = self.now();
         let until = now.saturating_add(nanos(wait));
         let mut entries = self.entries();
-        let capacity = self.capacity;
-        make_room(&mut entries.pauses, key, capacity, |p| p.ends() <= now);
-        let entry = entries
-            .pauses
-            .entry(key.to_owned())
-            .or_insert_with(|| LocalPause {
-                until: 0,
-                set_at: now,
-                code: String::new(),
-            });
+        let pauses = entries.of_kind(kind);
+        make_room(pauses, key, self.capacity, |p| p.ends() <= now);
+        let entry = pauses.entry(key.to_owned()).or_insert_with(|| LocalPause {
+            until: 0,
+            set_at: now,
+            code: String::new(),
+        });
         if until > entry.until {
             *entry = LocalPause {
                 until,
@@ -343,17 +353,20 @@ fn circuit_state(c: &LocalCircuit, now: u64) -> CircuitState {
 }
 
 impl PauseStore for LocalStore {
-    fn pause<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Pause>> {
-        Box::pin(std::future::ready(self.pause_now(key)))
+    fn pause<'a>(&'a self, kind: PauseKind, key: &'a str) -> StoreFuture<'a, Option<Pause>> {
+        Box::pin(std::future::ready(self.pause_now(kind, key)))
     }
 
     fn set_pause<'a>(
         &'a self,
+        kind: PauseKind,
         key: &'a str,
         wait: Duration,
         code: &'a str,
     ) -> StoreFuture<'a, Pause> {
-        Box::pin(std::future::ready(self.set_pause_now(key, wait, code)))
+        Box::pin(std::future::ready(
+            self.set_pause_now(kind, key, wait, code),
+        ))
     }
 }
 

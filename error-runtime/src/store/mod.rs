@@ -11,8 +11,9 @@
 //! `Pacer::shared_in`); this module is for the one who writes a store.
 //!
 //! Every method takes a key that names one entity: a fallback candidate, a tool, a pause
-//! key such as `openai/acct-1/gpt-4o`, a budget. Pauses, circuits, budgets and buckets
-//! live in separate name spaces, so one key can name a tool's circuit and its pause.
+//! key such as `openai/acct-1/gpt-4o`, a budget. Pauses, cooldowns ([`PauseKind`]),
+//! circuits, budgets and buckets live in separate name spaces, so one key can name a
+//! tool's circuit and its pause, and no key a user picks can reach another kind's entry.
 //!
 //! Operations are async where a store must talk to a server, and return a [`StoreFuture`];
 //! an in-process store answers at once. A store decides itself what to do when it cannot
@@ -57,7 +58,7 @@ pub use {
         PaceAnswer, PaceStep, PaceStore, floor_of,
     },
     circuit::{BreakerRule, CircuitStore, TrialToken},
-    pause::{Pause, PauseStore},
+    pause::{Pause, PauseKind, PauseStore},
 };
 
 /// The future a store's operation returns: boxed, so that the traits stay object safe.

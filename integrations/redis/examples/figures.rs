@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use agent_error::recover::{CircuitBreaker, LocalStore};
 use agent_error::redis::RedisStore;
-use agent_error::store::PauseStore;
+use agent_error::store::{PauseKind, PauseStore};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -86,12 +86,19 @@ async fn main() {
         let a = RedisStore::builder(url.as_str()).connect().await.unwrap();
         let b = RedisStore::builder(url.as_str()).connect().await.unwrap();
         let key = format!("propagation-{i}");
-        let _ = b.pause(&key).await;
+        let _ = b.pause(PauseKind::Pause, &key).await;
         tokio::time::sleep(Duration::from_millis(137 * i)).await;
-        a.set_pause(&key, Duration::from_secs(30), "rate_limit")
-            .await;
+        a.set_pause(
+            PauseKind::Pause,
+            &key,
+            Duration::from_secs(30),
+            "rate_limit",
+        )
+        .await;
         let started = Instant::now();
-        while b.pause(&key).await.is_none() && started.elapsed() < Duration::from_secs(5) {
+        while b.pause(PauseKind::Pause, &key).await.is_none()
+            && started.elapsed() < Duration::from_secs(5)
+        {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         worst = worst.max(started.elapsed());

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use agent_error_runtime::recover::{CircuitState, LocalStore};
 use agent_error_runtime::store::{
-    BreakerRule, BudgetStore, CircuitStore, PaceAnswer, PaceStep, PaceStore, Pause, PauseStore,
-    StoreFuture, TrialToken, WaitLimit,
+    BreakerRule, BudgetStore, CircuitStore, PaceAnswer, PaceStep, PaceStore, Pause, PauseKind,
+    PauseStore, StoreFuture, TrialToken, WaitLimit,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClientBuilder, ClusterConfig};
@@ -48,9 +48,11 @@ pub enum Unavailable {
 /// A [`Store`](agent_error_runtime::recover::Store) on Redis, shared by every replica that connects to the same server and prefix.
 ///
 /// - **Keys**: `{prefix}:v1:{kind}:{{key}}`, one Redis hash per entity (`kind` is `pause`,
-///   `circuit`, `budget` or `pace`), the entity's name in a Cluster hash tag, so that each
-///   lives on one slot; characters `{`, `}` and `%` of a name are percent-encoded. Every
-///   key has a TTL: a pause lives until its deadline plus its jitter, a circuit its
+///   `cooldown` (a [`Fallback`](agent_error_runtime::recover::Fallback) candidate's, see
+///   [`PauseKind`]), `circuit`, `budget` or `pace`), the entity's name in a Cluster hash
+///   tag, so that each lives on one slot; characters `{`, `}` and `%` of a name are
+///   percent-encoded, so no name reaches another kind's key. Every key has a TTL: a pause
+///   or a cooldown lives until its deadline plus its jitter, a circuit its
 ///   cooldown plus the [`ttl`](RedisStoreBuilder::ttl), a budget the `ttl` after its last
 ///   spend, a pacing key until its buckets are full again (at most 25 hours) plus the `ttl`.
 /// - **Pacing** ([`PaceStore::pace`], for a [`Pacer`](agent_error_runtime::recover::Pacer)
@@ -526,6 +528,7 @@ impl RedisStore {
     /// Keeps a pause answer, mirrors it locally, and turns it into a [`Pause`].
     fn pause_answer(
         &self,
+        kind: PauseKind,
         name: &str,
         key: String,
         read: Instant,
@@ -547,7 +550,7 @@ impl RedisStore {
         }
         let remaining = until_at.saturating_duration_since(Instant::now());
         if !remaining.is_zero() {
-            self.inner.local.set_pause_now(name, remaining, &code);
+            self.inner.local.set_pause_now(kind, name, remaining, &code);
         }
         pause_from(until_at, length, code)
     }
@@ -570,9 +573,9 @@ impl RedisStore {
         state
     }
 
-    fn fallback_pause(&self, name: &str) -> Option<Pause> {
+    fn fallback_pause(&self, kind: PauseKind, name: &str) -> Option<Pause> {
         match self.inner.unavailable {
-            Unavailable::Local => self.inner.local.pause_now(name),
+            Unavailable::Local => self.inner.local.pause_now(kind, name),
             Unavailable::FailOpen => None,
             Unavailable::FailClosed => Some(Pause {
                 remaining: self.inner.retry_interval,
@@ -817,8 +820,8 @@ impl Drop for ClaimInFlight {
 }
 
 impl PauseStore for RedisStore {
-    fn pause<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Pause>> {
-        let key = self.key("pause", name);
+    fn pause<'a>(&'a self, kind: PauseKind, name: &'a str) -> StoreFuture<'a, Option<Pause>> {
+        let key = self.key(kind.as_str(), name);
         if let Some(Copy::Pause {
             until,
             length,
@@ -832,22 +835,23 @@ impl PauseStore for RedisStore {
         let remote = self.remote(&scripts::PAUSE_GET, key.clone(), Vec::new());
         Box::pin(async move {
             match remote.await {
-                Reply::Answer(answer) => self.pause_answer(name, key, read, answer),
+                Reply::Answer(answer) => self.pause_answer(kind, name, key, read, answer),
                 Reply::BadKey => None,
-                Reply::Down => self.fallback_pause(name),
+                Reply::Down => self.fallback_pause(kind, name),
             }
         })
     }
 
     fn set_pause<'a>(
         &'a self,
+        kind: PauseKind,
         name: &'a str,
         wait: Duration,
         code: &'a str,
     ) -> StoreFuture<'a, Pause> {
-        let local = self.inner.local.set_pause_now(name, wait, code);
+        let local = self.inner.local.set_pause_now(kind, name, wait, code);
         let wait = wait.min(MAX_AHEAD);
-        let key = self.key("pause", name);
+        let key = self.key(kind.as_str(), name);
         let grace = ms(Duration::from_secs(1)) + 1000;
         let read = Instant::now();
         let remote = self.remote(
@@ -861,13 +865,13 @@ impl PauseStore for RedisStore {
         );
         Box::pin(async move {
             match remote.await {
-                Reply::Answer(answer) => {
-                    self.pause_answer(name, key, read, answer).unwrap_or(local)
-                }
+                Reply::Answer(answer) => self
+                    .pause_answer(kind, name, key, read, answer)
+                    .unwrap_or(local),
                 Reply::BadKey => local,
                 Reply::Down => match self.inner.unavailable {
                     Unavailable::FailOpen => local,
-                    _ => self.fallback_pause(name).unwrap_or(local),
+                    _ => self.fallback_pause(kind, name).unwrap_or(local),
                 },
             }
         })

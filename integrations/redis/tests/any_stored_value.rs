@@ -13,7 +13,7 @@ use agent_error::redis::RedisStore;
 use agent_error::retry::{Retrier, RetryBudget};
 use agent_error::store::{
     BreakerRule, BucketReport, BudgetStore, CircuitStore, DimensionStep, MAX_HOLD, PaceStep,
-    PaceStore, PauseStore, TrialToken,
+    PaceStore, PauseKind, PauseStore, TrialToken,
 };
 use agent_error::{Error, codes};
 use proptest::prelude::*;
@@ -161,7 +161,7 @@ proptest! {
 
     #[test]
     fn any_value_under_any_key_is_that_keys_problem_alone(
-        kind in prop::sample::select(vec!["pause", "circuit", "budget", "pace"]),
+        kind in prop::sample::select(vec!["pause", "cooldown", "circuit", "budget", "pace"]),
         value in value(),
         token in any::<u64>(),
     ) {
@@ -171,11 +171,13 @@ proptest! {
         write(&mut w.conn.lock().unwrap(), &s.key(kind, name), &value);
 
         // Every operation on every kind of the bad name answers, within the timeout.
-        let pause = timed("pause", s.pause(name));
-        if let Some(p) = pause {
-            prop_assert!(p.remaining <= Duration::from_secs(86_400));
+        for pause_kind in [PauseKind::Pause, PauseKind::Cooldown] {
+            let pause = timed("pause", s.pause(pause_kind, name));
+            if let Some(p) = pause {
+                prop_assert!(p.remaining <= Duration::from_secs(86_400));
+            }
+            timed("set_pause", s.set_pause(pause_kind, name, Duration::from_millis(5), codes::RATE_LIMIT));
         }
-        timed("set_pause", s.set_pause(name, Duration::from_millis(5), codes::RATE_LIMIT));
         timed("circuit", s.circuit(name));
         timed("record_failure", s.record_failure(name, RULE));
         timed("record_success", s.record_success(name));
@@ -211,9 +213,11 @@ proptest! {
 
         // Every other key is still shared, and the store is up.
         let other = format!("good-{kind}");
-        let set = timed("set_pause", s.set_pause(&other, Duration::from_secs(5), codes::RATE_LIMIT));
-        prop_assert!(set.remaining > Duration::from_secs(4));
-        prop_assert!(timed("pause", s.pause(&other)).is_some());
+        for pause_kind in [PauseKind::Pause, PauseKind::Cooldown] {
+            let set = timed("set_pause", s.set_pause(pause_kind, &other, Duration::from_secs(5), codes::RATE_LIMIT));
+            prop_assert!(set.remaining > Duration::from_secs(4));
+            prop_assert!(timed("pause", s.pause(pause_kind, &other)).is_some());
+        }
         let breaker = CircuitBreaker::new().threshold(1).store(Arc::new(s.clone()));
         let _ = w.runtime.block_on(breaker.call_async(&other, async {
             Err::<(), Box<dyn std::error::Error + Send + Sync>>("HTTP 500".into())
@@ -358,8 +362,8 @@ const YEAR: Duration = Duration::from_secs(365 * 86_400);
 #[derive(Clone, Debug)]
 enum Op {
     Advance(Duration),
-    SetPause(u8, Duration, String),
-    Pause(u8),
+    SetPause(PauseKind, u8, Duration, String),
+    Pause(PauseKind, u8),
     Failure(u8, u32, Duration),
     Success(u8),
     Claim(u8, Duration),
@@ -378,12 +382,17 @@ fn duration() -> impl Strategy<Value = Duration> {
     ]
 }
 
+fn pause_kind() -> impl Strategy<Value = PauseKind> {
+    prop_oneof![Just(PauseKind::Pause), Just(PauseKind::Cooldown)]
+}
+
 fn op() -> impl Strategy<Value = Op> {
     let key = || 0u8..4;
     prop_oneof![
         duration().prop_map(Op::Advance),
-        (key(), duration(), ".{0,12}").prop_map(|(k, d, c)| Op::SetPause(k, d, c)),
-        key().prop_map(Op::Pause),
+        (pause_kind(), key(), duration(), ".{0,12}")
+            .prop_map(|(p, k, d, c)| Op::SetPause(p, k, d, c)),
+        (pause_kind(), key()).prop_map(|(p, k)| Op::Pause(p, k)),
         (key(), any::<u32>(), duration()).prop_map(|(k, t, d)| Op::Failure(k, t, d)),
         key().prop_map(Op::Success),
         (key(), duration()).prop_map(|(k, d)| Op::Claim(k, d)),
@@ -408,13 +417,13 @@ proptest! {
                 // Time is kept in u64 nanoseconds (584 years from the clock's start): a
                 // run of advances of at most a year each stays well within it.
                 Op::Advance(d) => clock.advance(d.min(YEAR)),
-                Op::SetPause(k, d, c) => {
+                Op::SetPause(p, k, d, c) => {
                     // The pause in force: this one, or a later one already set.
-                    let p = store.set_pause_now(&k.to_string(), d, &c);
+                    let p = store.set_pause_now(p, &k.to_string(), d, &c);
                     prop_assert!(p.overdue.is_zero());
                 }
-                Op::Pause(k) => {
-                    if let Some(p) = store.pause_now(&k.to_string()) {
+                Op::Pause(p, k) => {
+                    if let Some(p) = store.pause_now(p, &k.to_string()) {
                         prop_assert!(p.overdue <= p.max_jitter());
                         let _ = p.wait(f64::NAN);
                         let _ = p.wait(2.0);
@@ -443,13 +452,16 @@ proptest! {
             }
             for k in 0..4u8 {
                 let _ = store.circuit_now(&k.to_string());
-                let _ = store.pause_now(&k.to_string());
+                let _ = store.pause_now(PauseKind::Pause, &k.to_string());
+                let _ = store.pause_now(PauseKind::Cooldown, &k.to_string());
             }
         }
         // Every key still works after any of it.
         let fresh = BreakerRule { threshold: 1, cooldown: Duration::from_secs(1) };
         let open = matches!(store.record_failure_now("after", fresh), CircuitState::Open { .. });
         prop_assert!(open);
-        prop_assert!(store.set_pause_now("after", Duration::from_secs(1), "rate_limit").remaining > Duration::ZERO);
+        for p in [PauseKind::Pause, PauseKind::Cooldown] {
+            prop_assert!(store.set_pause_now(p, "after", Duration::from_secs(1), "rate_limit").remaining > Duration::ZERO);
+        }
     }
 }

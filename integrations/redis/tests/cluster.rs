@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use agent_error::recover::{CircuitState, Cost, Limit, Pacer};
 use agent_error::redis::RedisStore;
-use agent_error::store::{BreakerRule, CircuitStore, PauseStore};
+use agent_error::store::{BreakerRule, CircuitStore, PauseKind, PauseStore};
 use support::Cluster;
 
 async fn store(cluster: &Cluster) -> RedisStore {
@@ -41,12 +41,17 @@ async fn pauses_circuits_and_pacing_budgets_are_shared_on_a_cluster() {
 
     // Pauses: what one replica announces, the other obeys.
     for name in &names {
-        a.set_pause(name, Duration::from_secs(30), "rate_limit")
-            .await;
+        a.set_pause(
+            PauseKind::Pause,
+            name,
+            Duration::from_secs(30),
+            "rate_limit",
+        )
+        .await;
     }
     let mut seen = 0;
     for name in &names {
-        if b.pause(name)
+        if b.pause(PauseKind::Pause, name)
             .await
             .is_some_and(|p| p.remaining > Duration::from_secs(29))
         {

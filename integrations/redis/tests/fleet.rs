@@ -7,10 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_error::recover::{CircuitBreaker, CircuitState, Fallback, SharedPauses, Store};
+use agent_error::recover::{
+    CircuitBreaker, CircuitState, Cost, Fallback, Pacer, SharedPauses, Store,
+};
 use agent_error::redis::{RedisStore, Unavailable};
 use agent_error::retry::Retrier;
-use agent_error::store::{BreakerRule, BudgetStore, CircuitStore, PauseStore};
+use agent_error::store::{BreakerRule, BudgetStore, CircuitStore, PauseKind, PauseStore};
 use agent_error::{Error, codes};
 use support::Server;
 
@@ -60,18 +62,132 @@ async fn a_cooldown_set_by_one_replica_is_skipped_by_another() {
     assert_eq!(calls.load(Ordering::Relaxed), 1);
 }
 
+/// The keys in the server, but a pacer's buckets, sorted.
+fn pause_and_cooldown_keys(server: &Server) -> Vec<String> {
+    let redis::Value::Array(keys) = server.command(&["KEYS", "*"]) else {
+        panic!("KEYS answers an array");
+    };
+    let mut keys: Vec<String> = keys
+        .into_iter()
+        .map(|k| match k {
+            redis::Value::BulkString(b) => String::from_utf8(b).expect("a UTF-8 key"),
+            other => panic!("a key: {other:?}"),
+        })
+        .filter(|k| !k.contains(":pace:"))
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// A call of a fallback over `x` then `y` in `store`, `x` answering 429 when
+/// `x_limited`: the candidate that answered, and those skipped.
+async fn answered_by(store: RedisStore, x_limited: bool) -> (&'static str, Vec<usize>) {
+    let models = Fallback::new(["x", "y"]).store(Arc::new(store));
+    let answer = models
+        .run_async(
+            async |model: &&'static str, _| match *model {
+                "x" if x_limited => Err(Error::new("llm", codes::RATE_LIMIT, "429")),
+                model => Ok(model),
+            },
+            |_| async {},
+        )
+        .await
+        .unwrap();
+    (answer.value, answer.skipped)
+}
+
+/// What a retrier gated on the shared pauses of `key` sleeps before its one attempt.
+async fn slept_on(store: RedisStore, key: &str) -> Vec<Duration> {
+    let retrier = Retrier::new().gate(SharedPauses::new(Arc::new(store), key));
+    let slept = std::sync::Mutex::new(Vec::new());
+    let outcome = retrier
+        .run_async_detailed(
+            |_| async { Ok::<_, agent_error::http::StatusError>(()) },
+            |d| {
+                slept.lock().unwrap().push(d);
+                async {}
+            },
+        )
+        .await;
+    assert_eq!(outcome.attempts, 1);
+    slept.into_inner().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_on_a_key_named_cooldown_x_cools_no_candidate_x() {
+    let server = Server::start();
+    let (a, b) = (store(&server).await, store(&server).await);
+    // Replica A meets a 429 on its pacer's key and on its retrier's, both named `cooldown:x`.
+    let pacer = Pacer::new().shared_in(Arc::new(a.clone()));
+    pacer.throttled("cooldown:x", Some(Duration::from_secs(30)));
+    assert!(
+        pacer
+            .reserve("cooldown:x", Cost::request(), Duration::ZERO)
+            .await
+            .is_err()
+    );
+    let retrier = Retrier::new().gate(SharedPauses::new(Arc::new(a.clone()), "cooldown:x"));
+    let _ = retrier
+        .run_async_detailed(
+            |attempt| async move {
+                match attempt {
+                    1 => Err(agent_error::http::StatusError::new(429)
+                        .with_retry_after(Duration::from_secs(20))),
+                    _ => Ok(()),
+                }
+            },
+            |_| async {},
+        )
+        .await;
+    // Replica B's fallback still calls candidate x first.
+    assert_eq!(answered_by(b.clone(), false).await, ("x", vec![]));
+    assert!(slept_on(b, "cooldown:x").await[0] > Duration::from_secs(29));
+    assert_eq!(
+        pause_and_cooldown_keys(&server),
+        [a.key("pause", "cooldown:x")]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cooldown_of_candidate_x_pauses_no_key_named_cooldown_x() {
+    let server = Server::start();
+    let (a, b) = (store(&server).await, store(&server).await);
+    // Replica B's fallback meets a 429 on x, which cools down fleet-wide.
+    assert_eq!(answered_by(b.clone(), true).await, ("y", vec![]));
+    assert_eq!(answered_by(a.clone(), false).await, ("y", vec![0]));
+    // Replica A's retrier and pacer on a key named `cooldown:x` go at once.
+    assert_eq!(
+        slept_on(a.clone(), "cooldown:x").await,
+        Vec::<Duration>::new()
+    );
+    let pacer = Pacer::new().shared_in(Arc::new(a.clone()));
+    assert_eq!(
+        pacer
+            .reserve("cooldown:x", Cost::request(), Duration::ZERO)
+            .await,
+        Ok(Duration::ZERO)
+    );
+    assert_eq!(pause_and_cooldown_keys(&server), [a.key("cooldown", "x")]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_later_deadline_wins() {
     let server = Server::start();
     let (a, b) = (store(&server).await, store(&server).await);
     a.set_pause(
+        PauseKind::Pause,
         "openai/acct-1/gpt-4o",
         Duration::from_secs(30),
         "rate_limit",
     )
     .await;
     let in_force = b
-        .set_pause("openai/acct-1/gpt-4o", Duration::from_secs(5), "rate_limit")
+        .set_pause(
+            PauseKind::Pause,
+            "openai/acct-1/gpt-4o",
+            Duration::from_secs(5),
+            "rate_limit",
+        )
         .await;
     assert!(in_force.remaining > Duration::from_secs(29), "{in_force:?}");
     let ttl = server.command(&["PTTL", &a.key("pause", "openai/acct-1/gpt-4o")]);
@@ -238,11 +354,11 @@ async fn scripts_are_loaded_again_after_script_flush() {
     let server = Server::start();
     let store = store(&server).await;
     store
-        .set_pause("k", Duration::from_secs(10), "rate_limit")
+        .set_pause(PauseKind::Pause, "k", Duration::from_secs(10), "rate_limit")
         .await;
     server.command(&["SCRIPT", "FLUSH"]);
     let p = store
-        .set_pause("k", Duration::from_secs(20), "rate_limit")
+        .set_pause(PauseKind::Pause, "k", Duration::from_secs(20), "rate_limit")
         .await;
     assert!(p.remaining > Duration::from_secs(19));
     assert!(!store.is_degraded());
@@ -267,12 +383,12 @@ async fn a_slow_server_costs_a_call_at_most_the_timeout() {
     let server = Server::start();
     let store = store(&server).await;
     store
-        .set_pause("p", Duration::from_secs(10), "rate_limit")
+        .set_pause(PauseKind::Pause, "p", Duration::from_secs(10), "rate_limit")
         .await;
     server.command(&["CLIENT", "PAUSE", "1500", "ALL"]);
     let started = Instant::now();
     let pause = store
-        .set_pause("p", Duration::from_secs(20), "rate_limit")
+        .set_pause(PauseKind::Pause, "p", Duration::from_secs(20), "rate_limit")
         .await;
     let took = started.elapsed();
     assert!(took < Duration::from_millis(400), "{took:?}");
@@ -282,7 +398,7 @@ async fn a_slow_server_costs_a_call_at_most_the_timeout() {
     tokio::time::sleep(Duration::from_millis(1600)).await;
     let bounded = Instant::now();
     while store.is_degraded() && bounded.elapsed() < Duration::from_secs(5) {
-        let _ = store.pause("p").await;
+        let _ = store.pause(PauseKind::Pause, "p").await;
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(!store.is_degraded());
@@ -321,7 +437,7 @@ async fn a_server_killed_mid_run_is_served_locally_then_reconnected() {
     let bounded = Instant::now();
     while store.is_degraded() && bounded.elapsed() < Duration::from_secs(10) {
         let _ = store
-            .set_pause("probe", Duration::from_millis(10), "x")
+            .set_pause(PauseKind::Pause, "probe", Duration::from_millis(10), "x")
             .await;
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -344,9 +460,9 @@ async fn fail_open_and_fail_closed_when_the_server_is_gone() {
         .await
         .unwrap();
     server.kill();
-    assert_eq!(open.pause("k").await, None);
+    assert_eq!(open.pause(PauseKind::Pause, "k").await, None);
     assert!(open.spend("b", 5, 10).await);
-    assert!(closed.pause("k").await.is_some());
+    assert!(closed.pause(PauseKind::Pause, "k").await.is_some());
     assert!(matches!(
         closed.circuit("t").await,
         CircuitState::Open { .. }
@@ -358,14 +474,16 @@ async fn fail_open_and_fail_closed_when_the_server_is_gone() {
 async fn a_pause_reaches_another_replica_within_staleness_and_a_round_trip() {
     let server = Server::start();
     let (a, b) = (store(&server).await, store(&server).await);
-    assert_eq!(b.pause("m").await, None); // B now holds a copy saying "no pause"
-    a.set_pause("m", Duration::from_secs(10), "rate_limit")
+    assert_eq!(b.pause(PauseKind::Pause, "m").await, None); // B now holds a copy saying "no pause"
+    a.set_pause(PauseKind::Pause, "m", Duration::from_secs(10), "rate_limit")
         .await;
     let started = Instant::now();
-    while b.pause("m").await.is_none() && started.elapsed() < Duration::from_secs(2) {
+    while b.pause(PauseKind::Pause, "m").await.is_none()
+        && started.elapsed() < Duration::from_secs(2)
+    {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert!(b.pause("m").await.is_some());
+    assert!(b.pause(PauseKind::Pause, "m").await.is_some());
     assert!(
         started.elapsed() <= Duration::from_millis(200 + 100),
         "{:?}",
@@ -383,7 +501,12 @@ fn child_process_sets_a_pause() {
     rt.block_on(async {
         let store = RedisStore::builder(url).connect().await.unwrap();
         store
-            .set_pause("shared/by/child", Duration::from_secs(30), "rate_limit")
+            .set_pause(
+                PauseKind::Pause,
+                "shared/by/child",
+                Duration::from_secs(30),
+                "rate_limit",
+            )
             .await;
         assert!(!store.is_degraded());
     });
@@ -400,7 +523,7 @@ async fn a_pause_set_in_another_process_is_seen_here() {
     assert!(status.success());
     let store = store(&server).await;
     let pause = store
-        .pause("shared/by/child")
+        .pause(PauseKind::Pause, "shared/by/child")
         .await
         .expect("the child's pause");
     assert!(pause.remaining > Duration::from_secs(25));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use agent_error::recover::{CircuitBreaker, CircuitState, LocalStore, SharedPauses, Store};
 use agent_error::redis::{RedisStore, Unavailable};
 use agent_error::retry::Retrier;
-use agent_error::store::{BreakerRule, CircuitStore, PauseStore};
+use agent_error::store::{BreakerRule, CircuitStore, PauseKind, PauseStore};
 use agent_error::{AgentError, Error, codes};
 use support::Server;
 
@@ -85,7 +85,7 @@ fn a_local_pause_longer_than_the_caps_ends_the_call_at_once() {
 fn store_pause_now(store: &Arc<dyn Store>, key: &str, wait: Duration) {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     let set = std::future::Future::poll(
-        std::pin::pin!(store.set_pause(key, wait, "rate_limit")),
+        std::pin::pin!(store.set_pause(PauseKind::Pause, key, wait, "rate_limit")),
         &mut cx,
     );
     assert!(set.is_ready(), "a local store answers at once");
@@ -99,8 +99,13 @@ async fn a_shared_pause_longer_than_the_caps_ends_the_call_at_once() {
         store(&server, Unavailable::Local).await,
     );
     let key = "openai/acct-1/gpt-4o";
-    a.set_pause(key, 2 * Duration::from_secs(3600), "rate_limit")
-        .await;
+    a.set_pause(
+        PauseKind::Pause,
+        key,
+        2 * Duration::from_secs(3600),
+        "rate_limit",
+    )
+    .await;
     let retrier = Arc::new(
         Retrier::new()
             .max_wait(Duration::from_secs(60))
