@@ -604,10 +604,11 @@ fn openai_bodies_by_code_then_type() {
             r#"{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}"#,
             "provider_unavailable",
         ),
+        // A relay that labels a provider's 400 `server_error`: the status says more.
         (
             400,
             r#"{"error":{"message":"boom","type":"server_error","code":null}}"#,
-            "provider_unavailable",
+            "invalid_input",
         ),
         (
             429,
@@ -653,12 +654,9 @@ fn anthropic_bodies_by_error_type() {
             "Overloaded",
             "provider_unavailable",
         ),
-        (
-            400,
-            "overloaded_error",
-            "Overloaded",
-            "provider_unavailable",
-        ),
+        // A client's error stays one: a generic server-fault type (as a relay labels a
+        // provider's refusal) or words saying so do not make a 400 an outage.
+        (400, "overloaded_error", "Overloaded", "invalid_input"),
         (
             429,
             "rate_limit_error",

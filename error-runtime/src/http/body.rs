@@ -3,28 +3,42 @@
 //! phrase families of its message, each piece apart for `evidence` to weigh. Bodies are kept
 //! to 64 KiB.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
+use super::evidence::Decision;
 use super::json::{self, Details, ErrorBody, ErrorField};
 use super::kind::Kind;
-use super::providers::{CANCELLED, DAILY_QUOTA, NAMES, PHRASES, QUOTA_METRIC, Weight, ZERO_LIMIT};
-use super::{delay, duration};
+use super::providers::{
+    CANCELLED, DAILY_QUOTA, NAMES, PLAN_LIMIT, QUOTA_METRIC, Weight, ZERO_LIMIT,
+};
+use super::{delay, duration, words};
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
+
+/// One piece of evidence: what it says, and what said it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hint {
+    /// What it means.
+    pub(crate) kind: Kind,
+    /// The name, the words or the reading that said it.
+    pub(crate) why: Decision,
+}
 
 /// What a body says, each piece of evidence apart so that `evidence::decide` can weigh them
 /// in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct BodyHints {
     /// What the body's specific names say (`insufficient_quota`, Google's `API_KEY_INVALID`
-    /// reason or a daily quota, AWS's `ThrottlingException`, a moderation flag).
-    pub(crate) named: Option<Kind>,
-    /// What the message's phrase families say ("credit balance is too low", …).
-    pub(crate) phrase: Option<Kind>,
+    /// reason or a daily quota, AWS's `ThrottlingException`, a moderation flag, a name
+    /// whose words say a spent quota).
+    pub(crate) named: Option<Hint>,
+    /// What the words of the message say ("credit balance is too low", …).
+    pub(crate) phrase: Option<Hint>,
     /// What the body's generic type says (`invalid_request_error`, `rate_limit_exceeded`,
     /// `api_error`, Google's `RESOURCE_EXHAUSTED`).
-    pub(crate) generic: Option<Kind>,
+    pub(crate) generic: Option<Hint>,
     /// A delay a field of the body gives (Google's `RetryInfo.retryDelay`).
     pub(crate) retry_delay: Option<Duration>,
     /// A delay written only in the message ("Please try again in 11.054s").
@@ -36,6 +50,10 @@ pub(crate) struct BodyHints {
     /// stream, an interruption, not the request's fault.
     pub(crate) cancelled: bool,
 }
+
+/// How many bodies deep a body relayed inside another is read (a gateway's message that
+/// holds a provider's body that holds another's).
+const RELAY_DEPTH: u8 = 3;
 
 /// The body as kept: at most [`MAX_BODY`] bytes, cut before a character the limit would
 /// split, decoded as lossy UTF-8 (and cut again at a character boundary if the
@@ -101,42 +119,147 @@ fn without_split_char(bytes: &[u8]) -> &[u8] {
     bytes
 }
 
-/// Reads a body: JSON in a provider's error shape, else plain text and the providers'
-/// phrases in it.
+/// Reads a body: JSON in a provider's error shape, else plain text and the words in it. A
+/// page (HTML, from a CDN or a proxy) says nothing: its status decides.
 pub(crate) fn read(body: &str) -> BodyHints {
-    match json::read(body.as_bytes()) {
-        Some(json) => read_json(&json, true),
-        None => BodyHints {
-            phrase: phrases(body),
-            message_delay: delay::in_message(body),
-            ..BodyHints::default()
-        },
+    read_at(body, RELAY_DEPTH)
+}
+
+fn read_at(body: &str, depth: u8) -> BodyHints {
+    if let Some(json) = json::read(body.as_bytes()) {
+        return read_json(&json, depth);
+    }
+    if is_page(body) {
+        return BodyHints::default();
+    }
+    // A text that holds a body (an SDK's "Error code: 429 - {…}", a relay's "upstream
+    // returned 402: {…}") is read as that body, and the rest of it as text.
+    let (inner, rest) = match relayed(body, depth) {
+        Some((inner, rest)) => (inner, Cow::Owned(rest)),
+        None => (BodyHints::default(), Cow::Borrowed(body)),
+    };
+    BodyHints {
+        phrase: inner.phrase.or_else(|| phrases(&rest)),
+        message_delay: inner.message_delay.or_else(|| delay::in_message(body)),
+        ..inner
     }
 }
 
-/// What a JSON body says: its names, specific and generic, the phrases of its message (and
-/// of the upstream body a gateway relays in it), its delays and a number standing for a
-/// status.
+/// Whether `body` is a page: HTML that a CDN, a proxy or a load balancer answered with, or
+/// a proxy's own words (Envoy's "upstream connect error", "no healthy upstream"). Its text
+/// is never read: it describes the proxy, not the provider's verdict.
+fn is_page(body: &str) -> bool {
+    let start = body.trim_start();
+    let head = start[..start.floor_char_boundary(512)].to_ascii_lowercase();
+    head.starts_with("<!doctype")
+        || head.starts_with("<html")
+        || head.starts_with("<?xml")
+        || (head.starts_with('<') && head.contains("<title"))
+        || head.starts_with("upstream connect error")
+        || head.starts_with("no healthy upstream")
+        || head.starts_with("upstream request timeout")
+}
+
+/// A body held inside `text` (from its first `{` to its last `}`), as JSON or as a Python
+/// dictionary's text (what an SDK's exception prints), read `depth − 1` bodies deep; and
+/// the rest of `text`, without it. `None` when `text` holds none, or `depth` is spent.
+fn relayed(text: &str, depth: u8) -> Option<(BodyHints, String)> {
+    let depth = depth.checked_sub(1).filter(|d| *d > 0)?;
+    let text = &text[..text.floor_char_boundary(MAX_BODY)];
+    let open = text.find('{')?;
+    let close = text.rfind('}').filter(|close| *close > open)?;
+    let inner = &text[open..=close];
+    let hints = match json::read(inner.as_bytes()) {
+        Some(json) => read_json(&json, depth),
+        None => {
+            let converted = python_to_json(inner)?;
+            read_json(&json::read(converted.as_bytes())?, depth)
+        }
+    };
+    Some((hints, format!("{} {}", &text[..open], &text[close + 1..])))
+}
+
+/// A Python dictionary's text as JSON: strings in single quotes become strings in double
+/// quotes, and `None`, `True` and `False` JSON's words. `None` when it does not look like
+/// one (no single-quoted key).
+fn python_to_json(text: &str) -> Option<String> {
+    if !text.contains("{'") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut chars = text.chars().peekable();
+    // The quote the string being copied opened with, if one is open.
+    let mut open: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (open, c) {
+            (Some(quote), '\\') => {
+                let next = chars.next()?;
+                if next == '\'' && quote == '\'' {
+                    out.push('\'');
+                } else {
+                    out.push('\\');
+                    out.push(next);
+                }
+            }
+            (Some(quote), c) if c == quote => {
+                out.push('"');
+                open = None;
+            }
+            (Some('\''), '"') => out.push_str("\\\""),
+            (Some(_), c) => out.push(c),
+            (None, '\'' | '"') => {
+                out.push('"');
+                open = Some(c);
+            }
+            (None, c) if c.is_ascii_alphabetic() => {
+                let mut word = String::from(c);
+                while let Some(&c) = chars.peek().filter(|c| c.is_ascii_alphanumeric()) {
+                    word.push(c);
+                    chars.next();
+                }
+                out.push_str(match word.as_str() {
+                    "None" => "null",
+                    "True" => "true",
+                    "False" => "false",
+                    other => other,
+                });
+            }
+            (None, c) => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// What a JSON body says: its names, specific and generic, the words of its message (and
+/// of the body a gateway relays in it), its delays and a number standing for a status.
 ///
-/// A relayed body is read one level deep: the upstream body's own relayed body is not.
-fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
+/// A relayed body (OpenRouter's `metadata.raw`, a body held in the message) is read at
+/// most `depth − 1` bodies deeper; its specific evidence wins over the outer generic one.
+fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
     let error = error_of(json);
     let message = message(json);
     let raw = error.metadata.raw.as_ref().or(json.metadata.raw.as_ref());
-    let upstream = match raw.filter(|_| relay) {
-        Some(raw) => match json::read(raw.as_bytes()) {
-            Some(upstream) => read_json(&upstream, false),
-            None => BodyHints {
-                phrase: phrases(raw),
-                ..BodyHints::default()
-            },
+    let inner_depth = depth.saturating_sub(1);
+    let (upstream, rest): (BodyHints, Option<Cow<'_, str>>) = match (raw, message) {
+        (Some(raw), _) if inner_depth > 0 => {
+            (read_at(raw, inner_depth), message.map(Cow::Borrowed))
+        }
+        (None, Some(message)) => match relayed(message, depth) {
+            Some((hints, rest)) => (hints, Some(Cow::Owned(rest))),
+            None => (BodyHints::default(), Some(Cow::Borrowed(message))),
         },
-        None => BodyHints::default(),
+        _ => (BodyHints::default(), message.map(Cow::Borrowed)),
     };
     let flagged = error.metadata.flagged || json.metadata.flagged;
     let named = names(json, Weight::Specific)
         .or_else(|| google_quota(&error.details, message))
-        .or(flagged.then_some(Kind::ContentFiltered))
+        .or(flagged.then_some(Hint {
+            kind: Kind::ContentFiltered,
+            why: Decision::Name {
+                name: "flagged_input",
+                specific: true,
+            },
+        }))
         .or(upstream.named);
     let status = [
         error.code_number,
@@ -149,7 +272,9 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
     .find(|status| (100..=599).contains(status));
     BodyHints {
         named,
-        phrase: message.and_then(phrases).or(upstream.phrase),
+        phrase: upstream
+            .phrase
+            .or_else(|| rest.as_deref().and_then(phrases)),
         generic: names(json, Weight::Generic).or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds, saturating
@@ -159,9 +284,12 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
             .retry_delays
             .iter()
             .find_map(|delay| duration::protobuf(delay))
-            .or_else(|| json.estimated_time.and_then(delay::saturating)),
-        message_delay: message.and_then(delay::in_message),
-        status,
+            .or_else(|| json.estimated_time.and_then(delay::saturating))
+            .or(upstream.retry_delay),
+        message_delay: message
+            .and_then(delay::in_message)
+            .or(upstream.message_delay),
+        status: status.or(upstream.status),
         cancelled: error.status.as_deref() == Some(CANCELLED),
     }
 }
@@ -169,36 +297,67 @@ fn read_json(json: &ErrorBody<'_>, relay: bool) -> BodyHints {
 /// The first name of `weight` that the body gives, in the order its places are read:
 /// `error.code`, `error.type`, a top-level `type` (but Anthropic's `"error"`) and `code`,
 /// Google's `error.status` and `details[].reason`, TGI's `error_type`, AWS's `__type`
-/// (after its namespace's `#`) and Azure's `innererror.code`.
-fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Kind> {
+/// (after its namespace's `#`) and Azure's `innererror.code`. Names the table knows come
+/// first, then a name's words read by the word families ([`words_of_name`]).
+fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Hint> {
     let error = error_of(json);
     let amzn = json
         .amzn_type
         .as_deref()
         .or(json.output_type.as_deref())
         .map(|name| name.rsplit('#').next().unwrap_or(name));
-    [
-        error.code.as_deref(),
-        error.kind.as_deref(),
-        json.kind.as_deref().filter(|kind| *kind != "error"),
-        json.code.as_deref(),
-        error.status.as_deref(),
-        json.error_type.as_deref(),
-        amzn,
-        error.inner_code.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(error.details.reasons.iter().map(|reason| reason.as_ref()))
-    .find_map(|name| name_of(name, weight))
+    let places = || {
+        [
+            error.code.as_deref(),
+            error.kind.as_deref(),
+            json.kind.as_deref().filter(|kind| *kind != "error"),
+            json.code.as_deref(),
+            json.error_code.as_deref(),
+            error.status.as_deref(),
+            json.error_type.as_deref(),
+            amzn,
+            error.inner_code.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(error.details.reasons.iter().map(|reason| reason.as_ref()))
+    };
+    places()
+        .find_map(|name| name_of(name, weight))
+        .or_else(|| places().find_map(|name| words_of_name(name, weight)))
 }
 
-/// The kind that the providers' names give `name`, when it has `weight`.
-pub(super) fn name_of(name: &str, weight: Weight) -> Option<Kind> {
+/// What the providers' names give `name`, when it has `weight`.
+pub(super) fn name_of(name: &str, weight: Weight) -> Option<Hint> {
     NAMES
         .iter()
         .find(|(known, _, w)| *known == name && *w == weight)
-        .map(|(_, kind, _)| *kind)
+        .map(|(known, kind, w)| Hint {
+            kind: *kind,
+            why: Decision::Name {
+                name: known,
+                specific: *w == Weight::Specific,
+            },
+        })
+}
+
+/// What a name's words say (`insufficient_user_quota`, `QUOTA_EXHAUSTED`,
+/// `billing_not_active`) when the table does not know the name: specific, but for the
+/// families that name a class of failures (a rate limit, an overload, a timeout, a bad
+/// request), which are generic.
+pub(super) fn words_of_name(name: &str, weight: Weight) -> Option<Hint> {
+    let said = words::in_name(name)?;
+    let generic = matches!(
+        said.kind,
+        Kind::RateLimit | Kind::Unavailable | Kind::Timeout | Kind::InvalidInput
+    );
+    (generic == (weight == Weight::Generic)).then_some(Hint {
+        kind: said.kind,
+        why: Decision::NameWords {
+            family: said.family,
+            words: said.words,
+        },
+    })
 }
 
 /// A status written as text (`"code": "429"`, as LiteLLM's proxy writes it).
@@ -223,7 +382,7 @@ fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
 /// `ErrorInfo` whose `quota_limit_value` is `"0"`), and a rate limit otherwise.
 ///
 /// Without quota details, a message naming a quota is read with the phrases.
-fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Kind> {
+fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Hint> {
     if details.quota_ids.is_empty() && !details.zero_limit {
         return None;
     }
@@ -231,12 +390,17 @@ fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Kind> {
         .quota_ids
         .iter()
         .any(|id| id.to_ascii_lowercase().contains(DAILY_QUOTA));
-    if daily || details.zero_limit {
-        return Some(Kind::BudgetExhausted);
-    }
-    message
-        .and_then(|text| quota_in_text(&lowercase_prefix(text)))
-        .or(Some(Kind::RateLimit))
+    let kind = if daily || details.zero_limit {
+        Kind::BudgetExhausted
+    } else {
+        message
+            .and_then(|text| quota_in_text(&lowercase_prefix(text)))
+            .unwrap_or(Kind::RateLimit)
+    };
+    Some(Hint {
+        kind,
+        why: Decision::Quota,
+    })
 }
 
 /// What a message naming Google's exceeded quota says: a plan's limit when its limit is 0 or
@@ -277,7 +441,7 @@ pub(crate) struct Document {
 pub(crate) fn read_document(text: &str) -> Document {
     match json::read(text.as_bytes()) {
         Some(json) => Document {
-            hints: read_json(&json, true),
+            hints: read_json(&json, RELAY_DEPTH),
             message: message(&json).map(str::to_owned),
         },
         None => Document {
@@ -298,26 +462,44 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
         &error.message,
         &json.message,
         &json.detail,
+        &json.other_message,
     ]
     .into_iter()
     .find_map(|text| text.as_deref())
 }
 
-/// What the providers' phrases in free text say: Google's quota reading when it names a
-/// quota, else the first phrase family that matches.
-pub(super) fn phrases(text: &str) -> Option<Kind> {
+/// What the words of free text say: Google's quota reading when it names a quota, else
+/// the first word family that matches outside quotes. A plan's or a quota's limit is a
+/// rate limit when the text names a short window (per minute, `TPM`), quoted or not; a
+/// rate limit whose request alone is over the limit is a request too large.
+pub(super) fn phrases(text: &str) -> Option<Hint> {
     let lower = lowercase_prefix(text);
     if let Some(kind) = quota_in_text(&lower) {
-        return Some(kind);
+        return Some(Hint {
+            kind,
+            why: Decision::Quota,
+        });
     }
-    let family = PHRASES
-        .iter()
-        .find(|(_, needles)| needles.iter().any(|needle| lower.contains(needle)))
-        .map(|(kind, _)| *kind);
+    let hint = words::in_message(text).map(|said| {
+        let short = said.family == PLAN_LIMIT && words::names_a_short_window(text);
+        Hint {
+            kind: if short { Kind::RateLimit } else { said.kind },
+            why: Decision::MessageWords {
+                family: if short { "short window" } else { said.family },
+                words: said.words,
+            },
+        }
+    });
     // A throttle's message whose request alone is over the limit: waiting cannot help.
-    match family {
-        Some(Kind::RateLimit) | None if request_over_limit(&lower) => Some(Kind::RequestTooLarge),
-        _ => family,
+    match hint.map(|hint| hint.kind) {
+        Some(Kind::RateLimit) | None if request_over_limit(&lower) => Some(Hint {
+            kind: Kind::RequestTooLarge,
+            why: Decision::MessageWords {
+                family: "too large",
+                words: "limit ~ requested (more than the limit)",
+            },
+        }),
+        _ => hint,
     }
 }
 

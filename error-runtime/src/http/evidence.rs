@@ -6,21 +6,109 @@
 //! | 1 | server hints in headers | `x-should-retry`, `retry-after-ms`, `Retry-After` | retrying and the wait, over everything below |
 //! | 2 | a status whose meaning is specific | 402, 404, 413, 498, 529 | `budget_exhausted`, `not_found`, `request_too_large` (a context overflow if the body says so), `provider_unavailable` |
 //! | 3 | the body's specific names | `insufficient_quota`, `context_length_exceeded`, Google's `API_KEY_INVALID` reason or daily quota, AWS's `ThrottlingException` (body or `x-amzn-ErrorType`), a moderation flag | what they name |
-//! | 4 | phrase families in the message | "credit balance is too low", "Request too large … tokens per min", "prompt is too long", "content management policy" | `budget_exhausted`, `request_too_large`, `context_overflow`, `content_filtered` |
+//! | 4 | word families in the message, outside quotes | "credit balance is too low", "Request too large … tokens per min", "prompt is too long", "content management policy", "余额不足" | `budget_exhausted`, `request_too_large`, `context_overflow`, `content_filtered`, … |
 //! | 5 | the body's generic type | `invalid_request_error`, `rate_limit_exceeded`, `api_error`, `RESOURCE_EXHAUSTED` | what it names |
 //! | 6 | the status class | 400, 401, 429, 503 … | the status table of `StatusError` |
 //!
-//! A name in a header (AWS's `x-amzn-ErrorType`) counts as the same name in the body.
+//! A name in a header (AWS's `x-amzn-ErrorType`) counts as the same name in the body. A
+//! name the table does not know is read by its words (`QUOTA_EXHAUSTED`,
+//! `insufficient_user_quota`): specific, but for a rate limit, an overload, a timeout or a
+//! bad request, which are generic.
 //! A generic type that says only "invalid request" (`invalid_request_error`,
 //! `INVALID_ARGUMENT`, `BadRequestError`) counts only when there is no status: a 401 whose
 //! body says `invalid_request_error` is an auth error.
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
 //! A server error (5xx) is never made a request too large or a filtered request by its body;
 //! it is a context overflow only when its body names or says one (llama.cpp answers an
-//! overflow with a 500).
+//! overflow with a 500). A client error (400 to 428) is made a server's failure only by a
+//! specific name: never by a generic type or the message's words (a relay that labels a
+//! provider's 400 `api_error` relays a request the provider refused).
 
-use super::body::BodyHints;
+use super::body::{BodyHints, Hint};
 use super::kind::Kind;
+
+/// What decided how a failed response was classified: the step of the order of evidence
+/// and what it read there ([`StatusError::evidence`](super::StatusError::evidence)). Shown
+/// in `Debug`, traces and the wire form, never in text for people or the model: it may
+/// name what a provider's body said.
+///
+/// ```
+/// use agent_error::{AgentError, http::{Decision, StatusError}};
+/// use http::HeaderMap;
+///
+/// let body = r#"{"error":{"code":"QUOTA_EXHAUSTED","message":"quota gone"}}"#;
+/// let e = StatusError::from_parts(429, &HeaderMap::new(), body);
+/// assert_eq!(e.code(), "budget_exhausted");
+/// assert!(matches!(e.evidence(), Decision::NameWords { family: "plan limit", .. }));
+/// assert_eq!(StatusError::new(503).evidence(), Decision::Status(503));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// The status, by the status table: nothing else said more.
+    Status(u16),
+    /// A status whose meaning is specific (402, 404, 413, 498, 529), over the body.
+    SpecificStatus(u16),
+    /// `x-should-retry: true` made a failure that would not be retried a retried one.
+    ServerSaidRetry,
+    /// A name the table of providers' names knows, in the body or in `x-amzn-ErrorType`;
+    /// `specific` when it names one failure (`insufficient_quota`), not a class of them
+    /// (`rate_limit_exceeded`).
+    Name {
+        /// The name.
+        name: &'static str,
+        /// Whether it names one failure.
+        specific: bool,
+    },
+    /// The words of a name the table does not know, read by a word family.
+    NameWords {
+        /// The family (`money`, `plan limit`, `rate limit`, …).
+        family: &'static str,
+        /// The family's pattern that matched, as the table writes it.
+        words: &'static str,
+    },
+    /// The words of the message, outside quotes, read by a word family.
+    MessageWords {
+        /// The family.
+        family: &'static str,
+        /// The family's pattern that matched, as the table writes it.
+        words: &'static str,
+    },
+    /// Google's quota reading: a `QuotaFailure`'s quota id, or a message naming a quota's
+    /// metric (per day or a limit of 0: a plan's limit; else a rate limit).
+    Quota,
+    /// Nothing said anything (a body without a status that names and says nothing).
+    #[default]
+    Nothing,
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decision::Status(status) => write!(f, "status {status}"),
+            Decision::SpecificStatus(status) => {
+                write!(f, "status {status}, whatever the body says")
+            }
+            Decision::ServerSaidRetry => f.write_str("x-should-retry: true"),
+            Decision::Name {
+                name,
+                specific: true,
+            } => write!(f, "the name {name}"),
+            Decision::Name {
+                name,
+                specific: false,
+            } => write!(f, "the generic name {name}"),
+            Decision::NameWords { family, words } => {
+                write!(f, "a name's words, family {family} ({words})")
+            }
+            Decision::MessageWords { family, words } => {
+                write!(f, "the message's words, family {family} ({words})")
+            }
+            Decision::Quota => f.write_str("Google's quota reading"),
+            Decision::Nothing => f.write_str("nothing"),
+        }
+    }
+}
 
 /// Everything one failure says, read from its status, headers and body.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,25 +122,40 @@ pub(crate) struct Evidence {
 }
 
 impl Evidence {
-    /// What the failure is, by the order of evidence above; `None` when nothing says
-    /// anything (no status, and a body that names and says nothing).
-    pub(crate) fn decide(&self) -> Option<Kind> {
-        let kind = match self.status {
-            Some(status) if status < 400 => Some(Kind::of_status(status)),
-            Some(status) => Some(self.weigh(Some(status)).unwrap_or(Kind::of_status(status))),
+    /// What the failure is, by the order of evidence above, and what decided it; `None`
+    /// when nothing says anything (no status, and a body that names and says nothing).
+    pub(crate) fn decide(&self) -> Option<(Kind, Decision)> {
+        let (kind, why) = match self.status {
+            Some(status) if status < 400 => {
+                Some((Kind::of_status(status), Decision::Status(status)))
+            }
+            Some(status) => Some(
+                self.weigh(Some(status))
+                    .unwrap_or((Kind::of_status(status), Decision::Status(status))),
+            ),
             None => self.weigh(None),
         }?;
         Some(match self.should_retry {
-            Some(true) if !kind.doc().policy.is_retryable() => Kind::Unavailable,
-            _ => kind,
+            Some(true) if !kind.doc().policy.is_retryable() => {
+                (Kind::Unavailable, Decision::ServerSaidRetry)
+            }
+            _ => (kind, why),
         })
     }
 
+    /// What the failure is, without what decided it.
+    pub(crate) fn kind(&self) -> Option<Kind> {
+        self.decide().map(|(kind, _)| kind)
+    }
+
     /// Steps 2 to 5 of the order, for an error status or none.
-    fn weigh(&self, status: Option<u16>) -> Option<Kind> {
+    fn weigh(&self, status: Option<u16>) -> Option<(Kind, Decision)> {
         let body = &self.body;
-        let fits = |kind: &Kind| status.is_none_or(|status| kind.fits(status));
-        let says_overflow = [body.named, body.phrase].contains(&Some(Kind::ContextOverflow));
+        let fits = |hint: &Hint| status.is_none_or(|status| hint.kind.fits(status));
+        let says_overflow = [body.named, body.phrase]
+            .iter()
+            .flatten()
+            .any(|hint| hint.kind == Kind::ContextOverflow);
         let by_status = match status {
             Some(402) => Some(Kind::BudgetExhausted),
             Some(404) => Some(Kind::NotFound),
@@ -61,14 +164,23 @@ impl Evidence {
             Some(498 | 529) => Some(Kind::Unavailable),
             _ => None,
         };
-        // "Invalid request" says only "a client's error": a status says more.
+        if let (Some(kind), Some(status)) = (by_status, status) {
+            return Some((kind, Decision::SpecificStatus(status)));
+        }
+        // "Invalid request" says only "a client's error": a status says more. And a
+        // client's error (but a throttle) is a server's failure only when a specific name
+        // says so: a relay's generic `api_error`, or words saying "unavailable", of a
+        // request the provider refused are not an outage.
+        let client = status.is_some_and(|status| (400..429).contains(&status));
+        let no_outage = |hint: &Hint| !(client && hint.kind == Kind::Unavailable);
         let generic = body
             .generic
-            .filter(|kind| *kind != Kind::InvalidInput || status.is_none());
-        by_status
-            .or(body.named.filter(fits))
-            .or(body.phrase.filter(fits))
-            .or(generic.filter(fits))
+            .filter(|hint| hint.kind != Kind::InvalidInput || status.is_none());
+        body.named
+            .filter(fits)
+            .or(body.phrase.filter(fits).filter(no_outage))
+            .or(generic.filter(fits).filter(no_outage))
+            .map(|hint| (hint.kind, hint.why))
     }
 }
 
@@ -76,11 +188,18 @@ impl Evidence {
 mod tests {
     use super::*;
 
+    fn hint(kind: Option<Kind>) -> Option<Hint> {
+        kind.map(|kind| Hint {
+            kind,
+            why: Decision::Quota,
+        })
+    }
+
     fn body(named: Option<Kind>, phrase: Option<Kind>, generic: Option<Kind>) -> BodyHints {
         BodyHints {
-            named,
-            phrase,
-            generic,
+            named: hint(named),
+            phrase: hint(phrase),
+            generic: hint(generic),
             ..BodyHints::default()
         }
     }
@@ -91,7 +210,7 @@ mod tests {
             body,
             ..Evidence::default()
         }
-        .decide()
+        .kind()
     }
 
     #[test]
@@ -147,6 +266,32 @@ mod tests {
     }
 
     #[test]
+    fn a_client_error_is_never_made_a_server_failure_by_a_generic_type() {
+        use Kind::*;
+        assert_eq!(
+            decide(Some(400), body(None, None, Some(Unavailable))),
+            Some(InvalidInput)
+        );
+        assert_eq!(
+            decide(Some(404), body(None, None, Some(Unavailable))),
+            Some(NotFound)
+        );
+        // A 429 or a server error still is.
+        assert_eq!(
+            decide(Some(429), body(None, None, Some(Unavailable))),
+            Some(Unavailable)
+        );
+        // Specific evidence still moves a client error.
+        assert_eq!(
+            decide(
+                Some(400),
+                body(None, Some(BudgetExhausted), Some(Unavailable))
+            ),
+            Some(BudgetExhausted)
+        );
+    }
+
+    #[test]
     fn a_success_status_is_not_read_for_a_failure() {
         assert_eq!(
             decide(Some(200), body(Some(Kind::Auth), None, None)),
@@ -161,6 +306,9 @@ mod tests {
             should_retry: Some(true),
             ..Evidence::default()
         };
-        assert_eq!(e.decide(), Some(Kind::Unavailable));
+        assert_eq!(
+            e.decide(),
+            Some((Kind::Unavailable, Decision::ServerSaidRetry))
+        );
     }
 }

@@ -31,6 +31,13 @@ pub(super) struct ErrorBody<'a> {
     pub(super) message: Option<Cow<'a, str>>,
     /// The document's `detail` (FastAPI).
     pub(super) detail: Option<Cow<'a, str>>,
+    /// A message in another shape, the first of: `msg`, `error_msg` (Baidu), `errmsg`,
+    /// `errorMessage`, `error_message`, `base_resp.status_msg` (MiniMax), the `msg` of a
+    /// `detail` list's first element (FastAPI's validation errors).
+    pub(super) other_message: Option<Cow<'a, str>>,
+    /// The document's `error_code` when it is a string (a name, as Baidu's and others'
+    /// bodies give it).
+    pub(super) error_code: Option<Cow<'a, str>>,
     /// The document's `code` when it is a string (the Responses API's `error` event).
     pub(super) code: Option<Cow<'a, str>>,
     /// The document's `code` when it is a status-sized whole number (OpenRouter).
@@ -138,14 +145,33 @@ impl<'a> Reader<'a> {
     /// The document proper: a string, an object whose fields are kept, or anything else.
     fn top(&mut self) -> Parsed<ErrorBody<'a>> {
         let mut body = ErrorBody::default();
+        // The messages in other shapes, in the order `ErrorBody::other_message` takes them.
+        let mut others: [Option<Cow<'a, str>>; 7] = Default::default();
         match self.peek() {
             Some(b'"') => body.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
                 match key.as_ref() {
                     "type" => body.kind = reader.text_value()?,
                     "message" => body.message = reader.text_value()?,
+                    "detail" if reader.peek() == Some(b'[') => {
+                        body.detail = None;
+                        others[6] = reader.first_member("msg")?;
+                    }
                     "detail" => body.detail = reader.text_value()?,
-                    "code" => (body.code, body.code_number) = reader.text_or_number()?,
+                    "msg" | "error_msg" | "errmsg" | "errorMessage" | "error_message" => {
+                        let rank = match key.as_ref() {
+                            "msg" => 0,
+                            "error_msg" => 1,
+                            "errmsg" => 2,
+                            "errorMessage" => 3,
+                            _ => 4,
+                        };
+                        others[rank] = reader.text_value()?;
+                    }
+                    "base_resp" => {
+                        others[5] = reader.member("status_msg")?;
+                    }
+                    "error_code" => body.error_code = reader.text_value()?,
                     "error_type" => body.error_type = reader.text_value()?,
                     "http_status_code" => body.http_status_code = reader.small_integer()?,
                     "__type" => body.amzn_type = reader.text_value()?,
@@ -160,6 +186,7 @@ impl<'a> Reader<'a> {
             })?,
             _ => self.skip_value()?,
         }
+        body.other_message = others.into_iter().flatten().next();
         Ok(body)
     }
 
@@ -177,6 +204,7 @@ impl<'a> Reader<'a> {
                         error.message = reader.member("error")?;
                     }
                     "message" => error.message = reader.text_value()?,
+                    "msg" if error.message.is_none() => error.message = reader.text_value()?,
                     "details" => error.details = reader.details()?,
                     "innererror" => error.inner_code = reader.member("code")?,
                     "metadata" => error.metadata = reader.metadata()?,
@@ -269,6 +297,22 @@ impl<'a> Reader<'a> {
         self.object_or_skip(|reader, key| {
             if key == name {
                 found = reader.text_value()?;
+                Ok(())
+            } else {
+                reader.skip_value()
+            }
+        })?;
+        Ok(found)
+    }
+
+    /// The string member `name` of an array's first element, when the value is an array
+    /// whose first element is an object that has one. The rest is checked and skipped.
+    fn first_member(&mut self, name: &str) -> Parsed<Option<Cow<'a, str>>> {
+        let mut found = None;
+        let mut first = true;
+        self.array_or_skip(|reader| {
+            if std::mem::take(&mut first) {
+                found = reader.member(name)?;
                 Ok(())
             } else {
                 reader.skip_value()

@@ -36,7 +36,7 @@ impl Kind {
             401 | 403 => Kind::Auth,
             402 => Kind::BudgetExhausted,
             404 => Kind::NotFound,
-            408 | 504 => Kind::Timeout,
+            408 | 504 | 522 | 524 => Kind::Timeout,
             413 => Kind::RequestTooLarge,
             429 => Kind::RateLimit,
             // Groq's flex tier out of capacity: come back later.

@@ -53,7 +53,9 @@ mod response;
 mod status_error;
 #[cfg(feature = "recover")]
 mod timestamp;
+mod words;
 
+pub use evidence::Decision;
 pub use headers::{parse_rate_limit_reset, parse_retry_after, server_delay};
 pub use kind::HTTP_ERROR;
 #[cfg(feature = "recover")]
@@ -194,7 +196,7 @@ fn says_overflow(text: &str) -> bool {
         body,
         ..evidence::Evidence::default()
     }
-    .decide()
+    .kind()
         == Some(kind::Kind::ContextOverflow)
 }
 

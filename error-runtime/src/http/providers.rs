@@ -117,139 +117,167 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     ("BadRequestError", Kind::InvalidInput, Weight::Generic),                // vLLM
 ];
 
-/// The phrase families: what a provider's message says in words, whatever the body's
-/// generic type, each family in order (the first that matches wins). Matched in ASCII
-/// lowercase against at most the first 64 KiB of the message.
+/// One word family: what it means, its name (shown as the evidence of a decision), and the
+/// patterns that say it.
+pub(super) struct Family {
+    pub(super) kind: Kind,
+    pub(super) name: &'static str,
+    pub(super) patterns: &'static [&'static str],
+}
+
+/// The name of the family of a plan's or a quota's limit: what it says is a rate limit
+/// instead when the text names a short window ([`SHORT_WINDOW`]), even in quotes (Google
+/// names the quota's window in quotes: "Quota exceeded for quota metric 'Generate Content
+/// API requests per minute'").
+pub(super) const PLAN_LIMIT: &str = "plan limit";
+
+/// The patterns of a short window: a limit that counts per minute or per second comes back
+/// within a minute.
+pub(super) const SHORT_WINDOW: &[&str] = &[
+    "per_min*|per_sec*|perminute|persecond|rpm|tpm|rps|qps|tps|ipm",
+    "每分钟",
+    "每秒",
+    "每分鐘",
+];
+
+/// The word families, one table for the words of messages and of names (a name is split
+/// into words: `insufficient_user_quota`, `QuotaExhausted`, `AllocationQuota.FreeTierOnly`).
+/// In order: the first family one of whose patterns matches decides.
+///
+/// A pattern is terms separated by ` ~ `, matched on words in order, at most two words
+/// apart; a term lists alternatives separated by `|`; an alternative ending in `*` matches
+/// every word it begins, and one joined by `_` matches consecutive words. A pattern that
+/// starts with a letter outside ASCII is a phrase found anywhere in the text, its words
+/// separated by one space (Chinese and Japanese write no spaces between words). Text in
+/// quotes is never read.
 #[rustfmt::skip]
-pub(super) const PHRASES: &[(Kind, &[&str])] = &[
-    // Money and plan limits: waiting a minute does not help.
-    (Kind::BudgetExhausted, &[
-        "insufficient_quota",
-        "exceeded your current quota",
-        "exceeded current quota",
-        "billing_hard_limit_reached",
-        "credit balance is too low",
-        "insufficient balance",
-        "insufficient credits",
-        "insufficient account balance",
-        "credits exhausted",
-        "run out of credits",
-        "out of credits",
-        "spending limit",
-        "api usage limits",
-        "usage limit reached",
-        "reached your usage limit",
-        "session usage limit",
-        "hourly usage limit",
-        "daily usage limit",
-        "weekly usage limit",
-        "monthly usage limit",
-        "extra usage",
-        "budget has been exceeded",
-        "exceededtokenbudget",
-        "exceeded budget",
-        "max budget",
-        "payment required",
-        "calls / month",
-        "free-models-per-day",
-        "in good standing",
-        "overdue payment",
-        "arrears",
-        "欠费",     // in arrears
-        "余额不足", // insufficient balance
-    ]),
+pub(super) const FAMILIES: &[Family] = &[
+    // Money: a balance, credits or a payment. Waiting does not help.
+    Family { kind: Kind::BudgetExhausted, name: "money", patterns: &[
+        "insufficient|inadequate|not_enough|no|low|negative|zero|exhausted|depleted|empty|no_remaining ~ balance|balances|credit|credits|fund|funds",
+        "balance|balances|credit|credits|fund|funds ~ insufficient|too_low|is_too_low|exhausted|depleted|is_not_enough|not_enough|empty|negative|used_up|run_out|ran_out|is_zero|below",
+        "out_of|run_out_of|ran_out_of|exhausted_your|used_all_your|used_up_your ~ credit|credits|fund|funds|balance",
+        "billing|payment|subscription ~ not_active|inactive|expired|overdue|past_due|failed|required|suspended|hard_limit|not_set_up|disabled|needed|issue|problem",
+        "payment_required|add_credit*|purchase_credit*|buy_credit*|buy_more|top_up|topup|recharge|arrears|arrearage|in_good_standing|overdue_payment|extra_usage|prepaid",
+        "budget ~ exceeded|exhausted|reached|spent|limit",
+        "exceeded|exhausted|reached|over ~ budget|max_budget",
+        "exceededtokenbudget|credit_balance",
+        "saldo|créditos|creditos|fondos ~ insuficiente*|agotado*|esgotado*",
+        "insuficiente*|sin|sem ~ saldo|créditos|creditos|fondos",
+        "solde|crédits|credits ~ insuffisant*|épuisé*",
+        "guthaben|kontingent ~ aufgebraucht|nicht_ausreichend|unzureichend|erschöpft",
+        "недостаточно средств", "баланс",
+        "余额", "餘額", "欠费", "欠費", "充值", "账户已停用", "额度不足", "額度不足", "配额不足", "配額不足",
+        "额度已用", "額度已用", "额度用尽", "额度已耗尽", "额度已经用", "配额已用", "配額已用", "配额用尽",
+        "已用尽", "已用盡", "残高", "クレジット", "잔액", "크레딧",
+    ]},
     // A request that alone exceeds a limit waiting cannot lift.
-    (Kind::RequestTooLarge, &[
-        "request too large",
-        "request exceeds the maximum size",
-        "request entity too large",
-        "payload too large",
-        "image exceeds",
-        "too many tokens in batch",
-    ]),
+    Family { kind: Kind::RequestTooLarge, name: "too large", patterns: &[
+        "request|payload|body|entity|file|image|upload|attachment|audio|document ~ too_large|too_big|is_too_large",
+        "request|payload|body|file|image|upload ~ size ~ exceed*|limit|too|over|maximum",
+        "exceed*|over|larger_than ~ maximum|max|allowed|limit ~ size|bytes|mb|kb|megabytes",
+        "bytes|megabytes|mb ~ limit|exceed*|maximum",
+        "image ~ exceed*", "too_many_images|too_many_files|too_many_tokens_in_batch",
+        "请求体过大", "请求过大", "文件过大", "图片过大", "大小超过", "超过大小", "請求過大", "檔案過大",
+    ]},
+    // A short window: a limit counted per minute or per second.
+    Family { kind: Kind::RateLimit, name: "short window", patterns: SHORT_WINDOW },
+    // A plan's, a tier's or a quota's limit, spent for longer than a retry waits.
+    Family { kind: Kind::BudgetExhausted, name: PLAN_LIMIT, patterns: &[
+        "quota*|allocation* ~ exhaust*|insufficient|depleted|used_up|run_out|ran_out|spent|not_enough|no_remaining|exceeded|reached|limit|used|is_0|zero|empty",
+        "exhaust*|insufficient|depleted|exceeded|no|out_of|reached|used_up ~ quota*|allocation*",
+        "daily|monthly|weekly|hourly|per_day|per_month|per_week|per_hour|perday|permonth|rpd|tpd|day|month|week ~ limit*|quota*|cap|caps|allocation*|usage|allowance",
+        "limit*|quota*|cap|allocation*|allowance ~ per_day|per_month|per_week|perday|day|month|week|hours",
+        "usage_limit*|usage_cap*|spend*_limit*|spending_cap*|plan_limit*|tier_limit*|free_tier*|usage_quota",
+        "reached|exceeded|hit ~ usage|plan|tier|subscription ~ limit*|cap*|quota*",
+        "plan|tier|subscription ~ does_not_include|not_included|doesn_t_include|not_available|limit*|upgrade",
+        "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
+        "free_models_per_day|calls_month",
+        "今日", "每日", "每天", "每月", "本月", "免费额度", "免费次数", "使用上限", "利用上限", "次数已用", "次數已用",
+    ]},
+    // A cap on what the model may write: the request asks for more than the model writes,
+    // whatever its prompt (a bad parameter, not a long prompt).
+    Family { kind: Kind::InvalidInput, name: "output cap", patterns: &[
+        "maximum_output|max_output|maximum_completion|max_completion|output_limit|output_token_limit",
+    ]},
     // The context window, in every provider's words.
-    (Kind::ContextOverflow, &[
-        "prompt is too long",
-        "maximum context length",
-        "context_length_exceeded",
-        "max_tokens must be greater than thinking.budget_tokens",
-        "input is too long",
-        "exceeds the context window",
-        "exceed context limit",
-        "context window",
-        "context length",
-        "context size",
-        // Google: "The input token count (1200000) exceeds the maximum number of tokens allowed".
-        "input token count",
-        "exceeds the maximum number of tokens",
-        "too many tokens: total number of tokens",
-        "too many tokens: size limit exceeded",
-        "max_new_tokens` must be <=",
-        "maximum prompt length",
-        "reduce the length of the messages",
-        "range of input length",
-        "exceeded model token limit",
-        "input_too_large",
-    ]),
+    Family { kind: Kind::ContextOverflow, name: "context window", patterns: &[
+        "context ~ length|window|size|limit|tokens ~ exceed*|too|over|maximum|limit|reached",
+        "exceed*|over|beyond|maximum|max|longer_than|greater_than|larger_than|more_than|fit ~ context*",
+        "context ~ overflow*|exceeded|too_small|full",
+        "tokens ~ must_be",
+        "context_length_exceeded|context_window_exceeded|ctx_size|n_ctx|num_ctx",
+        "prompt|input|message|messages|conversation ~ too_long|is_too_long|are_too_long|too_large|too_many_tokens|exceeds",
+        "maximum|max ~ prompt_length|input_length|sequence_length|model_length|context|tokens_allowed|number_of_tokens|token_limit",
+        "input_token_count|token_count ~ exceed*",
+        "too_many ~ tokens|input_tokens",
+        "tokens|token_limit ~ exceed*|exceeded|over_the_limit",
+        "exceeded ~ model ~ token_limit",
+        "reduce ~ length|prompt|messages|input",
+        "range_of_input_length|max_new_tokens_must_be|budget_tokens|input_too_large|inputs_tokens",
+        "上下文", "输入过长", "輸入過長", "长度超过", "長度超過", "超出模型", "超过模型", "最大长度", "最大長度", "token数", "tokens超",
+    ]},
     // Content policies and moderation.
-    (Kind::ContentFiltered, &[
-        "content_policy_violation",
-        "content management policy",
-        "content policy",
-        "content filtering",
-        "content blocked",
-        "guardrail",
-        "safety system",
-        "input was flagged",
-        "moderation",
-        "inappropriate content",
-        "considered high risk",
-        "content exists risk",
-        "敏感内容", // sensitive content
-    ]),
+    Family { kind: Kind::ContentFiltered, name: "content policy", patterns: &[
+        "content ~ policy|policies|filter*|management|blocked|moderation|safety|violat*|flagged|inspection|risk|rejected|not_allowed",
+        "safety ~ system|filter*|policy|policies|settings|reasons|check*",
+        "moderation*|guardrail*|flagged|inappropriate|harmful|objectionable|responsible_ai|usage_policies",
+        "prohibited ~ content|material|text|image|request_content",
+        "considered_high_risk|high_risk|data_inspection", "sensitive ~ content|words|information",
+        "敏感", "违规", "違規", "内容安全", "內容安全", "不安全", "审核", "審核", "违禁", "違禁", "不合规", "风险", "風險",
+    ]},
     // Who may call at all: a person must act.
-    (Kind::Auth, &[
-        "organization has been disabled",
-        "organization has been restricted",
-        "account has been disabled",
-        "location is not supported",
-    ]),
+    Family { kind: Kind::Auth, name: "credentials", patterns: &[
+        "invalid|incorrect|missing|expired|revoked|disabled|wrong|bad|unknown|no|malformed ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|bearer*|credential*|authorization|authentication",
+        "api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|credential*|authorization ~ invalid|incorrect|missing|expired|revoked|not_valid|is_invalid|required|not_provided",
+        "unauthori*|unauthenticated|not_authori*|authentication_failed|authentication_error|auth_failed|access_denied|permission_denied|no_permission",
+        "organization|account|project|key ~ disabled|deactivated|suspended|banned|restricted|blocked",
+        "location|region|country|territory ~ not_supported|unsupported|not_available",
+        "令牌", "認證", "认证失败", "鉴权", "鑑權", "身份验证", "未授权", "未授權", "无权", "無權", "权限不足", "權限不足", "密钥", "密鑰", "签名", "簽名",
+    ]},
     // What does not exist.
-    (Kind::NotFound, &[
-        "model not found",
-        "model identifier is invalid",
-        "has been decommissioned",
-        "模型不存在", // the model does not exist
-    ]),
-    // Throttling, said in words only.
-    (Kind::RateLimit, &[
-        "rate limit exceeded",
-        "rate limit reached",
-        "tokens per minute limit exceeded",
-        "too many requests",
-    ]),
-    // A deadline passed, said in words only.
-    (Kind::Timeout, &[
-        "timed out waiting",
-    ]),
-    // The server failed, said in words only.
-    (Kind::Unavailable, &[
-        "server had an error",
-        "temporarily unavailable",
-        "capacity exceeded",
-        "unable to process your request",
-        "try your request again",
-        "error was encountered while running the model",
-        "failed to generate a response",
-        "incomplete generation",
-        "model busy",
-        "currently loading",
-        "overloaded",
-    ]),
+    Family { kind: Kind::NotFound, name: "not found", patterns: &[
+        "model|deployment|endpoint|resource ~ not_found|does_not_exist|not_exist|doesn_t_exist|not_exists|unknown|decommissioned|retired|deprecated|discontinued",
+        "no_such|unknown|invalid|nonexistent ~ model|deployment|endpoint",
+        "decommissioned|identifier_is_invalid",
+        "模型不存在", "不存在该模型", "找不到模型", "未找到模型", "模型未找到", "无此模型", "模型已下线", "模型不存在", "不存在", "找不到",
+    ]},
+    // Throttling, said in words.
+    Family { kind: Kind::RateLimit, name: "rate limit", patterns: &[
+        "rate ~ limit*", "ratelimit*|rate_limited|throttl*|slow_down",
+        "too_many ~ requests|calls|concurrent|connections",
+        "requests|request|calls ~ too_frequent*|too_fast|too_often|exceed*_limit",
+        "frequency ~ limit*|exceeded", "request_limit ~ exceeded|reached",
+        "请求过于频繁", "請求過於頻繁", "频繁", "頻繁", "频率", "頻率", "限流", "速率", "并发", "並發", "请求过多", "請求過多", "请求次数", "レート制限", "リクエストが多すぎ", "요청이 너무 많",
+        "слишком много запросов", "demasiadas_solicitudes", "muitas_requisições|muitas_solicitações",
+    ]},
+    // A deadline passed.
+    Family { kind: Kind::Timeout, name: "timeout", patterns: &[
+        "timed_out|deadline_exceeded|took_too_long|time_limit_exceeded",
+        "timeout ~ error|exceeded|occurred|expired",
+        "request|gateway|upstream|connection|read|response|server ~ timeout",
+        "a_timeout_occurred",
+        "超时", "超時", "逾時",
+    ]},
+    // The server failed, is overloaded or cannot take the call now.
+    Family { kind: Kind::Unavailable, name: "overload", patterns: &[
+        "overload*|over_capacity|at_capacity|no_capacity|insufficient_capacity|out_of_capacity",
+        "capacity ~ exceeded|reached|insufficient|limit|constraints",
+        "temporarily|currently ~ unavailable|overloaded|busy|down|unable|not_available",
+        "service|server|model|upstream|backend|endpoint|engine|provider|deployment|instance ~ unavailable|busy|overloaded|down|not_available|not_ready|loading|starting",
+        "too_busy|high_demand|heavy_load|high_load|high_traffic|experiencing_high",
+        "internal ~ error|server_error", "server_had_an_error|bad_gateway|service_unavailable|no_healthy_upstream",
+        "upstream ~ error|failed|unavailable|connect|reset",
+        "no_available|no_healthy ~ channel*|server*|backend*|replica*|instance*|worker*|provider*",
+        "currently_loading|is_loading|model_busy|failed_to_generate|incomplete_generation",
+        "error_was_encountered_while_running_the_model|unable_to_process_your_request|try_your_request_again",
+        "负载", "負載", "饱和", "飽和", "繁忙", "过载", "過載", "服务不可用", "服務不可用", "暂时不可用", "暫時無法", "服务异常", "服務異常",
+        "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
+    ]},
     // A parameter the server does not support, whatever status it is sent with.
-    (Kind::InvalidInput, &[
-        "unsupported param",
-    ]),
+    Family { kind: Kind::InvalidInput, name: "unsupported parameter", patterns: &[
+        "unsupported ~ param*|parameter*",
+    ]},
 ];
 
 /// Google's quota reading: a `QuotaFailure` whose `quotaId` counts per day is a plan's

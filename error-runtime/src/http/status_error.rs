@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use super::IntoStatus;
 use super::body;
-use super::evidence::Evidence;
+use super::evidence::{Decision, Evidence};
 use super::headers::{ServerHints, parse_retry_after};
 use super::kind::{Kind, TABLE};
 use super::providers::Weight;
@@ -72,9 +72,6 @@ pub struct StatusError {
     body: String,
     /// `x-should-retry`.
     should_retry: Option<bool>,
-    /// The failure's name in `x-amzn-ErrorType`, specific and generic, for the body's
-    /// reading.
-    header_names: [Option<Kind>; 2],
     /// What else the response says, when it says anything: boxed, so that a
     /// `Result<T, StatusError>` stays small.
     facts: Option<Box<Facts>>,
@@ -92,6 +89,11 @@ struct Facts {
     reset: Option<Duration>,
     /// The provider's request id, folded and cut.
     request_id: Option<Box<str>>,
+    /// What decided the code, when the body or a header did (else the status).
+    decided: Option<Decision>,
+    /// The failure's name in `x-amzn-ErrorType`, specific and generic, for the body's
+    /// reading.
+    header_names: [Option<body::Hint>; 2],
 }
 
 impl StatusError {
@@ -128,7 +130,6 @@ impl StatusError {
             retry_after: None,
             body: String::new(),
             should_retry: None,
-            header_names: [None; 2],
             facts: None,
             op: Cow::Borrowed("http"),
             source: None,
@@ -142,7 +143,7 @@ impl StatusError {
         let body = body::keep(body);
         let hints = body::read(&body);
         let status = hints.status.filter(|status| *status >= 400);
-        let kind = Evidence {
+        let (kind, decided) = Evidence {
             status,
             body: hints,
             ..Evidence::default()
@@ -151,6 +152,7 @@ impl StatusError {
         let mut e = Self::blank(status, kind);
         e.body = body;
         e.facts_mut().body_wait = body_wait(&hints);
+        e.set_decided(decided);
         e.drop_empty_facts();
         Some(e)
     }
@@ -274,7 +276,7 @@ impl StatusError {
         e.retry_after = server.retry_after;
         e.should_retry = server.should_retry;
         if let Some(name) = server.error_name.as_deref() {
-            e.header_names = [
+            e.facts_mut().header_names = [
                 body::name_of(name, Weight::Specific),
                 body::name_of(name, Weight::Generic),
             ];
@@ -435,19 +437,59 @@ impl StatusError {
 
     fn set_body(&mut self, body: String) {
         let mut hints = body::read(&body);
-        let [specific, generic] = self.header_names;
+        let [specific, generic] = self
+            .facts
+            .as_deref()
+            .map_or([None; 2], |facts| facts.header_names);
         hints.named = hints.named.or(specific);
         hints.generic = hints.generic.or(generic);
         self.body = body;
         self.facts_mut().body_wait = body_wait(&hints);
         self.drop_empty_facts();
-        self.kind = Evidence {
+        let (kind, decided) = Evidence {
             status: self.status,
             should_retry: self.should_retry,
             body: hints,
         }
         .decide()
-        .unwrap_or(Kind::Other);
+        .unwrap_or((Kind::Other, Decision::Nothing));
+        self.kind = kind;
+        self.set_decided(decided);
+    }
+
+    /// Keeps what decided the code when it is more than the status.
+    fn set_decided(&mut self, decided: Decision) {
+        match decided {
+            Decision::Status(_) | Decision::Nothing => {
+                if let Some(facts) = &mut self.facts {
+                    facts.decided = None;
+                }
+                self.drop_empty_facts();
+            }
+            decided => self.facts_mut().decided = Some(decided),
+        }
+    }
+
+    /// What decided this error's code: the step of the order of evidence and what it read
+    /// there (a specific status, a name, a word family of the message, Google's quota
+    /// reading), or [`Decision::Status`] when the status alone did. For logs, traces and
+    /// the wire form: it may name what the provider's body said, so it is never in text for
+    /// people or the model.
+    ///
+    /// ```
+    /// use agent_error::http::{Decision, StatusError};
+    /// use http::HeaderMap;
+    ///
+    /// let body = r#"{"error":{"type":"invalid_request_error","message":"Your credit balance is too low"}}"#;
+    /// let e = StatusError::from_parts(400, &HeaderMap::new(), body);
+    /// assert!(matches!(e.evidence(), Decision::MessageWords { family: "money", .. }));
+    /// ```
+    pub fn evidence(&self) -> Decision {
+        self.facts
+            .as_deref()
+            .and_then(|facts| facts.decided)
+            .or(self.status.map(Decision::Status))
+            .unwrap_or(Decision::Nothing)
     }
 
     fn facts_mut(&mut self) -> &mut Facts {
@@ -460,6 +502,8 @@ impl StatusError {
             && f.body_wait.is_none()
             && f.reset.is_none()
             && f.request_id.is_none()
+            && f.decided.is_none()
+            && f.header_names == [None; 2]
         {
             self.facts = None;
         }

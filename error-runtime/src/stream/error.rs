@@ -208,7 +208,7 @@ impl StreamError {
             body: document.hints,
             ..Evidence::default()
         }
-        .decide()
+        .kind()
         .filter(|_| !document.hints.cancelled);
         let mut e = *StreamError::new(FailureKind::ErrorEvent).0;
         e.doc = kind.map_or(&INTERRUPTED, Kind::doc);

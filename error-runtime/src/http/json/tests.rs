@@ -30,6 +30,22 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         amzn_type: text(doc, "__type"),
         output_type: doc.get("Output").and_then(|o| text(o, "__type")),
         estimated_time: doc.get("estimated_time").and_then(Value::as_f64),
+        other_message: [
+            text(doc, "msg"),
+            text(doc, "error_msg"),
+            text(doc, "errmsg"),
+            text(doc, "errorMessage"),
+            text(doc, "error_message"),
+            doc.get("base_resp").and_then(|b| text(b, "status_msg")),
+            doc.get("detail")
+                .and_then(Value::as_array)
+                .and_then(|d| d.first())
+                .and_then(|d| text(d, "msg")),
+        ]
+        .into_iter()
+        .flatten()
+        .next(),
+        error_code: text(doc, "error_code"),
         metadata: metadata(doc.get("metadata")),
         response_error: error_field(
             doc.get("response")
@@ -59,10 +75,13 @@ fn error_field(error: &Value) -> ErrorField<'static> {
     let owned = |text: &str| Cow::Owned(text.to_owned());
     let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(owned);
     let details = error.get("details").and_then(Value::as_array);
-    let message = error.get("message").and_then(|m| match m {
-        Value::Object(_) => text(m, "error"),
-        _ => m.as_str().map(owned),
-    });
+    let message = error
+        .get("message")
+        .and_then(|m| match m {
+            Value::Object(_) => text(m, "error"),
+            _ => m.as_str().map(owned),
+        })
+        .or_else(|| text(error, "msg").filter(|_| error.get("message").is_none()));
     ErrorField {
         text: error.as_str().map(owned),
         kind: text(error, "type"),

@@ -1,0 +1,291 @@
+//! Words, not strings: a message or a name is read as words (split at anything that is not
+//! a letter or a digit, and at camelCase), on word boundaries, by the word families of
+//! `providers`. Text in quotes is the caller's own text echoed back and is never read.
+//! Writing systems without spaces (Chinese, Japanese) are read by their phrases.
+
+use super::kind::Kind;
+use super::providers::{FAMILIES, Family, SHORT_WINDOW};
+
+/// The most of a text that is read, in bytes.
+const READ: usize = 16 * 1024;
+
+/// The longest span between quotes taken as quoted text: a caller's name or value echoed
+/// back is short, while a "quote" longer than this is most likely a relayed message.
+const MAX_QUOTED: usize = 200;
+
+/// How many words may stand between two terms of a pattern.
+const GAP: usize = 2;
+
+/// The word family that a text or a name said, and the pattern of it that matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Said {
+    /// What the family means.
+    pub(crate) kind: Kind,
+    /// The family's name (`money`, `rate limit`, …).
+    pub(crate) family: &'static str,
+    /// The pattern that matched, as the table writes it.
+    pub(crate) words: &'static str,
+}
+
+/// Text made ready for matching: its words in lowercase, and the whole in lowercase with
+/// every run of other characters one space (where phrases without spaces are found).
+struct Prepared {
+    flat: String,
+    /// Where each word starts and ends in `flat`.
+    words: Vec<(usize, usize)>,
+}
+
+impl Prepared {
+    fn new(text: &str) -> Prepared {
+        let text = &text[..text.floor_char_boundary(READ)];
+        let mut flat = String::with_capacity(text.len() + 8);
+        let mut words = Vec::new();
+        let mut start: Option<usize> = None;
+        let mut previous: Option<char> = None;
+        for c in text.chars() {
+            if c.is_alphanumeric() {
+                // camelCase: a capital after a lowercase letter starts a word.
+                let camel = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
+                if camel && let Some(s) = start.take() {
+                    words.push((s, flat.len()));
+                    flat.push(' ');
+                }
+                if start.is_none() {
+                    start = Some(flat.len());
+                }
+                flat.extend(c.to_lowercase());
+            } else if let Some(s) = start.take() {
+                words.push((s, flat.len()));
+                flat.push(' ');
+            }
+            previous = Some(c);
+        }
+        if let Some(s) = start {
+            words.push((s, flat.len()));
+        }
+        Prepared { flat, words }
+    }
+
+    fn word(&self, i: usize) -> &str {
+        let (s, e) = self.words[i];
+        &self.flat[s..e]
+    }
+}
+
+/// What the families say of a message: the first family, in the table's order, one of
+/// whose patterns matches outside quotes.
+pub(super) fn in_message(text: &str) -> Option<Said> {
+    read(&Prepared::new(&unquoted(text)))
+}
+
+/// What the families say of a name (`insufficient_user_quota`, `QuotaExhausted`,
+/// `AllocationQuota.FreeTierOnly`): its words read as a message's are.
+pub(super) fn in_name(name: &str) -> Option<Said> {
+    read(&Prepared::new(name))
+}
+
+/// Whether `text` names a short window (per minute, per second, `TPM`), quoted or not: what
+/// turns a quota's limit into a rate limit.
+pub(super) fn names_a_short_window(text: &str) -> bool {
+    let text = Prepared::new(text);
+    SHORT_WINDOW.iter().any(|pattern| matches(pattern, &text))
+}
+
+fn read(text: &Prepared) -> Option<Said> {
+    FAMILIES.iter().find_map(|family| said_by(family, text))
+}
+
+fn said_by(family: &Family, text: &Prepared) -> Option<Said> {
+    family
+        .patterns
+        .iter()
+        .find(|pattern| matches(pattern, text))
+        .map(|words| Said {
+            kind: family.kind,
+            family: family.name,
+            words,
+        })
+}
+
+/// Whether `pattern` matches: a pattern that starts with a letter outside ASCII is a phrase
+/// found anywhere (Chinese and Japanese have no spaces between words); else its terms
+/// (separated by ` ~ `) match words in order, at most [`GAP`] words apart. A term lists
+/// alternatives separated by `|`; an alternative ending in `*` matches every word it
+/// begins, and one joined by `_` matches consecutive words.
+fn matches(pattern: &str, text: &Prepared) -> bool {
+    if !pattern.starts_with(|c: char| c.is_ascii()) {
+        return text.flat.contains(pattern);
+    }
+    let mut terms = pattern.split(" ~ ");
+    let Some(first) = terms.next() else {
+        return false;
+    };
+    let rest: Vec<&str> = terms.collect();
+    (0..text.words.len()).any(|at| {
+        let Some(mut end) = term_at(first, text, at) else {
+            return false;
+        };
+        for term in &rest {
+            let found =
+                (end..text.words.len().min(end + GAP + 1)).find_map(|at| term_at(term, text, at));
+            match found {
+                Some(next) => end = next,
+                None => return false,
+            }
+        }
+        true
+    })
+}
+
+/// Where the words after `term` begin when `term` matches the words at `at`.
+fn term_at(term: &str, text: &Prepared, at: usize) -> Option<usize> {
+    term.split('|').find_map(|alternative| {
+        let mut at = at;
+        for part in alternative.split('_') {
+            let word = text.words.get(at).map(|_| text.word(at))?;
+            let fits = match part.strip_suffix('*') {
+                Some(stem) => word.starts_with(stem),
+                None => word == part,
+            };
+            if !fits {
+                return None;
+            }
+            at += 1;
+        }
+        Some(at)
+    })
+}
+
+/// `text` without what stands in quotes or backticks (`'…'`, `"…"`, `` `…` ``, `“…”`,
+/// `‘…’`, `「…」`, `『…』`): the caller's own text echoed back (a rejected tool name, a
+/// parameter's value) never decides what a failure is. A single quote opens a quotation
+/// only after a character that is not a letter or a digit (an apostrophe in "you've" does
+/// not), and closes one only before such a character. A span longer than [`MAX_QUOTED`], or
+/// one that does not close, is kept.
+pub(super) fn unquoted(text: &str) -> String {
+    let text = &text[..text.floor_char_boundary(READ)];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let after_open = &rest[c.len_utf8()..];
+        let close = match c {
+            '"' | '`' => Some(c),
+            '\'' if !before.is_some_and(char::is_alphanumeric) => Some('\''),
+            '“' => Some('”'),
+            '‘' => Some('’'),
+            '「' => Some('」'),
+            '『' => Some('』'),
+            _ => None,
+        };
+        if let Some(close) = close
+            && let Some(len) = quoted_len(after_open, close)
+        {
+            out.push(' ');
+            rest = &after_open[len + close.len_utf8()..];
+            before = Some(' ');
+            continue;
+        }
+        out.push(c);
+        before = Some(c);
+        rest = after_open;
+    }
+    out
+}
+
+/// The length of the quoted text at the start of `text` up to `close`, when it closes
+/// within [`MAX_QUOTED`] bytes (a single quote only before a character that is not a
+/// letter or a digit).
+fn quoted_len(text: &str, close: char) -> Option<usize> {
+    let window = &text[..text.floor_char_boundary(MAX_QUOTED + 4)];
+    window
+        .char_indices()
+        .filter(|(_, c)| *c == close)
+        .map(|(at, _)| at)
+        .find(|&at| {
+            close != '\''
+                || !text[at + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric)
+        })
+        .filter(|&at| at <= MAX_QUOTED)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn kind(text: &str) -> Option<Kind> {
+        in_message(text).map(|said| said.kind)
+    }
+
+    #[test]
+    fn names_are_split_into_words() {
+        let words = |name: &str| {
+            let p = Prepared::new(name);
+            (0..p.words.len())
+                .map(|i| p.word(i).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words("AllocationQuota.FreeTierOnly"),
+            ["allocation", "quota", "free", "tier", "only"]
+        );
+        assert_eq!(
+            words("insufficient_user_quota"),
+            ["insufficient", "user", "quota"]
+        );
+        assert_eq!(words("QUOTA_EXHAUSTED"), ["quota", "exhausted"]);
+        assert_eq!(words("billing-not-active"), ["billing", "not", "active"]);
+    }
+
+    #[test]
+    fn words_match_on_word_boundaries_only() {
+        // "arrears" inside another word, "credit" as part of "accredited".
+        assert_eq!(kind("the accredited partner list"), None);
+        assert_eq!(
+            kind("Your account balance is insufficient"),
+            Some(Kind::BudgetExhausted)
+        );
+    }
+
+    #[test]
+    fn quoted_text_never_decides() {
+        assert_eq!(
+            kind("Invalid tool name 'too many requests': must match ^[a-z_]+$"),
+            None
+        );
+        assert_eq!(kind("tool `overloaded` is not defined"), None);
+        assert_eq!(kind("model \"insufficient balance\" not known"), None);
+        // An apostrophe is not a quote.
+        assert_eq!(
+            kind("You've run out of credits, please top up"),
+            Some(Kind::BudgetExhausted)
+        );
+        // A quote that never closes, or one too long to be a name, is read.
+        assert_eq!(kind("'rate limit exceeded"), Some(Kind::RateLimit));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_read_without_panicking(text in "\\PC{0,300}") {
+            let _ = in_message(&text);
+            let _ = in_name(&text);
+            prop_assert!(unquoted(&text).len() <= text.len() + 1);
+        }
+
+        #[test]
+        fn quotes_and_camel_case_of_any_shape(text in "[a-zA-Z '\"`“”‘’「」 _.-]{0,200}") {
+            let _ = in_message(&text);
+        }
+    }
+
+    #[test]
+    fn a_huge_text_is_read_up_to_its_limit() {
+        let text = "quota ".repeat(2_000_000);
+        assert_eq!(Prepared::new(&text).words.len(), READ / 6 + 1);
+        let _ = in_message(&text);
+    }
+}
