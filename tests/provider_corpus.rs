@@ -58,9 +58,18 @@ struct Outcome {
 }
 
 fn corpus_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    files_in("tests/corpus")
+}
+
+/// The set held out from the rules (`tests/heldout/`): nobody reads it while writing them.
+fn held_out_files() -> Vec<PathBuf> {
+    files_in("tests/heldout")
+}
+
+fn files_in(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/corpus")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
         .collect();
@@ -289,4 +298,53 @@ fn the_corpus_is_sourced_and_broad() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(total >= 250, "{total} cases");
     assert!(by_provider.len() >= 20, "{} providers", by_provider.len());
+}
+
+/// The held-out set is held out: no source of it is a source of the corpus, so that no rule
+/// written from the corpus was written from one of its responses.
+#[test]
+fn the_held_out_set_shares_no_source_with_the_corpus() {
+    let sources = |files: Vec<PathBuf>| -> BTreeSet<String> {
+        files
+            .iter()
+            .flat_map(|path| load(path).cases)
+            .map(|case| case.source)
+            .collect()
+    };
+    let (corpus, held_out) = (sources(corpus_files()), sources(held_out_files()));
+    assert!(held_out.len() >= 40, "{} held-out sources", held_out.len());
+    let shared: Vec<_> = held_out.intersection(&corpus).collect();
+    assert!(shared.is_empty(), "sources in both: {shared:?}");
+}
+
+/// How classification generalises: the held-out set, read once per release. It prints the
+/// figures only (how many match what they mean, how many would be retried that must not
+/// be), never a case, so that running it does not show the set to whoever writes rules.
+/// `cargo test --test provider_corpus -- --ignored --nocapture held_out`.
+#[test]
+#[ignore = "a measurement, run once per release"]
+fn held_out_figure() {
+    let (mut count, mut matched, mut retried_wrongly) = (0, 0, 0);
+    let mut providers = BTreeSet::new();
+    for path in held_out_files() {
+        let file = load(&path);
+        providers.insert(file.provider);
+        for case in &file.cases {
+            count += 1;
+            let (want, got) = (expected(case), classify(case));
+            matched += usize::from(
+                want.code == got.code
+                    && want.retryable == got.retryable
+                    && want.recovery == got.recovery,
+            );
+            retried_wrongly += usize::from(got.retryable && !want.retryable);
+        }
+    }
+    eprintln!(
+        "held out: {count} responses from {} providers: {matched} match what they mean \
+         ({:.1}%); {retried_wrongly} retried that must not be",
+        providers.len(),
+        100.0 * matched as f64 / count.max(1) as f64
+    );
+    assert!(count >= 80, "{count} held-out responses");
 }
