@@ -1162,3 +1162,213 @@ fn status_taking_functions_take_literals_and_status_codes() {
     assert_eq!(StatusError::new(-1).code(), StatusError::new(0).code());
     assert_eq!(StatusError::new(70_000).status(), 0);
 }
+
+/// Words, not strings: each word family, in English and in Chinese, said in words no
+/// provider's table lists verbatim, decides on a status that says less.
+#[test]
+fn each_word_family_decides_in_words_it_was_not_written_from() {
+    let message = |text: &str| format!(r#"{{"error":{{"message":"{text}"}}}}"#);
+    let table = [
+        // Money: balances, credits, billing, in any order and language.
+        (
+            429,
+            "The wallet balance for this key is insufficient.",
+            "budget_exhausted",
+        ),
+        (
+            403,
+            "Billing is not active for this project",
+            "budget_exhausted",
+        ),
+        (
+            400,
+            "You have run out of credits on your team",
+            "budget_exhausted",
+        ),
+        (429, "用户余额不足，请充值", "budget_exhausted"),
+        (429, "該令牌額度不足", "budget_exhausted"),
+        (400, "saldo insuficiente en la cuenta", "budget_exhausted"),
+        // A plan's or a quota's limit, spent for longer than a retry waits.
+        (
+            429,
+            "Daily request quota reached for the free tier",
+            "budget_exhausted",
+        ),
+        (
+            429,
+            "Your token quota limit has been hit",
+            "budget_exhausted",
+        ),
+        (429, "今日免费次数已用完", "budget_exhausted"),
+        // ... unless the limit counts per minute: then waiting helps.
+        (
+            429,
+            "Quota exceeded for 'requests per minute'",
+            "rate_limit",
+        ),
+        (429, "每分钟请求数超过限制", "rate_limit"),
+        // A request too large to ever pass, and the context window.
+        (
+            400,
+            "The uploaded image is too large for this endpoint",
+            "request_too_large",
+        ),
+        (
+            400,
+            "Input exceeds the model's context window of 8k",
+            "context_overflow",
+        ),
+        (400, "输入过长，超出模型上下文", "context_overflow"),
+        // Content policy, credentials, what does not exist.
+        (
+            400,
+            "Blocked by the safety filter of the provider",
+            "content_filtered",
+        ),
+        (400, "输入内容包含敏感词", "content_filtered"),
+        (400, "The supplied api key is expired", "auth_error"),
+        (400, "无效的令牌", "auth_error"),
+        (400, "No such model: llama-9-900b", "not_found"),
+        // Throttles, timeouts and overloads, where the status says less.
+        (400, "请求过于频繁，请稍后再试", "rate_limit"),
+        (500, "Upstream request timed out after 60s", "timeout"),
+        (
+            500,
+            "当前分组上游负载已饱和，请稍后再试",
+            "provider_unavailable",
+        ),
+        (
+            500,
+            "The engine is currently overloaded",
+            "provider_unavailable",
+        ),
+    ];
+    for (status, text, expected) in table {
+        assert_eq!(code(status, &message(text)), expected, "{status} {text}");
+    }
+}
+
+/// A name the table does not know is read by its words: a quota whose words say it is
+/// spent is not retried, wherever the name stands.
+#[test]
+fn names_are_read_by_their_words() {
+    for name in [
+        "QUOTA_EXHAUSTED",
+        "insufficient_user_quota",
+        "billing_not_active",
+        "AllocationQuota.FreeTierOnly",
+        "CreditBalanceDepleted",
+    ] {
+        let body = format!(r#"{{"error":{{"code":"{name}","message":"x"}}}}"#);
+        let e = parts(429, &[], &body);
+        assert_eq!(
+            (e.code(), e.is_retryable()),
+            ("budget_exhausted", false),
+            "{name}"
+        );
+    }
+    let throttled = parts(500, &[], r#"{"error":{"code":"RequestThrottled"}}"#);
+    assert_eq!(throttled.code(), "rate_limit");
+}
+
+/// Text in quotes is the caller's own, echoed back: it never decides. A 400 that quotes a
+/// rejected tool named "too many requests" or "overloaded", or money words, stays the
+/// caller's error and is not retried.
+#[test]
+fn quoted_text_never_decides() {
+    for quoted in [
+        r#"Invalid 'tools[0].function.name': 'too many requests' does not match '^[a-zA-Z0-9_-]+$'"#,
+        r#"Unknown tool \"overloaded\"; available tools: search"#,
+        r#"Invalid value for 'model': `insufficient balance`"#,
+        "Invalid parameter ‘rate limit exceeded’",
+    ] {
+        let body =
+            format!(r#"{{"error":{{"type":"invalid_request_error","message":"{quoted}"}}}}"#);
+        let e = parts(400, &[], &body);
+        assert_eq!(
+            (e.code(), e.is_retryable()),
+            ("invalid_input", false),
+            "{quoted}"
+        );
+    }
+}
+
+/// A body held in another (a relay's message, an SDK's printed exception) is read as the
+/// body it holds; a page from a CDN or a proxy is classified by its status, never read.
+#[test]
+fn wrapped_bodies_are_read_and_pages_are_not() {
+    let relayed = r#"{"error":{"message":"upstream returned 402: {\"error\":{\"code\":\"insufficient_quota\",\"message\":\"out of money\"}}","type":"api_error"}}"#;
+    assert_eq!(code(502, relayed), "budget_exhausted");
+    let python = r#"Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check your plan.', 'type': 'insufficient_quota', 'param': None}}"#;
+    assert_eq!(code(429, python), "budget_exhausted");
+    let page = "<!DOCTYPE html><html><head><title>example.com | 524: A timeout occurred</title></head><body>rate limit exceeded, insufficient balance</body></html>";
+    assert_eq!(code(524, page), "timeout");
+    assert_eq!(code(503, page), "provider_unavailable");
+    assert_eq!(
+        code(
+            503,
+            "upstream connect error or disconnect/reset before headers. reset reason: overflow"
+        ),
+        "provider_unavailable"
+    );
+    assert_eq!(code(522, ""), "timeout");
+}
+
+/// What decided is shown: in `evidence`, in `Debug` and in the wire form, never in the
+/// text for people or the model.
+#[test]
+fn the_evidence_of_a_decision_is_shown_to_operators_only() {
+    use agent_error::http::Decision;
+    let body = r#"{"error":{"type":"invalid_request_error","message":"Your prepaid balance is depleted"}}"#;
+    let e = parts(400, &[], body);
+    assert_eq!(e.code(), "budget_exhausted");
+    let Decision::MessageWords { family, .. } = e.evidence() else {
+        panic!("{:?}", e.evidence());
+    };
+    assert_eq!(family, "money");
+    assert!(format!("{e:?}").contains("MessageWords"));
+    assert!(!e.to_string().contains("money"));
+    assert!(!agent_error::tool::render(&e).contains("money"));
+    assert_eq!(parts(503, &[], "").evidence(), Decision::Status(503));
+    assert_eq!(
+        parts(402, &[], body).evidence(),
+        Decision::SpecificStatus(402)
+    );
+    #[cfg(feature = "serde")]
+    {
+        let report = agent_error::Report::capture(&e);
+        assert!(report.evidence().is_some_and(|text| text.contains("money")));
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(
+            json.contains(r#""evidence":"the message's words, family money"#),
+            "{json}"
+        );
+    }
+}
+
+/// Your own vocabulary is read before the built-in tables.
+#[test]
+fn your_vocabulary_is_read_first() {
+    use agent_error::http::{Decision, Vocabulary};
+    assert!(Vocabulary::new().name("X", "no_such_code").is_err());
+    Vocabulary::new()
+        .name("ACME_FUNDS_GONE", "budget_exhausted")
+        .unwrap()
+        .phrase("the acme gerbils are resting", "provider_unavailable")
+        .unwrap()
+        .install();
+    let named = parts(429, &[], r#"{"error":{"code":"ACME_FUNDS_GONE"}}"#);
+    assert_eq!(named.code(), "budget_exhausted");
+    assert_eq!(
+        named.evidence(),
+        Decision::YourName {
+            name: "ACME_FUNDS_GONE"
+        }
+    );
+    let said = parts(
+        400,
+        &[],
+        r#"{"message":"The ACME gerbils are resting, sorry"}"#,
+    );
+    assert_eq!(said.code(), "provider_unavailable");
+}

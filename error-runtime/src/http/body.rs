@@ -12,7 +12,7 @@ use super::kind::Kind;
 use super::providers::{
     CANCELLED, DAILY_QUOTA, NAMES, PLAN_LIMIT, QUOTA_METRIC, Weight, ZERO_LIMIT,
 };
-use super::{delay, duration, words};
+use super::{delay, duration, vocabulary, words};
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
@@ -322,9 +322,22 @@ fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Hint> {
         .flatten()
         .chain(error.details.reasons.iter().map(|reason| reason.as_ref()))
     };
-    places()
-        .find_map(|name| name_of(name, weight))
-        .or_else(|| places().find_map(|name| words_of_name(name, weight)))
+    let yours = || {
+        places().find_map(|name| {
+            let (kind, name) = vocabulary::name(name)?;
+            Some(Hint {
+                kind,
+                why: Decision::YourName { name },
+            })
+        })
+    };
+    (if weight == Weight::Specific {
+        yours()
+    } else {
+        None
+    })
+    .or_else(|| places().find_map(|name| name_of(name, weight)))
+    .or_else(|| places().find_map(|name| words_of_name(name, weight)))
 }
 
 /// What the providers' names give `name`, when it has `weight`.
@@ -473,6 +486,12 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
 /// rate limit when the text names a short window (per minute, `TPM`), quoted or not; a
 /// rate limit whose request alone is over the limit is a request too large.
 pub(super) fn phrases(text: &str) -> Option<Hint> {
+    if let Some((kind, words)) = words::in_message_yours(text) {
+        return Some(Hint {
+            kind,
+            why: Decision::YourWords { words },
+        });
+    }
     let lower = lowercase_prefix(text);
     if let Some(kind) = quota_in_text(&lower) {
         return Some(Hint {

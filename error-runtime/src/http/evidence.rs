@@ -74,6 +74,16 @@ pub enum Decision {
         /// The family's pattern that matched, as the table writes it.
         words: &'static str,
     },
+    /// A name of your own [`Vocabulary`](super::Vocabulary).
+    YourName {
+        /// The name.
+        name: &'static str,
+    },
+    /// A phrase of your own [`Vocabulary`](super::Vocabulary), in the message.
+    YourWords {
+        /// The phrase, as a pattern.
+        words: &'static str,
+    },
     /// Google's quota reading: a `QuotaFailure`'s quota id, or a message naming a quota's
     /// metric (per day or a limit of 0: a plan's limit; else a rate limit).
     Quota,
@@ -104,6 +114,8 @@ impl std::fmt::Display for Decision {
             Decision::MessageWords { family, words } => {
                 write!(f, "the message's words, family {family} ({words})")
             }
+            Decision::YourName { name } => write!(f, "your vocabulary's name {name}"),
+            Decision::YourWords { words } => write!(f, "your vocabulary's words ({words})"),
             Decision::Quota => f.write_str("Google's quota reading"),
             Decision::Nothing => f.write_str("nothing"),
         }
@@ -172,7 +184,10 @@ impl Evidence {
         // says so: a relay's generic `api_error`, or words saying "unavailable", of a
         // request the provider refused are not an outage.
         let client = status.is_some_and(|status| (400..429).contains(&status));
-        let no_outage = |hint: &Hint| !(client && hint.kind == Kind::Unavailable);
+        let no_outage = |hint: &Hint| {
+            !(client && hint.kind == Kind::Unavailable)
+                || matches!(hint.why, Decision::YourWords { .. })
+        };
         let generic = body
             .generic
             .filter(|hint| hint.kind != Kind::InvalidInput || status.is_none());

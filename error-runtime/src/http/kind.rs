@@ -30,6 +30,20 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Every kind a response can be classified as (all but [`Other`](Kind::Other)).
+    pub(super) const CLASSIFIED: [Kind; 10] = [
+        Kind::InvalidInput,
+        Kind::ContextOverflow,
+        Kind::RequestTooLarge,
+        Kind::ContentFiltered,
+        Kind::Auth,
+        Kind::NotFound,
+        Kind::Timeout,
+        Kind::RateLimit,
+        Kind::BudgetExhausted,
+        Kind::Unavailable,
+    ];
+
     /// The status table.
     pub(crate) const fn of_status(status: u16) -> Kind {
         match status {

@@ -53,6 +53,7 @@ mod response;
 mod status_error;
 #[cfg(feature = "recover")]
 mod timestamp;
+mod vocabulary;
 mod words;
 
 pub use evidence::Decision;
@@ -61,6 +62,7 @@ pub use kind::HTTP_ERROR;
 #[cfg(feature = "recover")]
 pub use ratelimit::{LimitReading, RateLimits};
 pub use status_error::{RetryAfterSource, StatusError};
+pub use vocabulary::{UnknownCode, Vocabulary};
 
 /// A status as the functions of this module take it: an integer literal (`429`), a `u16`,
 /// or the `http` crate's `StatusCode`. A number outside 0–65535 reads as 0, a status no

@@ -145,7 +145,7 @@ pub(super) const SHORT_WINDOW: &[&str] = &[
 /// In order: the first family one of whose patterns matches decides.
 ///
 /// A pattern is terms separated by ` ~ `, matched on words in order, at most two words
-/// apart; a term lists alternatives separated by `|`; an alternative ending in `*` matches
+/// apart (six after ` ~~ `); a term lists alternatives separated by `|`; an alternative ending in `*` matches
 /// every word it begins, and one joined by `_` matches consecutive words. A pattern that
 /// starts with a letter outside ASCII is a phrase found anywhere in the text, its words
 /// separated by one space (Chinese and Japanese write no spaces between words). Text in
@@ -155,7 +155,7 @@ pub(super) const FAMILIES: &[Family] = &[
     // Money: a balance, credits or a payment. Waiting does not help.
     Family { kind: Kind::BudgetExhausted, name: "money", patterns: &[
         "insufficient|inadequate|not_enough|no|low|negative|zero|exhausted|depleted|empty|no_remaining ~ balance|balances|credit|credits|fund|funds",
-        "balance|balances|credit|credits|fund|funds ~ insufficient|too_low|is_too_low|exhausted|depleted|is_not_enough|not_enough|empty|negative|used_up|run_out|ran_out|is_zero|below",
+        "balance|balances|credit|credits|fund|funds ~~ insufficient|too_low|exhausted|depleted|not_enough|empty|negative|used_up|run_out|ran_out|is_zero",
         "out_of|run_out_of|ran_out_of|exhausted_your|used_all_your|used_up_your ~ credit|credits|fund|funds|balance",
         "billing|payment|subscription ~ not_active|inactive|expired|overdue|past_due|failed|required|suspended|hard_limit|not_set_up|disabled|needed|issue|problem",
         "payment_required|add_credit*|purchase_credit*|buy_credit*|buy_more|top_up|topup|recharge|arrears|arrearage|in_good_standing|overdue_payment|extra_usage|prepaid",

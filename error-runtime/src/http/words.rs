@@ -13,8 +13,12 @@ const READ: usize = 16 * 1024;
 /// back is short, while a "quote" longer than this is most likely a relayed message.
 const MAX_QUOTED: usize = 200;
 
-/// How many words may stand between two terms of a pattern.
+/// How many words may stand between two terms of a pattern joined by ` ~ `.
 const GAP: usize = 2;
+
+/// How many words may stand between two terms joined by ` ~~ `: within a sentence's reach,
+/// for words that mean one thing wherever they meet (a balance and "insufficient").
+const WIDE_GAP: usize = 6;
 
 /// The word family that a text or a name said, and the pattern of it that matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +82,16 @@ pub(super) fn in_message(text: &str) -> Option<Said> {
     read(&Prepared::new(&unquoted(text)))
 }
 
+/// What your vocabulary's phrases say of a message (see [`Vocabulary`](super::Vocabulary)),
+/// outside quotes, and the phrase that matched.
+pub(super) fn in_message_yours(text: &str) -> Option<(Kind, &'static str)> {
+    let mut prepared = None;
+    super::vocabulary::phrase(|pattern| {
+        let text = prepared.get_or_insert_with(|| Prepared::new(&unquoted(text)));
+        matches(pattern, text)
+    })
+}
+
 /// What the families say of a name (`insufficient_user_quota`, `QuotaExhausted`,
 /// `AllocationQuota.FreeTierOnly`): its words read as a message's are.
 pub(super) fn in_name(name: &str) -> Option<Said> {
@@ -109,25 +123,32 @@ fn said_by(family: &Family, text: &Prepared) -> Option<Said> {
 
 /// Whether `pattern` matches: a pattern that starts with a letter outside ASCII is a phrase
 /// found anywhere (Chinese and Japanese have no spaces between words); else its terms
-/// (separated by ` ~ `) match words in order, at most [`GAP`] words apart. A term lists
+/// (separated by ` ~ `) match words in order, at most [`GAP`] words apart (at most
+/// [`WIDE_GAP`] after ` ~~ `). A term lists
 /// alternatives separated by `|`; an alternative ending in `*` matches every word it
 /// begins, and one joined by `_` matches consecutive words.
 fn matches(pattern: &str, text: &Prepared) -> bool {
     if !pattern.starts_with(|c: char| c.is_ascii()) {
         return text.flat.contains(pattern);
     }
-    let mut terms = pattern.split(" ~ ");
-    let Some(first) = terms.next() else {
+    // Each term with the gap allowed before it.
+    let mut terms = pattern
+        .split(" ~")
+        .map(|term| match term.strip_prefix("~ ") {
+            Some(term) => (term, WIDE_GAP),
+            None => (term.trim_start(), GAP),
+        });
+    let Some((first, _)) = terms.next() else {
         return false;
     };
-    let rest: Vec<&str> = terms.collect();
+    let rest: Vec<(&str, usize)> = terms.collect();
     (0..text.words.len()).any(|at| {
         let Some(mut end) = term_at(first, text, at) else {
             return false;
         };
-        for term in &rest {
+        for (term, gap) in &rest {
             let found =
-                (end..text.words.len().min(end + GAP + 1)).find_map(|at| term_at(term, text, at));
+                (end..text.words.len().min(end + gap + 1)).find_map(|at| term_at(term, text, at));
             match found {
                 Some(next) => end = next,
                 None => return false,

@@ -49,10 +49,11 @@ pub use schema::known_codes;
 ///  "request_id":"req_123","retry_after_source":"header","cause":{…}}
 /// ```
 ///
-/// `request_id` and `retry_after_source` are a failed response's
+/// `request_id`, `retry_after_source` and `evidence` are a failed response's
 /// ([`StatusError::request_id`](crate::http::StatusError::request_id),
-/// [`retry_after_source`](crate::http::StatusError::retry_after_source)): what to quote to the
-/// provider, and why the retrier waited. `location` (`"src/tools.rs:42:17"`) is where an
+/// [`retry_after_source`](crate::http::StatusError::retry_after_source),
+/// [`evidence`](crate::http::StatusError::evidence)): what to quote to the provider, why the
+/// retrier waited, and what decided the code. `location` (`"src/tools.rs:42:17"`) is where an
 /// error that records it was made ([`AgentError::location`]: a derived variant's
 /// `#[location]` field, filled by the `?` that converted it).
 ///
@@ -97,6 +98,8 @@ struct Inner {
     retry_after_source: Option<&'static str>,
     /// Where the error was made (`file:line:column`), folded and capped.
     location: Option<String>,
+    /// What decided a failed response's code (`StatusError::evidence`), folded and capped.
+    evidence: Option<String>,
     cause: Option<Box<Report>>,
 }
 
@@ -168,7 +171,7 @@ impl Report {
     /// One classified link, with the report of its cause.
     fn of(link: &crate::Classified<'_>, cause: Option<Report>) -> Report {
         let e: &dyn AgentError = &**link;
-        let (request_id, retry_after_source) = response_facts(link.link());
+        let (request_id, retry_after_source, evidence) = response_facts(link.link());
         Report::from_inner(Inner {
             op: crate::core::codes::public_op(e.op()).to_string(),
             code: crate::core::codes::public_code(e.code()).to_string(),
@@ -183,6 +186,7 @@ impl Report {
             request_id,
             retry_after_source,
             location: e.location().map(|l| l.to_string()),
+            evidence,
             cause: cause.map(Box::new),
         })
     }
@@ -200,6 +204,14 @@ impl Report {
     /// model.
     pub fn request_id(&self) -> Option<&str> {
         self.inner.request_id.as_deref()
+    }
+
+    /// What decided the code of a failed response, as text
+    /// ([`StatusError::evidence`](crate::http::StatusError::evidence): `"the message's
+    /// words, family money (…)"`), when more than its status did. It travels on the wire (`evidence`), for the
+    /// operator; never in text for people or the model.
+    pub fn evidence(&self) -> Option<&str> {
+        self.inner.evidence.as_deref()
     }
 
     /// Where the wait ([`retry_after`](AgentError::retry_after)) came from, when the error was
@@ -232,6 +244,7 @@ impl Report {
             request_id: None,
             retry_after_source: None,
             location: None,
+            evidence: None,
             cause: None,
         })
     }
@@ -348,6 +361,7 @@ impl Report {
             request_id: None,
             retry_after_source: None,
             location: None,
+            evidence: None,
             cause: None,
         })
     }
@@ -370,17 +384,42 @@ fn fold_location(value: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
-/// The request id and the wait's source of a link that is a failed response.
-fn response_facts(link: &(dyn StdError + 'static)) -> (Option<String>, Option<&'static str>) {
+/// What decided a response's code, as read from the wire: folded to one line and capped.
+fn fold_evidence(value: &str) -> Option<String> {
+    let mut out = String::new();
+    for c in value.chars().filter_map(crate::core::summary::fold_char) {
+        if out.len() + c.len_utf8() > MAX_EVIDENCE_BYTES {
+            break;
+        }
+        out.push(c);
+    }
+    let trimmed = out.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// The most of a report's `evidence` kept from the wire, in bytes.
+const MAX_EVIDENCE_BYTES: usize = 512;
+
+/// The request id, the wait's source and what decided the code, of a link that is a
+/// failed response.
+type ResponseFacts = (Option<String>, Option<&'static str>, Option<String>);
+
+/// The facts of a link that is a failed response.
+fn response_facts(link: &(dyn StdError + 'static)) -> ResponseFacts {
     #[cfg(feature = "http")]
     if let Some(response) = link.downcast_ref::<crate::http::StatusError>() {
+        let evidence = match response.evidence() {
+            crate::http::Decision::Status(_) | crate::http::Decision::Nothing => None,
+            decided => Some(decided.to_string()),
+        };
         return (
             response.request_id().map(str::to_string),
             response.retry_after_source().map(|source| source.as_str()),
+            evidence,
         );
     }
     let _ = link;
-    (None, None)
+    (None, None, None)
 }
 
 /// A status from the wire, when it is one HTTP can send (100–599).
@@ -500,6 +539,7 @@ impl Report {
             request_id: None,
             retry_after_source: None,
             location: None,
+            evidence: None,
             cause: None,
         })
     }
@@ -641,6 +681,7 @@ struct WireReport {
     request_id: Option<String>,
     retry_after_source: Option<String>,
     location: Option<String>,
+    evidence: Option<String>,
     cause: Option<Box<Report>>,
 }
 
@@ -671,6 +712,7 @@ impl<'de> Deserialize<'de> for Report {
                             w.retry_after_source = map.next_value::<Lenient<String>>()?.0
                         }
                         "location" => w.location = map.next_value::<Lenient<String>>()?.0,
+                        "evidence" => w.evidence = map.next_value::<Lenient<String>>()?.0,
                         "cause" => w.cause = map.next_value::<Option<Box<Report>>>()?,
                         _ => return Ok(false),
                     }
@@ -718,6 +760,7 @@ impl Report {
                 .retry_after_source
                 .and_then(|name| WAIT_SOURCES.into_iter().find(|known| *known == name)),
             location: w.location.as_deref().and_then(fold_location),
+            evidence: w.evidence.as_deref().and_then(fold_evidence),
             cause: w.cause,
         })
     }
@@ -748,6 +791,8 @@ struct WireRef<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     location: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     cause: Option<&'a Report>,
 }
 
@@ -768,6 +813,7 @@ impl Serialize for Report {
             request_id: i.request_id.as_deref(),
             retry_after_source: i.retry_after_source,
             location: i.location.as_deref(),
+            evidence: i.evidence.as_deref(),
             cause: i.cause.as_deref(),
         }
         .serialize(serializer)

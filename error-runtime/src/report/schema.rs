@@ -51,6 +51,7 @@ impl JsonSchema for Report {
                 "request_id": {"type": "string", "description": "The provider's request id, to quote to it."},
                 "retry_after_source": {"type": "string", "enum": ["header", "body", "message", "reset"]},
                 "location": {"type": "string", "description": "Where the error was made (`src/tools.rs:42:17`)."},
+                "evidence": {"type": "string", "description": "What decided a failed response's code: a name, a word family of its message, a status."},
                 "cause": cause,
             },
         })
