@@ -134,12 +134,17 @@ fn read_at(body: &str, depth: u8) -> BodyHints {
     }
     // A text that holds a body (an SDK's "Error code: 429 - {…}", a relay's "upstream
     // returned 402: {…}") is read as that body, and the rest of it as text.
-    let (inner, rest) = match relayed(body, depth) {
-        Some((inner, rest)) => (inner, Cow::Owned(rest)),
-        None => (BodyHints::default(), Cow::Borrowed(body)),
+    let (inner, phrase) = match relayed(body, depth) {
+        Some((inner, rest)) => (inner, phrases(&rest)),
+        // JSON that does not parse (cut, or with a stray character): its quotes are its
+        // syntax, not a caller's text, so its words are read whole.
+        None if body.trim_start().starts_with(['{', '[']) => {
+            (BodyHints::default(), phrases_of(body, false))
+        }
+        None => (BodyHints::default(), phrases(body)),
     };
     BodyHints {
-        phrase: inner.phrase.or_else(|| phrases(&rest)),
+        phrase: inner.phrase.or(phrase),
         message_delay: inner.message_delay.or_else(|| delay::in_message(body)),
         ..inner
     }
@@ -285,6 +290,7 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
             .iter()
             .find_map(|delay| duration::protobuf(delay))
             .or_else(|| json.estimated_time.and_then(delay::saturating))
+            .or_else(|| json.retry_after.and_then(delay::saturating))
             .or(upstream.retry_delay),
         message_delay: message
             .and_then(delay::in_message)
@@ -380,14 +386,14 @@ fn status_text(code: &str) -> Option<u16> {
         .flatten()
 }
 
-/// The `error` the body's names and message are read from: `error`, or the Responses API's
-/// `response.error` when there is no `error`.
+/// The `error` the body's names and message are read from: `error`, else the Responses
+/// API's `response.error`, else an error object in another place (Tencent Cloud's
+/// `Response.Error`, iFlytek Spark's `header`).
 fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
-    if json.error == ErrorField::default() {
-        &json.response_error
-    } else {
-        &json.error
-    }
+    [&json.error, &json.response_error, &json.other_error]
+        .into_iter()
+        .find(|error| **error != ErrorField::default())
+        .unwrap_or(&json.error)
 }
 
 /// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a
@@ -486,6 +492,11 @@ fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
 /// rate limit when the text names a short window (per minute, `TPM`), quoted or not; a
 /// rate limit whose request alone is over the limit is a request too large.
 pub(super) fn phrases(text: &str) -> Option<Hint> {
+    phrases_of(text, true)
+}
+
+/// [`phrases`], reading text in quotes too when `unquote` is false.
+fn phrases_of(text: &str, unquote: bool) -> Option<Hint> {
     if let Some((kind, words)) = words::in_message_yours(text) {
         return Some(Hint {
             kind,
@@ -499,7 +510,12 @@ pub(super) fn phrases(text: &str) -> Option<Hint> {
             why: Decision::Quota,
         });
     }
-    let hint = words::in_message(text).map(|said| {
+    let said = if unquote {
+        words::in_message(text)
+    } else {
+        words::in_text(text)
+    };
+    let hint = said.map(|said| {
         let short = said.family == PLAN_LIMIT && words::names_a_short_window(text);
         Hint {
             kind: if short { Kind::RateLimit } else { said.kind },

@@ -58,6 +58,11 @@ pub(super) struct ErrorBody<'a> {
     pub(super) metadata: Metadata<'a>,
     /// The document's `response.error` (the Responses API's `response.failed` event).
     pub(super) response_error: ErrorField<'a>,
+    /// An error object in another place: Tencent Cloud's `Response.Error` (`Code`,
+    /// `Message`), iFlytek Spark's frame `header` (`code`, `message`).
+    pub(super) other_error: ErrorField<'a>,
+    /// The document's `retryAfter` or `retry_after` when it is a number: seconds.
+    pub(super) retry_after: Option<f64>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
@@ -179,6 +184,9 @@ impl<'a> Reader<'a> {
                     "estimated_time" => body.estimated_time = reader.decimal()?,
                     "metadata" => body.metadata = reader.metadata()?,
                     "response" => body.response_error = reader.response_error()?,
+                    "Response" => body.other_error = reader.member_error("Error")?,
+                    "header" => body.other_error = reader.error_value()?,
+                    "retryAfter" | "retry_after" => body.retry_after = reader.decimal()?,
                     "error" => body.error = reader.error_value()?,
                     _ => reader.skip_value()?,
                 }
@@ -199,7 +207,8 @@ impl<'a> Reader<'a> {
                 match key.as_ref() {
                     "type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
-                    "code" => (error.code, error.code_number) = reader.text_or_number()?,
+                    "code" | "Code" => (error.code, error.code_number) = reader.text_or_number()?,
+                    "Message" => error.message = reader.text_value()?,
                     "message" if reader.peek() == Some(b'{') => {
                         error.message = reader.member("error")?;
                     }
@@ -278,9 +287,14 @@ impl<'a> Reader<'a> {
 
     /// `response`: its `error` member, read as a body's `error` is.
     fn response_error(&mut self) -> Parsed<ErrorField<'a>> {
+        self.member_error("error")
+    }
+
+    /// The member `name` of an object, read as a body's `error` is.
+    fn member_error(&mut self, name: &str) -> Parsed<ErrorField<'a>> {
         let mut error = ErrorField::default();
         self.object_or_skip(|reader, key| {
-            if key == "error" {
+            if key == name {
                 error = reader.error_value()?;
                 Ok(())
             } else {

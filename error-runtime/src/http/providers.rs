@@ -159,6 +159,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "out_of|run_out_of|ran_out_of|exhausted_your|used_all_your|used_up_your ~ credit|credits|fund|funds|balance",
         "billing|payment|subscription ~ not_active|inactive|expired|overdue|past_due|failed|required|suspended|hard_limit|not_set_up|disabled|needed|issue|problem",
         "payment_required|add_credit*|purchase_credit*|buy_credit*|buy_more|top_up|topup|recharge|arrears|arrearage|in_good_standing|overdue_payment|extra_usage|prepaid",
+        "overdue|outstanding|unpaid ~ balance|payment|bill|bills|invoice*",
+        "account ~ overdue|in_arrears|arrears",
         "budget ~ exceeded|exhausted|reached|spent|limit",
         "exceeded|exhausted|reached|over ~ budget|max_budget",
         "exceededtokenbudget|credit_balance",
@@ -170,6 +172,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "余额", "餘額", "欠费", "欠費", "充值", "账户已停用", "额度不足", "額度不足", "配额不足", "配額不足",
         "额度已用", "額度已用", "额度用尽", "额度已耗尽", "额度已经用", "配额已用", "配額已用", "配额用尽",
         "已用尽", "已用盡", "残高", "クレジット", "잔액", "크레딧",
+        "消费限额", "消費限額", "消费上限", "消費上限", "额度上限", "額度上限",
+        "套餐已到期", "套餐已过期", "套餐已過期", "订阅已过期", "订阅已到期", "訂閱已過期", "续费", "續費", "续订", "續訂",
     ]},
     // A request that alone exceeds a limit waiting cannot lift.
     Family { kind: Kind::RequestTooLarge, name: "too large", patterns: &[
@@ -178,6 +182,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "exceed*|over|larger_than ~ maximum|max|allowed|limit ~ size|bytes|mb|kb|megabytes",
         "bytes|megabytes|mb ~ limit|exceed*|maximum",
         "image ~ exceed*", "too_many_images|too_many_files|too_many_tokens_in_batch",
+        "tokens ~~ limited_to|is_limited_to",
         "请求体过大", "请求过大", "文件过大", "图片过大", "大小超过", "超过大小", "請求過大", "檔案過大",
     ]},
     // A short window: a limit counted per minute or per second.
@@ -206,7 +211,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "exceed*|over|beyond|maximum|max|longer_than|greater_than|larger_than|more_than|fit ~ context*",
         "context ~ overflow*|exceeded|too_small|full",
         "tokens ~ must_be",
-        "context_length_exceeded|context_window_exceeded|ctx_size|n_ctx|num_ctx",
+        "context_length_exceeded|context_window_exceeded|ctx_size|n_ctx|num_ctx|prompt_limit|prompt_too_long",
         "prompt|input|message|messages|conversation ~ too_long|is_too_long|are_too_long|too_large|too_many_tokens|exceeds",
         "maximum|max ~ prompt_length|input_length|sequence_length|model_length|context|tokens_allowed|number_of_tokens|token_limit",
         "input_token_count|token_count ~ exceed*",
@@ -215,7 +220,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "exceeded ~ model ~ token_limit",
         "reduce ~ length|prompt|messages|input",
         "range_of_input_length|max_new_tokens_must_be|budget_tokens|input_too_large|inputs_tokens",
-        "上下文", "输入过长", "輸入過長", "长度超过", "長度超過", "超出模型", "超过模型", "最大长度", "最大長度", "token数", "tokens超",
+        "上下文", "过长", "過長", "超长", "超長", "长度超过", "長度超過", "超出模型", "超过模型", "最大长度", "最大長度", "token数", "tokens超",
     ]},
     // Content policies and moderation.
     Family { kind: Kind::ContentFiltered, name: "content policy", patterns: &[
@@ -230,10 +235,14 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::Auth, name: "credentials", patterns: &[
         "invalid|incorrect|missing|expired|revoked|disabled|wrong|bad|unknown|no|malformed ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|bearer*|credential*|authorization|authentication",
         "api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|credential*|authorization ~ invalid|incorrect|missing|expired|revoked|not_valid|is_invalid|required|not_provided",
-        "unauthori*|unauthenticated|not_authori*|authentication_failed|authentication_error|auth_failed|access_denied|permission_denied|no_permission",
+        "unauthori*|unauthenticated|not_authori*|authentication_failed|authentication_error|auth_failed|auth_failure|authfailure|access_denied|permission_denied|no_permission",
+        "invalid_client|unauthorized_client|invalid_grant|invalid_token|expired_token",
+        "signature ~ failure|invalid|mismatch|does_not_match|not_match|expired",
+        "credential* ~~ could_not_be_validated|not_valid|invalid|rejected",
+        "account ~ locked|frozen|banned|suspended",
         "organization|account|project|key ~ disabled|deactivated|suspended|banned|restricted|blocked",
         "location|region|country|territory ~ not_supported|unsupported|not_available",
-        "令牌", "認證", "认证失败", "鉴权", "鑑權", "身份验证", "未授权", "未授權", "无权", "無權", "权限不足", "權限不足", "密钥", "密鑰", "签名", "簽名",
+        "令牌", "認證", "已被锁定", "已被鎖定", "被封禁", "已被禁用", "已被停用", "认证失败", "鉴权", "鑑權", "身份验证", "未授权", "未授權", "无权", "無權", "权限不足", "權限不足", "密钥", "密鑰", "签名", "簽名",
     ]},
     // What does not exist.
     Family { kind: Kind::NotFound, name: "not found", patterns: &[
@@ -253,7 +262,7 @@ pub(super) const FAMILIES: &[Family] = &[
     ]},
     // A deadline passed.
     Family { kind: Kind::Timeout, name: "timeout", patterns: &[
-        "timed_out|deadline_exceeded|took_too_long|time_limit_exceeded",
+        "timed_out|deadline_exceeded|took_too_long|time_limit_exceeded|etimedout|esockettimedout",
         "timeout ~ error|exceeded|occurred|expired",
         "request|gateway|upstream|connection|read|response|server ~ timeout",
         "a_timeout_occurred",
@@ -270,13 +279,18 @@ pub(super) const FAMILIES: &[Family] = &[
         "upstream ~ error|failed|unavailable|connect|reset",
         "no_available|no_healthy ~ channel*|server*|backend*|replica*|instance*|worker*|provider*",
         "currently_loading|is_loading|model_busy|failed_to_generate|incomplete_generation",
+        "getaddrinfo|eai_again|enotfound|econnrefused|econnreset|ehostunreach|enetunreach|socket_hang_up|connection_refused|connection_reset|broken_pipe",
         "error_was_encountered_while_running_the_model|unable_to_process_your_request|try_your_request_again",
         "负载", "負載", "饱和", "飽和", "繁忙", "过载", "過載", "服务不可用", "服務不可用", "暂时不可用", "暫時無法", "服务异常", "服務異常",
-        "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
+        "系统异常", "系統異常", "服务器异常", "伺服器異常", "内部异常", "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
     ]},
     // A parameter the server does not support, whatever status it is sent with.
-    Family { kind: Kind::InvalidInput, name: "unsupported parameter", patterns: &[
+    Family { kind: Kind::InvalidInput, name: "bad request", patterns: &[
         "unsupported ~ param*|parameter*",
+        "invalid|bad|wrong|missing|malformed ~ param*|parameter*|argument*|field|fields|request_body",
+        "param*|parameter*|argument* ~ invalid|error|missing|is_invalid|are_invalid|not_valid",
+        "bad_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
+        "参数错误", "參數錯誤", "参数有误", "參數有誤", "参数不合法", "参数无效", "不能为空", "不能為空",
     ]},
 ];
 

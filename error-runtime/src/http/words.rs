@@ -92,6 +92,12 @@ pub(super) fn in_message_yours(text: &str) -> Option<(Kind, &'static str)> {
     })
 }
 
+/// What the families say of a text read whole, quotes and all (JSON that does not parse,
+/// whose quotes are its syntax).
+pub(super) fn in_text(text: &str) -> Option<Said> {
+    read(&Prepared::new(text))
+}
+
 /// What the families say of a name (`insufficient_user_quota`, `QuotaExhausted`,
 /// `AllocationQuota.FreeTierOnly`): its words read as a message's are.
 pub(super) fn in_name(name: &str) -> Option<Said> {

@@ -53,6 +53,15 @@ fn expected(value: &Value) -> ErrorBody<'static> {
                 .unwrap_or(&Value::Null),
         ),
         error: error_field(doc.get("error").unwrap_or(&Value::Null)),
+        other_error: match (doc.get("Response"), doc.get("header")) {
+            (_, Some(header)) => error_field(header),
+            (Some(response), None) => error_field(response.get("Error").unwrap_or(&Value::Null)),
+            (None, None) => error_field(&Value::Null),
+        },
+        retry_after: doc
+            .get("retryAfter")
+            .or(doc.get("retry_after"))
+            .and_then(Value::as_f64),
     }
 }
 
@@ -86,8 +95,8 @@ fn error_field(error: &Value) -> ErrorField<'static> {
         text: error.as_str().map(owned),
         kind: text(error, "type"),
         status: text(error, "status"),
-        code: text(error, "code"),
-        code_number: error.get("code").and_then(small),
+        code: text(error, "code").or_else(|| text(error, "Code")),
+        code_number: error.get("code").or(error.get("Code")).and_then(small),
         message,
         details: Details {
             retry_delays: details
