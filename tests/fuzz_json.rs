@@ -52,7 +52,8 @@ fn provider_body() -> impl Strategy<Value = (Value, &'static str, Option<Duratio
         ("rate_limit_exceeded", "rate_limit"),
     ]);
     let anthropic = prop::sample::select(vec![
-        ("overloaded_error", "provider_unavailable"),
+        // A 400 stays a client's error whatever generic server-fault type it carries.
+        ("overloaded_error", "invalid_input"),
         ("rate_limit_error", "rate_limit"),
         ("request_too_large", "request_too_large"),
         ("not_found_error", "not_found"),
@@ -60,7 +61,7 @@ fn provider_body() -> impl Strategy<Value = (Value, &'static str, Option<Duratio
     // With whether the code is retried: only then is the delay the policy's.
     let google = prop::sample::select(vec![
         ("RESOURCE_EXHAUSTED", "rate_limit", true),
-        ("UNAVAILABLE", "provider_unavailable", true),
+        ("UNAVAILABLE", "invalid_input", false),
         ("DEADLINE_EXCEEDED", "timeout", true),
         ("PERMISSION_DENIED", "auth_error", false),
     ]);
@@ -118,15 +119,18 @@ proptest! {
 fn a_body_that_is_not_json_is_read_as_text() {
     let valid = r#"{"error":{"code":"rate_limit_exceeded"}}"#;
     assert_eq!(reading(valid).0, "rate_limit");
-    // Cut, out of f64's range, a lone surrogate, a trailing comma: text without a phrase.
+    // Cut, out of f64's range, a lone surrogate, a trailing comma: not JSON, so read as
+    // text, its quotes and all (they are its syntax, not a caller's words): the name's
+    // words still count.
     for invalid in [
         r#"{"error":{"code":"rate_limit_exceeded"}"#,
         r#"{"error":{"code":"rate_limit_exceeded"},"n":1e400}"#,
         r#"{"error":{"code":"rate_limit_exceeded","x":"\ud800"}}"#,
         r#"{"error":{"code":"rate_limit_exceeded",}}"#,
     ] {
-        assert_eq!(reading(invalid).0, "invalid_input", "{invalid}");
+        assert_eq!(reading(invalid).0, "rate_limit", "{invalid}");
     }
+    assert_eq!(reading(r#"{"error":{"code":"x"}"#).0, "invalid_input");
     // Read as text, the phrases still count.
     let cut = r#"{"error":{"code":"x","message":"prompt is too long: 210000 tokens"}"#;
     assert_eq!(reading(cut).0, "context_overflow");
@@ -152,7 +156,8 @@ fn nesting_beyond_serde_jsons_limit_is_text() {
 
 #[test]
 fn ten_megabytes_are_cut_to_the_limit_and_read() {
-    let mut body = br#"{"error":{"message":"prompt is too long"#.to_vec();
+    // Cut mid-string: the words before the cut are read (a word runs on to the cut).
+    let mut body = br#"{"error":{"message":"prompt is too long, "#.to_vec();
     body.resize(10 * 1024 * 1024, b'a');
     let e = StatusError::from_parts(400u16, &HeaderMap::new(), &body);
     assert_eq!(e.body().len(), StatusError::MAX_BODY);

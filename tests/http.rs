@@ -654,9 +654,15 @@ fn anthropic_bodies_by_error_type() {
             "Overloaded",
             "provider_unavailable",
         ),
-        // A client's error stays one: a generic server-fault type (as a relay labels a
-        // provider's refusal) or words saying so do not make a 400 an outage.
-        (400, "overloaded_error", "Overloaded", "invalid_input"),
+        // A generic server-fault type alone does not make a 400 an outage (a relay labels
+        // a provider's refusal so); words that say so do.
+        (400, "overloaded_error", "", "invalid_input"),
+        (
+            400,
+            "overloaded_error",
+            "Overloaded",
+            "provider_unavailable",
+        ),
         (
             429,
             "rate_limit_error",

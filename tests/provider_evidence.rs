@@ -157,9 +157,16 @@ fn google_quotas_are_a_plans_limit_per_day_or_at_zero_and_a_rate_limit_per_minut
 fn a_gateway_relays_the_providers_own_body() {
     let relayed = r#"{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"error\":{\"message\":\"This model's maximum context length is 262144 tokens. However, your messages resulted in 262897 tokens.\",\"type\":\"Bad Request\",\"code\":400}}","provider_name":"Nvidia"}}}"#;
     assert_eq!(code(400, relayed), "context_overflow");
-    // One level deep: a relayed body's own relayed body is not read.
+    // Three bodies deep at most: a relayed body's relayed body is read, a fourth is not.
     let twice = r#"{"error":{"message":"x","metadata":{"raw":"{\"error\":{\"message\":\"y\",\"metadata\":{\"raw\":\"prompt is too long\"}}}"}}}"#;
-    assert_eq!(code(400, twice), "invalid_input");
+    assert_eq!(code(400, twice), "context_overflow");
+    let nest = |inner: &str| {
+        let escaped = inner.replace('\\', "\\\\").replace('"', "\\\"");
+        format!(r#"{{"error":{{"message":"x","metadata":{{"raw":"{escaped}"}}}}}}"#)
+    };
+    let third = nest(&nest(r#"{"error":{"message":"prompt is too long"}}"#));
+    assert_eq!(code(400, &third), "context_overflow");
+    assert_eq!(code(400, &nest(&third)), "invalid_input");
 }
 
 #[test]

@@ -129,8 +129,21 @@ fn read_at(body: &str, depth: u8) -> BodyHints {
     if let Some(json) = json::read(body.as_bytes()) {
         return read_json(&json, depth);
     }
-    if is_page(body) {
+    if is_html(body) {
         return BodyHints::default();
+    }
+    if is_proxy(body) {
+        // What a status says wins; without one, the upstream was not reached.
+        return BodyHints {
+            generic: Some(Hint {
+                kind: Kind::Unavailable,
+                why: Decision::Name {
+                    name: "a proxy's page",
+                    specific: false,
+                },
+            }),
+            ..BodyHints::default()
+        };
     }
     // A text that holds a body (an SDK's "Error code: 429 - {…}", a relay's "upstream
     // returned 402: {…}") is read as that body, and the rest of it as text.
@@ -150,19 +163,29 @@ fn read_at(body: &str, depth: u8) -> BodyHints {
     }
 }
 
-/// Whether `body` is a page: HTML that a CDN, a proxy or a load balancer answered with, or
-/// a proxy's own words (Envoy's "upstream connect error", "no healthy upstream"). Its text
-/// is never read: it describes the proxy, not the provider's verdict.
-fn is_page(body: &str) -> bool {
+/// Whether `body` is a page: HTML (or XML) that a CDN, a proxy or a load balancer answered
+/// with. Its text is never read: it describes the proxy, not the provider's verdict.
+fn is_html(body: &str) -> bool {
     let start = body.trim_start();
     let head = start[..start.floor_char_boundary(512)].to_ascii_lowercase();
     head.starts_with("<!doctype")
         || head.starts_with("<html")
         || head.starts_with("<?xml")
         || (head.starts_with('<') && head.contains("<title"))
-        || head.starts_with("upstream connect error")
-        || head.starts_with("no healthy upstream")
-        || head.starts_with("upstream request timeout")
+}
+
+/// Whether `body` is a proxy's own words (Envoy's "upstream connect error", "no healthy
+/// upstream"): its upstream could not be reached. Its words are not read either.
+fn is_proxy(body: &str) -> bool {
+    let head = body.trim_start();
+    let head = head[..head.floor_char_boundary(64)].to_ascii_lowercase();
+    [
+        "upstream connect error",
+        "no healthy upstream",
+        "upstream request timeout",
+    ]
+    .iter()
+    .any(|words| head.starts_with(words))
 }
 
 /// A body held inside `text` (from its first `{` to its last `}`), as JSON or as a Python
@@ -181,7 +204,9 @@ fn relayed(text: &str, depth: u8) -> Option<(BodyHints, String)> {
             read_json(&json::read(converted.as_bytes())?, depth)
         }
     };
-    Some((hints, format!("{} {}", &text[..open], &text[close + 1..])))
+    // A body that says nothing is no body held: the text is read whole.
+    (hints != BodyHints::default())
+        .then(|| (hints, format!("{} {}", &text[..open], &text[close + 1..])))
 }
 
 /// A Python dictionary's text as JSON: strings in single quotes become strings in double
@@ -265,7 +290,13 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
                 specific: true,
             },
         }))
-        .or(upstream.named);
+        .or(upstream.named)
+        // A quota's name whose message names a short window ("requests per minute") is
+        // a rate limit: the message's words decide.
+        .filter(|hint| {
+            !(matches!(hint.why, Decision::NameWords { family: PLAN_LIMIT, .. })
+                && message.is_some_and(words::names_a_short_window))
+        });
     let status = [
         error.code_number,
         error.code.as_deref().and_then(status_text),
@@ -277,9 +308,12 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
     .find(|status| (100..=599).contains(status));
     BodyHints {
         named,
+        // The primary message (without a body it holds), then every other message the
+        // body gives (an HTTP reason phrase in `error` may stand before the real message).
         phrase: upstream
             .phrase
-            .or_else(|| rest.as_deref().and_then(phrases)),
+            .or_else(|| rest.as_deref().and_then(phrases))
+            .or_else(|| other_messages(json, message).find_map(phrases)),
         generic: names(json, Weight::Generic).or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds, saturating
@@ -290,6 +324,7 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
             .iter()
             .find_map(|delay| duration::protobuf(delay))
             .or_else(|| json.estimated_time.and_then(delay::saturating))
+            .or_else(|| error.retry_after.and_then(delay::saturating))
             .or_else(|| json.retry_after.and_then(delay::saturating))
             .or(upstream.retry_delay),
         message_delay: message
@@ -390,10 +425,15 @@ fn status_text(code: &str) -> Option<u16> {
 /// API's `response.error`, else an error object in another place (Tencent Cloud's
 /// `Response.Error`, iFlytek Spark's `header`).
 fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
-    [&json.error, &json.response_error, &json.other_error]
-        .into_iter()
-        .find(|error| **error != ErrorField::default())
-        .unwrap_or(&json.error)
+    [
+        &json.error,
+        &json.response_error,
+        &json.other_error,
+        &json.errors,
+    ]
+    .into_iter()
+    .find(|error| **error != ErrorField::default())
+    .unwrap_or(&json.error)
 }
 
 /// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a
@@ -470,21 +510,36 @@ pub(crate) fn read_document(text: &str) -> Document {
     }
 }
 
-/// The human-readable message of a JSON error: `error.message`, a string `error`
-/// (Ollama), a top-level `message` (vLLM, AWS) or `detail` (FastAPI), or the body itself
-/// when it is a JSON string.
+/// The body's messages besides `primary`, in the order [`message`] looks for them.
+fn other_messages<'j>(
+    json: &'j ErrorBody<'_>,
+    primary: Option<&'j str>,
+) -> impl Iterator<Item = &'j str> {
+    messages(json)
+        .into_iter()
+        .filter_map(|text| text.as_deref())
+        .filter(move |text| Some(*text) != primary)
+}
+
+/// The human-readable message of a JSON error: the first of its [`messages`].
 fn message<'a>(json: &'a ErrorBody<'_>) -> Option<&'a str> {
+    messages(json).into_iter().find_map(|text| text.as_deref())
+}
+
+/// Where a JSON error's messages stand, in the order they are read: the body itself when it
+/// is a string, `error.message`, a top-level `message` (vLLM, AWS, and Fastify's
+/// `{"statusCode", "error", "message"}`, whose string `error` is only the status's reason
+/// phrase), a string `error` (Ollama), `detail` (FastAPI), then the other shapes.
+fn messages<'j, 'a>(json: &'j ErrorBody<'a>) -> [&'j Option<Cow<'a, str>>; 6] {
     let error = error_of(json);
     [
         &json.text,
-        &error.text,
         &error.message,
         &json.message,
+        &error.text,
         &json.detail,
         &json.other_message,
     ]
-    .into_iter()
-    .find_map(|text| text.as_deref())
 }
 
 /// What the words of free text say: Google's quota reading when it names a quota, else

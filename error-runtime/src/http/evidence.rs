@@ -20,9 +20,10 @@
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
 //! A server error (5xx) is never made a request too large or a filtered request by its body;
 //! it is a context overflow only when its body names or says one (llama.cpp answers an
-//! overflow with a 500). A client error (400 to 428) is made a server's failure only by a
-//! specific name: never by a generic type or the message's words (a relay that labels a
-//! provider's 400 `api_error` relays a request the provider refused).
+//! overflow with a 500). A generic server-fault type (`api_error`) never overrides a client
+//! error (4xx, 429 included) nor a timeout's status (a relay that labels a provider's 400
+//! `api_error` relays a request the provider refused); a 401 or 403 is not made an outage
+//! by the message's words either.
 
 use super::body::{BodyHints, Hint};
 use super::kind::Kind;
@@ -179,22 +180,27 @@ impl Evidence {
         if let (Some(kind), Some(status)) = (by_status, status) {
             return Some((kind, Decision::SpecificStatus(status)));
         }
-        // "Invalid request" says only "a client's error": a status says more. And a
-        // client's error (but a throttle) is a server's failure only when a specific name
-        // says so: a relay's generic `api_error`, or words saying "unavailable", of a
-        // request the provider refused are not an outage.
-        let client = status.is_some_and(|status| (400..429).contains(&status));
-        let no_outage = |hint: &Hint| {
-            !(client && hint.kind == Kind::Unavailable)
-                || matches!(hint.why, Decision::YourWords { .. })
+        // "Invalid request" says only "a client's error": a status says more. A generic
+        // server-fault type (`api_error`) says less than a client's error, a throttle or a
+        // timeout: a relay's `api_error` of a request the provider refused is no outage.
+        // And who may call (401, 403) is not made an outage by words either.
+        let less_than_status = |hint: &Hint| {
+            hint.kind == Kind::Unavailable
+                && status.is_some_and(|status| {
+                    (400..500).contains(&status) || Kind::of_status(status) == Kind::Timeout
+                })
         };
-        let generic = body
-            .generic
-            .filter(|hint| hint.kind != Kind::InvalidInput || status.is_none());
+        let generic = body.generic.filter(|hint| {
+            (hint.kind != Kind::InvalidInput || status.is_none()) && !less_than_status(hint)
+        });
+        let who_may_call = matches!(status, Some(401 | 403));
+        let phrase = body
+            .phrase
+            .filter(|hint| !(who_may_call && hint.kind == Kind::Unavailable));
         body.named
             .filter(fits)
-            .or(body.phrase.filter(fits).filter(no_outage))
-            .or(generic.filter(fits).filter(no_outage))
+            .or(phrase.filter(fits))
+            .or(generic.filter(fits))
             .map(|hint| (hint.kind, hint.why))
     }
 }
@@ -281,7 +287,7 @@ mod tests {
     }
 
     #[test]
-    fn a_client_error_is_never_made_a_server_failure_by_a_generic_type() {
+    fn a_generic_server_fault_never_says_more_than_a_client_error_or_a_timeout() {
         use Kind::*;
         assert_eq!(
             decide(Some(400), body(None, None, Some(Unavailable))),
@@ -291,9 +297,17 @@ mod tests {
             decide(Some(404), body(None, None, Some(Unavailable))),
             Some(NotFound)
         );
-        // A 429 or a server error still is.
+        // Nor a throttle, nor a timeout's status; a server error's is the same.
         assert_eq!(
             decide(Some(429), body(None, None, Some(Unavailable))),
+            Some(RateLimit)
+        );
+        assert_eq!(
+            decide(Some(504), body(None, None, Some(Unavailable))),
+            Some(Timeout)
+        );
+        assert_eq!(
+            decide(Some(502), body(None, None, Some(Unavailable))),
             Some(Unavailable)
         );
         // Specific evidence still moves a client error.

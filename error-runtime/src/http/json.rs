@@ -33,7 +33,8 @@ pub(super) struct ErrorBody<'a> {
     pub(super) detail: Option<Cow<'a, str>>,
     /// A message in another shape, the first of: `msg`, `error_msg` (Baidu), `errmsg`,
     /// `errorMessage`, `error_message`, `base_resp.status_msg` (MiniMax), the `msg` of a
-    /// `detail` list's first element (FastAPI's validation errors).
+    /// `detail` list's first element (FastAPI's validation errors), `detail.msg` or
+    /// `detail.message` (an object), a string `status`, a string `text`.
     pub(super) other_message: Option<Cow<'a, str>>,
     /// The document's `error_code` when it is a string (a name, as Baidu's and others'
     /// bodies give it).
@@ -61,14 +62,18 @@ pub(super) struct ErrorBody<'a> {
     /// An error object in another place: Tencent Cloud's `Response.Error` (`Code`,
     /// `Message`), iFlytek Spark's frame `header` (`code`, `message`).
     pub(super) other_error: ErrorField<'a>,
-    /// The document's `retryAfter` or `retry_after` when it is a number: seconds.
+    /// The document's `retryAfter`, `retry_after`, `retry_after_seconds`, `reset_seconds`
+    /// or `resets_in_seconds` when it is a number: seconds.
     pub(super) retry_after: Option<f64>,
+    /// The first element of the document's `errors` list (Cloudflare's), read as an
+    /// `error` is.
+    pub(super) errors: ErrorField<'a>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
 
 /// The `error` member of a provider's error body.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct ErrorField<'a> {
     /// `error` itself, when it is a string (Ollama).
     pub(super) text: Option<Cow<'a, str>>,
@@ -88,6 +93,9 @@ pub(super) struct ErrorField<'a> {
     pub(super) inner_code: Option<Cow<'a, str>>,
     /// `error.metadata` (OpenRouter).
     pub(super) metadata: Metadata<'a>,
+    /// A number of seconds to wait: `retryAfter`, `retry_after`, `retry_after_seconds`,
+    /// `reset_seconds` or `resets_in_seconds`.
+    pub(super) retry_after: Option<f64>,
 }
 
 /// What OpenRouter's `metadata` says.
@@ -151,7 +159,7 @@ impl<'a> Reader<'a> {
     fn top(&mut self) -> Parsed<ErrorBody<'a>> {
         let mut body = ErrorBody::default();
         // The messages in other shapes, in the order `ErrorBody::other_message` takes them.
-        let mut others: [Option<Cow<'a, str>>; 7] = Default::default();
+        let mut others: [Option<Cow<'a, str>>; 10] = Default::default();
         match self.peek() {
             Some(b'"') => body.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
@@ -162,7 +170,15 @@ impl<'a> Reader<'a> {
                         body.detail = None;
                         others[6] = reader.first_member("msg")?;
                     }
+                    "detail" if reader.peek() == Some(b'{') => {
+                        body.detail = None;
+                        let [msg, message] = reader.two_members("msg", "message")?;
+                        others[7] = msg.or(message);
+                    }
                     "detail" => body.detail = reader.text_value()?,
+                    "status" => others[8] = reader.text_value()?,
+                    "text" => others[9] = reader.text_value()?,
+                    "errors" => body.errors = reader.first_error()?,
                     "msg" | "error_msg" | "errmsg" | "errorMessage" | "error_message" => {
                         let rank = match key.as_ref() {
                             "msg" => 0,
@@ -176,6 +192,7 @@ impl<'a> Reader<'a> {
                     "base_resp" => {
                         others[5] = reader.member("status_msg")?;
                     }
+                    "code" => (body.code, body.code_number) = reader.text_or_number()?,
                     "error_code" => body.error_code = reader.text_value()?,
                     "error_type" => body.error_type = reader.text_value()?,
                     "http_status_code" => body.http_status_code = reader.small_integer()?,
@@ -186,7 +203,11 @@ impl<'a> Reader<'a> {
                     "response" => body.response_error = reader.response_error()?,
                     "Response" => body.other_error = reader.member_error("Error")?,
                     "header" => body.other_error = reader.error_value()?,
-                    "retryAfter" | "retry_after" => body.retry_after = reader.decimal()?,
+                    "retryAfter"
+                    | "retry_after"
+                    | "retry_after_seconds"
+                    | "reset_seconds"
+                    | "resets_in_seconds" => body.retry_after = reader.decimal()?,
                     "error" => body.error = reader.error_value()?,
                     _ => reader.skip_value()?,
                 }
@@ -198,16 +219,55 @@ impl<'a> Reader<'a> {
         Ok(body)
     }
 
-    /// The `error` member: a string, an object whose fields are kept, or anything else.
+    /// The first element of a list, read as an `error` is (`None`'s default when the value
+    /// is not a list).
+    fn first_error(&mut self) -> Parsed<ErrorField<'a>> {
+        let mut error = ErrorField::default();
+        let mut first = true;
+        self.array_or_skip(|reader| {
+            if std::mem::take(&mut first) {
+                error = reader.error_value()?;
+                Ok(())
+            } else {
+                reader.skip_value()
+            }
+        })?;
+        Ok(error)
+    }
+
+    /// The string members `a` and `b` of an object (the last of each where it repeats).
+    fn two_members(&mut self, a: &str, b: &str) -> Parsed<[Option<Cow<'a, str>>; 2]> {
+        let (mut first, mut second) = (None, None);
+        self.object_or_skip(|reader, key| {
+            if key == a {
+                first = reader.text_value()?;
+            } else if key == b {
+                second = reader.text_value()?;
+            } else {
+                reader.skip_value()?;
+            }
+            Ok(())
+        })?;
+        Ok([first, second])
+    }
+
+    /// The `error` member: a string, an object whose fields are kept, a list whose first
+    /// element is read so (Cloudflare's), or anything else.
     fn error_value(&mut self) -> Parsed<ErrorField<'a>> {
         let mut error = ErrorField::default();
         match self.peek() {
+            Some(b'[') => error = self.first_error()?,
             Some(b'"') => error.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
                 match key.as_ref() {
                     "type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
                     "code" | "Code" => (error.code, error.code_number) = reader.text_or_number()?,
+                    "retryAfter"
+                    | "retry_after"
+                    | "retry_after_seconds"
+                    | "reset_seconds"
+                    | "resets_in_seconds" => error.retry_after = reader.decimal()?,
                     "Message" => error.message = reader.text_value()?,
                     "message" if reader.peek() == Some(b'{') => {
                         error.message = reader.member("error")?;

@@ -128,7 +128,8 @@ pub(super) struct Family {
 /// The name of the family of a plan's or a quota's limit: what it says is a rate limit
 /// instead when the text names a short window ([`SHORT_WINDOW`]), even in quotes (Google
 /// names the quota's window in quotes: "Quota exceeded for quota metric 'Generate Content
-/// API requests per minute'").
+/// API requests per minute'"), or asks to try again later ([`SOON`]) and names no long
+/// period ([`LONG_PERIOD`]).
 pub(super) const PLAN_LIMIT: &str = "plan limit";
 
 /// The patterns of a short window: a limit that counts per minute or per second comes back
@@ -138,6 +139,29 @@ pub(super) const SHORT_WINDOW: &[&str] = &[
     "每分钟",
     "每秒",
     "每分鐘",
+];
+
+/// The patterns of "soon": a limit whose message asks to try again later, and names no
+/// long period, comes back within a retry's reach.
+pub(super) const SOON: &[&str] = &[
+    "try_again_later|retry_later|try_again_shortly|try_again_soon|wait_a_moment|slow_down",
+    "稍后再试",
+    "稍后重试",
+    "稍後再試",
+    "稍後重試",
+];
+
+/// The patterns of a long period: a limit counted per hour, day, week or month.
+pub(super) const LONG_PERIOD: &[&str] = &[
+    "day|days|daily|month|months|monthly|week|weeks|weekly|hour|hours|hourly|today|tomorrow",
+    "每日",
+    "每天",
+    "每月",
+    "每周",
+    "小时",
+    "小時",
+    "今日",
+    "明天",
 ];
 
 /// The word families, one table for the words of messages and of names (a name is split
@@ -160,6 +184,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "billing|payment|subscription ~ not_active|inactive|expired|overdue|past_due|failed|required|suspended|hard_limit|not_set_up|disabled|needed|issue|problem",
         "payment_required|add_credit*|purchase_credit*|buy_credit*|buy_more|top_up|topup|recharge|arrears|arrearage|in_good_standing|overdue_payment|extra_usage|prepaid",
         "overdue|outstanding|unpaid ~ balance|payment|bill|bills|invoice*",
+        "no|missing|requires ~ payment_method*|credit_card|card_on_file",
+        "credits_error|credit_error|payment_error|paid_balance",
         "account ~ overdue|in_arrears|arrears",
         "budget ~ exceeded|exhausted|reached|spent|limit",
         "exceeded|exhausted|reached|over ~ budget|max_budget",
@@ -174,6 +200,11 @@ pub(super) const FAMILIES: &[Family] = &[
         "已用尽", "已用盡", "残高", "クレジット", "잔액", "크레딧",
         "消费限额", "消費限額", "消费上限", "消費上限", "额度上限", "額度上限",
         "套餐已到期", "套餐已过期", "套餐已過期", "订阅已过期", "订阅已到期", "訂閱已過期", "续费", "續費", "续订", "續訂",
+    ]},
+    // High demand: the server is busy for everyone now, whatever else the message says of
+    // the request (a "size allowed during peak load" is the load's, not the request's).
+    Family { kind: Kind::Unavailable, name: "high load", patterns: &[
+        "too_busy|high_demand|heavy_load|high_load|high_traffic|peak_load|experiencing_high|currently_experiencing",
     ]},
     // A request that alone exceeds a limit waiting cannot lift.
     Family { kind: Kind::RequestTooLarge, name: "too large", patterns: &[
@@ -197,6 +228,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "reached|exceeded|hit ~ usage|plan|tier|subscription ~ limit*|cap*|quota*",
         "plan|tier|subscription ~ does_not_include|not_included|doesn_t_include|not_available|limit*|upgrade",
         "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
+        "reached|exceeded|used ~ for_this_month|this_month|for_the_month|for_today|for_this_week|this_week|today",
         "free_models_per_day|calls_month",
         "今日", "每日", "每天", "每月", "本月", "免费额度", "免费次数", "使用上限", "利用上限", "次数已用", "次數已用",
     ]},
@@ -204,6 +236,7 @@ pub(super) const FAMILIES: &[Family] = &[
     // whatever its prompt (a bad parameter, not a long prompt).
     Family { kind: Kind::InvalidInput, name: "output cap", patterns: &[
         "maximum_output|max_output|maximum_completion|max_completion|output_limit|output_token_limit",
+        "max_tokens|max_new_tokens|max_completion_tokens ~ must_be_greater_than|must_be_at_least|must_be_positive ~ 0|zero|1",
     ]},
     // The context window, in every provider's words.
     Family { kind: Kind::ContextOverflow, name: "context window", patterns: &[
@@ -212,6 +245,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "context ~ overflow*|exceeded|too_small|full",
         "tokens ~ must_be",
         "context_length_exceeded|context_window_exceeded|ctx_size|n_ctx|num_ctx|prompt_limit|prompt_too_long",
+        "context_length|context_window|context_size|context_limit",
         "prompt|input|message|messages|conversation ~ too_long|is_too_long|are_too_long|too_large|too_many_tokens|exceeds",
         "maximum|max ~ prompt_length|input_length|sequence_length|model_length|context|tokens_allowed|number_of_tokens|token_limit",
         "input_token_count|token_count ~ exceed*",
@@ -225,6 +259,7 @@ pub(super) const FAMILIES: &[Family] = &[
     // Content policies and moderation.
     Family { kind: Kind::ContentFiltered, name: "content policy", patterns: &[
         "content ~ policy|policies|filter*|management|blocked|moderation|safety|violat*|flagged|inspection|risk|rejected|not_allowed",
+        "request|prompt|input|message ~ blocked|was_blocked|has_been_blocked",
         "safety ~ system|filter*|policy|policies|settings|reasons|check*",
         "moderation*|guardrail*|flagged|inappropriate|harmful|objectionable|responsible_ai|usage_policies",
         "prohibited ~ content|material|text|image|request_content",
@@ -239,6 +274,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "invalid_client|unauthorized_client|invalid_grant|invalid_token|expired_token",
         "signature ~ failure|invalid|mismatch|does_not_match|not_match|expired",
         "credential* ~~ could_not_be_validated|not_valid|invalid|rejected",
+        "security_token|session_token|access_token|auth_token|api_token|bearer_token ~~ invalid|expired|not_valid|rejected",
         "account ~ locked|frozen|banned|suspended",
         "organization|account|project|key ~ disabled|deactivated|suspended|banned|restricted|blocked",
         "location|region|country|territory ~ not_supported|unsupported|not_available",
@@ -246,8 +282,9 @@ pub(super) const FAMILIES: &[Family] = &[
     ]},
     // What does not exist.
     Family { kind: Kind::NotFound, name: "not found", patterns: &[
-        "model|deployment|endpoint|resource ~ not_found|does_not_exist|not_exist|doesn_t_exist|not_exists|unknown|decommissioned|retired|deprecated|discontinued",
-        "no_such|unknown|invalid|nonexistent ~ model|deployment|endpoint",
+        "model|deployment|endpoint|resource|version ~ not_found|does_not_exist|not_exist|doesn_t_exist|not_exists|unknown|decommissioned|retired|deprecated|discontinued",
+        "no_such|unknown|nonexistent ~ model|deployment|endpoint|version",
+        "could_not_route|no_route|route_not_found|no_route_matched|unknown_endpoint|endpoint_not_found",
         "decommissioned|identifier_is_invalid",
         "模型不存在", "不存在该模型", "找不到模型", "未找到模型", "模型未找到", "无此模型", "模型已下线", "模型不存在", "不存在", "找不到",
     ]},
@@ -274,12 +311,12 @@ pub(super) const FAMILIES: &[Family] = &[
         "capacity ~ exceeded|reached|insufficient|limit|constraints",
         "temporarily|currently ~ unavailable|overloaded|busy|down|unable|not_available",
         "service|server|model|upstream|backend|endpoint|engine|provider|deployment|instance ~ unavailable|busy|overloaded|down|not_available|not_ready|loading|starting",
-        "too_busy|high_demand|heavy_load|high_load|high_traffic|experiencing_high",
         "internal ~ error|server_error", "server_had_an_error|bad_gateway|service_unavailable|no_healthy_upstream",
         "upstream ~ error|failed|unavailable|connect|reset",
         "no_available|no_healthy ~ channel*|server*|backend*|replica*|instance*|worker*|provider*",
         "currently_loading|is_loading|model_busy|failed_to_generate|incomplete_generation",
         "getaddrinfo|eai_again|enotfound|econnrefused|econnreset|ehostunreach|enetunreach|socket_hang_up|connection_refused|connection_reset|broken_pipe",
+        "failed_to_get_response|no_response_from|compute_error|cuda_error|out_of_memory",
         "error_was_encountered_while_running_the_model|unable_to_process_your_request|try_your_request_again",
         "负载", "負載", "饱和", "飽和", "繁忙", "过载", "過載", "服务不可用", "服務不可用", "暂时不可用", "暫時無法", "服务异常", "服務異常",
         "系统异常", "系統異常", "服务器异常", "伺服器異常", "内部异常", "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
@@ -290,6 +327,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "invalid|bad|wrong|missing|malformed ~ param*|parameter*|argument*|field|fields|request_body",
         "param*|parameter*|argument* ~ invalid|error|missing|is_invalid|are_invalid|not_valid",
         "bad_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
+        "error_parsing|parse_error|failed_to_parse|could_not_parse|cannot_parse|unable_to_parse ~ input|request|json|body",
         "参数错误", "參數錯誤", "参数有误", "參數有誤", "参数不合法", "参数无效", "不能为空", "不能為空",
     ]},
 ];

@@ -4,7 +4,7 @@
 //! Writing systems without spaces (Chinese, Japanese) are read by their phrases.
 
 use super::kind::Kind;
-use super::providers::{FAMILIES, Family, SHORT_WINDOW};
+use super::providers::{FAMILIES, Family, LONG_PERIOD, SHORT_WINDOW, SOON};
 
 /// The most of a text that is read, in bytes.
 const READ: usize = 16 * 1024;
@@ -104,11 +104,13 @@ pub(super) fn in_name(name: &str) -> Option<Said> {
     read(&Prepared::new(name))
 }
 
-/// Whether `text` names a short window (per minute, per second, `TPM`), quoted or not: what
-/// turns a quota's limit into a rate limit.
+/// Whether `text` names a short window (per minute, per second, `TPM`), quoted or not, or
+/// asks to try again later and names no long period: what turns a quota's limit into a
+/// rate limit.
 pub(super) fn names_a_short_window(text: &str) -> bool {
     let text = Prepared::new(text);
-    SHORT_WINDOW.iter().any(|pattern| matches(pattern, &text))
+    let any = |patterns: &[&str]| patterns.iter().any(|pattern| matches(pattern, &text));
+    any(SHORT_WINDOW) || (any(SOON) && !any(LONG_PERIOD))
 }
 
 fn read(text: &Prepared) -> Option<Said> {

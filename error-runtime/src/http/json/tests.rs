@@ -23,6 +23,12 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         kind: text(doc, "type"),
         message: text(doc, "message"),
         detail: text(doc, "detail"),
+        errors: error_field(
+            doc.get("errors")
+                .and_then(Value::as_array)
+                .and_then(|e| e.first())
+                .unwrap_or(&Value::Null),
+        ),
         code: text(doc, "code"),
         code_number: doc.get("code").and_then(small),
         error_type: text(doc, "error_type"),
@@ -41,6 +47,11 @@ fn expected(value: &Value) -> ErrorBody<'static> {
                 .and_then(Value::as_array)
                 .and_then(|d| d.first())
                 .and_then(|d| text(d, "msg")),
+            doc.get("detail")
+                .filter(|d| d.is_object())
+                .and_then(|d| text(d, "msg").or_else(|| text(d, "message"))),
+            text(doc, "status"),
+            text(doc, "text"),
         ]
         .into_iter()
         .flatten()
@@ -58,10 +69,7 @@ fn expected(value: &Value) -> ErrorBody<'static> {
             (Some(response), None) => error_field(response.get("Error").unwrap_or(&Value::Null)),
             (None, None) => error_field(&Value::Null),
         },
-        retry_after: doc
-            .get("retryAfter")
-            .or(doc.get("retry_after"))
-            .and_then(Value::as_f64),
+        retry_after: retry_after(doc),
     }
 }
 
@@ -79,8 +87,25 @@ fn metadata(value: Option<&Value>) -> Metadata<'static> {
     }
 }
 
+/// The seconds to wait a document or an `error` gives, as the reader should keep them.
+fn retry_after(value: &Value) -> Option<f64> {
+    [
+        "retryAfter",
+        "retry_after",
+        "retry_after_seconds",
+        "reset_seconds",
+        "resets_in_seconds",
+    ]
+    .into_iter()
+    .find_map(|key| value.get(key))
+    .and_then(Value::as_f64)
+}
+
 /// An `error` member, as the reader should keep it.
 fn error_field(error: &Value) -> ErrorField<'static> {
+    if let Some(first) = error.as_array() {
+        return first.first().map_or_else(ErrorField::default, error_field);
+    }
     let owned = |text: &str| Cow::Owned(text.to_owned());
     let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(owned);
     let details = error.get("details").and_then(Value::as_array);
@@ -128,6 +153,7 @@ fn error_field(error: &Value) -> ErrorField<'static> {
             .get("innererror")
             .and_then(|inner| text(inner, "code")),
         metadata: metadata(error.get("metadata")),
+        retry_after: retry_after(error),
     }
 }
 
