@@ -294,8 +294,13 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
         // A quota's name whose message names a short window ("requests per minute") is
         // a rate limit: the message's words decide.
         .filter(|hint| {
-            !(matches!(hint.why, Decision::NameWords { family: PLAN_LIMIT, .. })
-                && message.is_some_and(words::names_a_short_window))
+            !(matches!(
+                hint.why,
+                Decision::NameWords {
+                    family: PLAN_LIMIT,
+                    ..
+                }
+            ) && message.is_some_and(words::names_a_short_window))
         });
     let status = [
         error.code_number,
