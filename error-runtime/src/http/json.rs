@@ -166,16 +166,20 @@ impl<'a> Reader<'a> {
                 match key.as_ref() {
                     "type" => body.kind = reader.text_value()?,
                     "message" => body.message = reader.text_value()?,
+                    // The last `detail` counts, whatever its shape.
                     "detail" if reader.peek() == Some(b'[') => {
-                        body.detail = None;
+                        (body.detail, others[7]) = (None, None);
                         others[6] = reader.first_member("msg")?;
                     }
                     "detail" if reader.peek() == Some(b'{') => {
-                        body.detail = None;
+                        (body.detail, others[6]) = (None, None);
                         let [msg, message] = reader.two_members("msg", "message")?;
                         others[7] = msg.or(message);
                     }
-                    "detail" => body.detail = reader.text_value()?,
+                    "detail" => {
+                        (others[6], others[7]) = (None, None);
+                        body.detail = reader.text_value()?;
+                    }
                     "status" => others[8] = reader.text_value()?,
                     "text" => others[9] = reader.text_value()?,
                     "errors" => body.errors = reader.first_error()?,
