@@ -7,7 +7,6 @@
 
 use std::hint::black_box;
 
-use agent_error::AgentError;
 use agent_error::http::StatusError;
 use criterion::Criterion;
 use http::HeaderMap;
@@ -41,7 +40,7 @@ fn bench(c: &mut Criterion) {
         ("SDK's printed exception", 429, PRINTED),
     ] {
         group.bench_function(format!("from_parts: {name}"), |b| {
-            b.iter(|| StatusError::from_parts(status, &headers, black_box(body)).code())
+            b.iter(|| StatusError::from_parts(status, &headers, black_box(body)))
         });
         group.bench_function(format!("serde_json and a table: {name}"), |b| {
             b.iter(|| by_hand(status, black_box(body)))
@@ -60,7 +59,7 @@ fn bench(c: &mut Criterion) {
         ("50 MB of quotes", &quotes),
     ] {
         group.bench_function(name, |b| {
-            b.iter(|| StatusError::from_parts(400, &headers, black_box(body.as_bytes())).code())
+            b.iter(|| StatusError::from_parts(400, &headers, black_box(body.as_bytes())))
         });
     }
     group.finish();

@@ -168,7 +168,7 @@ pub(super) fn name(name: &str) -> Option<(Kind, &'static str)> {
 }
 
 /// The first of your phrases that `matches` finds, with its kind.
-pub(super) fn phrase(mut matches: impl FnMut(&str) -> bool) -> Option<(Kind, &'static str)> {
+pub(super) fn phrase(mut matches: impl FnMut(&'static str) -> bool) -> Option<(Kind, &'static str)> {
     if !ANY.load(Ordering::Acquire) {
         return None;
     }

@@ -3,6 +3,8 @@
 //! `providers`. Text in quotes is the caller's own text echoed back and is never read.
 //! Writing systems without spaces (Chinese, Japanese) are read by their phrases.
 
+use std::sync::OnceLock;
+
 use super::kind::Kind;
 use super::providers::{FAMILIES, Family, LONG_PERIOD, SHORT_WINDOW, SOON};
 
@@ -37,6 +39,9 @@ struct Prepared {
     flat: String,
     /// Where each word starts and ends in `flat`.
     words: Vec<(usize, usize)>,
+    /// The words' places, ordered by the words (where a word, or the words a stem begins,
+    /// are found without reading every word).
+    sorted: Vec<u32>,
 }
 
 impl Prepared {
@@ -67,13 +72,174 @@ impl Prepared {
         if let Some(s) = start {
             words.push((s, flat.len()));
         }
-        Prepared { flat, words }
+        let mut prepared = Prepared {
+            flat,
+            words,
+            sorted: Vec::new(),
+        };
+        let mut sorted: Vec<u32> = (0..prepared.words.len() as u32).collect();
+        sorted.sort_by(|a, b| prepared.word(*a as usize).cmp(prepared.word(*b as usize)));
+        prepared.sorted = sorted;
+        prepared
     }
 
     fn word(&self, i: usize) -> &str {
         let (s, e) = self.words[i];
         &self.flat[s..e]
     }
+
+    /// The places of the words `part` matches (the word itself, or every word a stem
+    /// begins), found by binary search.
+    fn places(&self, part: Part) -> impl Iterator<Item = usize> + '_ {
+        let (text, stem) = match part {
+            Part::Word(word) => (word, false),
+            Part::Stem(stem) => (stem, true),
+        };
+        let from = self
+            .sorted
+            .partition_point(|&i| self.word(i as usize) < text);
+        self.sorted[from..]
+            .iter()
+            .map(|&i| i as usize)
+            .take_while(move |&i| {
+                let word = self.word(i);
+                if stem {
+                    word.starts_with(text)
+                } else {
+                    word == text
+                }
+            })
+    }
+}
+
+/// One word of a pattern: the word itself, or a stem (`exhaust*`) that begins words.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Word(&'static str),
+    Stem(&'static str),
+}
+
+impl Part {
+    fn fits(self, word: &str) -> bool {
+        match self {
+            Part::Word(part) => word == part,
+            Part::Stem(stem) => word.starts_with(stem),
+        }
+    }
+}
+
+/// A term of a pattern: its alternatives (each words in a row), and how many words may
+/// stand before it.
+#[derive(Debug)]
+struct Term {
+    gap: usize,
+    alternatives: Vec<Vec<Part>>,
+}
+
+/// A pattern, read once. A pattern that starts with a letter outside ASCII is a phrase found
+/// anywhere (Chinese and Japanese have no spaces between words); else its terms (separated
+/// by ` ~ `) match words in order, at most [`GAP`] words apart ([`WIDE_GAP`] after ` ~~ `).
+/// A term lists alternatives separated by `|`; an alternative ending in `*` matches every
+/// word it begins, and one joined by `_` matches consecutive words.
+#[derive(Debug)]
+enum Compiled {
+    Phrase(&'static str),
+    Words(Vec<Term>),
+}
+
+impl Compiled {
+    fn new(pattern: &'static str) -> Compiled {
+        if !pattern.starts_with(|c: char| c.is_ascii()) {
+            return Compiled::Phrase(pattern);
+        }
+        let terms = pattern
+            .split(" ~")
+            .map(|term| {
+                let (term, gap) = match term.strip_prefix("~ ") {
+                    Some(term) => (term, WIDE_GAP),
+                    None => (term.trim_start(), GAP),
+                };
+                let alternatives = term
+                    .split('|')
+                    .map(|alternative| {
+                        alternative
+                            .split('_')
+                            .map(|part| match part.strip_suffix('*') {
+                                Some(stem) => Part::Stem(stem),
+                                None => Part::Word(part),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                Term { gap, alternatives }
+            })
+            .collect();
+        Compiled::Words(terms)
+    }
+
+    fn matches(&self, text: &Prepared) -> bool {
+        let terms = match self {
+            Compiled::Phrase(phrase) => return text.flat.contains(phrase),
+            Compiled::Words(terms) => terms,
+        };
+        let Some((first, rest)) = terms.split_first() else {
+            return false;
+        };
+        first.alternatives.iter().any(|alternative| {
+            let Some((head, tail)) = alternative.split_first() else {
+                return false;
+            };
+            text.places(*head).any(|at| {
+                let Some(mut end) = words_at(tail, text, at + 1) else {
+                    return false;
+                };
+                for term in rest {
+                    let found = (end..text.words.len().min(end + term.gap + 1))
+                        .find_map(|at| term_at(term, text, at));
+                    match found {
+                        Some(next) => end = next,
+                        None => return false,
+                    }
+                }
+                true
+            })
+        })
+    }
+}
+
+/// Where the words after `parts` begin when they match the words from `at` on.
+fn words_at(parts: &[Part], text: &Prepared, at: usize) -> Option<usize> {
+    let mut at = at;
+    for part in parts {
+        if !part.fits(text.words.get(at).map(|_| text.word(at))?) {
+            return None;
+        }
+        at += 1;
+    }
+    Some(at)
+}
+
+/// Where the words after `term` begin when `term` matches the words at `at`.
+fn term_at(term: &Term, text: &Prepared, at: usize) -> Option<usize> {
+    term.alternatives
+        .iter()
+        .find_map(|alternative| words_at(alternative, text, at))
+}
+
+/// The families with their patterns read once.
+fn families() -> &'static [(&'static Family, Vec<Compiled>)] {
+    static COMPILED: OnceLock<Vec<(&'static Family, Vec<Compiled>)>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        FAMILIES
+            .iter()
+            .map(|family| (family, family.patterns.iter().map(|p| Compiled::new(p)).collect()))
+            .collect()
+    })
+}
+
+/// Patterns read once, for the short window, "soon" and the long period.
+fn compiled(patterns: &'static [&'static str], cell: &'static OnceLock<Vec<Compiled>>) -> &'static [Compiled] {
+    cell.get_or_init(|| patterns.iter().map(|p| Compiled::new(p)).collect())
 }
 
 /// What the families say of a message: the first family, in the table's order, one of
@@ -88,7 +254,7 @@ pub(super) fn in_message_yours(text: &str) -> Option<(Kind, &'static str)> {
     let mut prepared = None;
     super::vocabulary::phrase(|pattern| {
         let text = prepared.get_or_insert_with(|| Prepared::new(&unquoted(text)));
-        matches(pattern, text)
+        Compiled::new(pattern).matches(text)
     })
 }
 
@@ -108,80 +274,23 @@ pub(super) fn in_name(name: &str) -> Option<Said> {
 /// asks to try again later and names no long period: what turns a quota's limit into a
 /// rate limit.
 pub(super) fn names_a_short_window(text: &str) -> bool {
+    static SHORT: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static SOONER: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static LONG: OnceLock<Vec<Compiled>> = OnceLock::new();
     let text = Prepared::new(text);
-    let any = |patterns: &[&str]| patterns.iter().any(|pattern| matches(pattern, &text));
-    any(SHORT_WINDOW) || (any(SOON) && !any(LONG_PERIOD))
+    let any = |patterns: &[Compiled]| patterns.iter().any(|pattern| pattern.matches(&text));
+    any(compiled(SHORT_WINDOW, &SHORT))
+        || (any(compiled(SOON, &SOONER)) && !any(compiled(LONG_PERIOD, &LONG)))
 }
 
 fn read(text: &Prepared) -> Option<Said> {
-    FAMILIES.iter().find_map(|family| said_by(family, text))
-}
-
-fn said_by(family: &Family, text: &Prepared) -> Option<Said> {
-    family
-        .patterns
-        .iter()
-        .find(|pattern| matches(pattern, text))
-        .map(|words| Said {
+    families().iter().find_map(|(family, patterns)| {
+        let at = patterns.iter().position(|pattern| pattern.matches(text))?;
+        Some(Said {
             kind: family.kind,
             family: family.name,
-            words,
+            words: family.patterns[at],
         })
-}
-
-/// Whether `pattern` matches: a pattern that starts with a letter outside ASCII is a phrase
-/// found anywhere (Chinese and Japanese have no spaces between words); else its terms
-/// (separated by ` ~ `) match words in order, at most [`GAP`] words apart (at most
-/// [`WIDE_GAP`] after ` ~~ `). A term lists
-/// alternatives separated by `|`; an alternative ending in `*` matches every word it
-/// begins, and one joined by `_` matches consecutive words.
-fn matches(pattern: &str, text: &Prepared) -> bool {
-    if !pattern.starts_with(|c: char| c.is_ascii()) {
-        return text.flat.contains(pattern);
-    }
-    // Each term with the gap allowed before it.
-    let mut terms = pattern
-        .split(" ~")
-        .map(|term| match term.strip_prefix("~ ") {
-            Some(term) => (term, WIDE_GAP),
-            None => (term.trim_start(), GAP),
-        });
-    let Some((first, _)) = terms.next() else {
-        return false;
-    };
-    let rest: Vec<(&str, usize)> = terms.collect();
-    (0..text.words.len()).any(|at| {
-        let Some(mut end) = term_at(first, text, at) else {
-            return false;
-        };
-        for (term, gap) in &rest {
-            let found =
-                (end..text.words.len().min(end + gap + 1)).find_map(|at| term_at(term, text, at));
-            match found {
-                Some(next) => end = next,
-                None => return false,
-            }
-        }
-        true
-    })
-}
-
-/// Where the words after `term` begin when `term` matches the words at `at`.
-fn term_at(term: &str, text: &Prepared, at: usize) -> Option<usize> {
-    term.split('|').find_map(|alternative| {
-        let mut at = at;
-        for part in alternative.split('_') {
-            let word = text.words.get(at).map(|_| text.word(at))?;
-            let fits = match part.strip_suffix('*') {
-                Some(stem) => word.starts_with(stem),
-                None => word == part,
-            };
-            if !fits {
-                return None;
-            }
-            at += 1;
-        }
-        Some(at)
     })
 }
 
