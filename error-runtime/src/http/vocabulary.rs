@@ -153,32 +153,28 @@ fn kind_of(code: &str) -> Result<Kind, UnknownCode> {
 
 /// The kind your vocabulary gives `name`, and the name as installed.
 pub(super) fn name(name: &str) -> Option<(Kind, &'static str)> {
-    if !ANY.load(Ordering::Acquire) {
-        return None;
-    }
-    let installed = INSTALLED
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    installed
-        .as_ref()?
-        .names
-        .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(known, kind)| (*kind, *known))
+    first(|installed| &installed.names, |known| known == name)
 }
 
 /// The first of your phrases that `matches` finds, with its kind.
-pub(super) fn phrase(mut matches: impl FnMut(&'static str) -> bool) -> Option<(Kind, &'static str)> {
+pub(super) fn phrase(matches: impl FnMut(&'static str) -> bool) -> Option<(Kind, &'static str)> {
+    first(|installed| &installed.phrases, matches)
+}
+
+/// The first entry of the installed list `list` that `found` accepts, when a vocabulary is
+/// installed (without one, a load and nothing else).
+fn first(
+    list: impl Fn(&Installed) -> &Vec<(&'static str, Kind)>,
+    mut found: impl FnMut(&'static str) -> bool,
+) -> Option<(Kind, &'static str)> {
     if !ANY.load(Ordering::Acquire) {
         return None;
     }
     let installed = INSTALLED
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    installed
-        .as_ref()?
-        .phrases
+    list(installed.as_ref()?)
         .iter()
-        .find(|(pattern, _)| matches(pattern))
-        .map(|(pattern, kind)| (*kind, *pattern))
+        .find(|(text, _)| found(text))
+        .map(|(text, kind)| (*kind, *text))
 }

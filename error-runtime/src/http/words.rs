@@ -232,13 +232,21 @@ fn families() -> &'static [(&'static Family, Vec<Compiled>)] {
     COMPILED.get_or_init(|| {
         FAMILIES
             .iter()
-            .map(|family| (family, family.patterns.iter().map(|p| Compiled::new(p)).collect()))
+            .map(|family| {
+                (
+                    family,
+                    family.patterns.iter().map(|p| Compiled::new(p)).collect(),
+                )
+            })
             .collect()
     })
 }
 
 /// Patterns read once, for the short window, "soon" and the long period.
-fn compiled(patterns: &'static [&'static str], cell: &'static OnceLock<Vec<Compiled>>) -> &'static [Compiled] {
+fn compiled(
+    patterns: &'static [&'static str],
+    cell: &'static OnceLock<Vec<Compiled>>,
+) -> &'static [Compiled] {
     cell.get_or_init(|| patterns.iter().map(|p| Compiled::new(p)).collect())
 }
 

@@ -140,7 +140,6 @@ async fn a_store_for_one_server_refuses_a_cluster_node() {
 /// any limit and longest wait.
 #[test]
 fn grants_never_pass_the_limits_curve() {
-    use proptest::prelude::*;
     let cluster = Cluster::start();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -171,28 +170,5 @@ fn grants_never_pass_the_limits_curve() {
         granted.len()
     );
 
-    let case = std::sync::atomic::AtomicUsize::new(0);
-    let config = ProptestConfig {
-        cases: 8,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
-    let strategy = (1u64..60, 50u64..20_000, 0u64..3_000, 1usize..150, 1usize..4);
-    proptest::test_runner::TestRunner::new(config)
-        .run(
-            &strategy,
-            |(amount, per_ms, max_wait_ms, calls, replicas)| {
-                let key = format!(
-                    "curve/{}",
-                    case.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                );
-                let limit = Limit::requests(amount, Duration::from_millis(per_ms));
-                let max_wait = Duration::from_millis(max_wait_ms);
-                let pacers = pacers_for(&key, limit, replicas);
-                let granted = runtime.block_on(support::grants(&pacers, &key, calls, max_wait));
-                support::assert_under_the_curve(limit, &granted);
-                Ok(())
-            },
-        )
-        .unwrap();
+    support::grants_follow_the_curve(&runtime, &stores, 8);
 }

@@ -448,7 +448,6 @@ async fn a_queue_deeper_than_twice_the_capacity_waits_its_turn() {
 /// at once and of replicas, grants follow the limit's curve.
 #[test]
 fn grants_never_pass_the_limits_curve() {
-    use proptest::prelude::*;
     let server = Server::start();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -458,33 +457,7 @@ fn grants_never_pass_the_limits_curve() {
     let stores: Vec<Arc<RedisStore>> = (0..3)
         .map(|_| Arc::new(runtime.block_on(store(&server, Duration::from_secs(2)))))
         .collect();
-    let case = std::sync::atomic::AtomicUsize::new(0);
-    let config = ProptestConfig {
-        cases: 12,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    };
-    let strategy = (1u64..60, 50u64..20_000, 0u64..3_000, 1usize..150, 1usize..4);
-    proptest::test_runner::TestRunner::new(config)
-        .run(
-            &strategy,
-            |(amount, per_ms, max_wait_ms, calls, replicas)| {
-                let key = format!(
-                    "curve/{}",
-                    case.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                );
-                let limit = Limit::requests(amount, Duration::from_millis(per_ms));
-                let max_wait = Duration::from_millis(max_wait_ms);
-                let pacers: Vec<Pacer> = stores[..replicas]
-                    .iter()
-                    .map(|store| Pacer::new().limit(&key, limit).shared_in(store.clone()))
-                    .collect();
-                let granted = runtime.block_on(support::grants(&pacers, &key, calls, max_wait));
-                support::assert_under_the_curve(limit, &granted);
-                Ok(())
-            },
-        )
-        .unwrap();
+    support::grants_follow_the_curve(&runtime, &stores, 12);
 }
 
 /// Redis stopped: the store answers `None` within its timeout, and each pacer goes on

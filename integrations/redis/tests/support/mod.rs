@@ -305,3 +305,48 @@ pub fn assert_under_the_curve(limit: agent_error::recover::Limit, granted: &[Dur
         );
     }
 }
+
+/// The property of every reservation counting, on `stores`: `cases` draws of a limit, a
+/// longest wait, a number of calls made at once and of replicas (each its own store), whose
+/// grants must follow the limit's curve. Each draw paces a key of its own.
+pub fn grants_follow_the_curve(
+    runtime: &tokio::runtime::Runtime,
+    stores: &[std::sync::Arc<agent_error::redis::RedisStore>],
+    cases: u32,
+) {
+    use agent_error::recover::{Limit, Pacer};
+    use proptest::prelude::*;
+    let case = std::sync::atomic::AtomicUsize::new(0);
+    let config = ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let strategy = (
+        1u64..60,
+        50u64..20_000,
+        0u64..3_000,
+        1usize..150,
+        1..=stores.len(),
+    );
+    proptest::test_runner::TestRunner::new(config)
+        .run(
+            &strategy,
+            |(amount, per_ms, max_wait_ms, calls, replicas)| {
+                let key = format!(
+                    "curve/{}",
+                    case.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                );
+                let limit = Limit::requests(amount, Duration::from_millis(per_ms));
+                let max_wait = Duration::from_millis(max_wait_ms);
+                let pacers: Vec<Pacer> = stores[..replicas]
+                    .iter()
+                    .map(|store| Pacer::new().limit(&key, limit).shared_in(store.clone()))
+                    .collect();
+                let granted = runtime.block_on(grants(&pacers, &key, calls, max_wait));
+                assert_under_the_curve(limit, &granted);
+                Ok(())
+            },
+        )
+        .unwrap();
+}
