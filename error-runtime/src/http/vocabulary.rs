@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::kind::Kind;
 
 /// Names and phrases of your own, each with the code it means, read before the built-in
-/// tables by every classification of a response or a body ([`StatusError::from_parts`],
-/// [`classify_body`], a stream's error event).
+/// tables by every classification of a response or a body
+/// ([`StatusError::from_parts`](super::StatusError::from_parts),
+/// [`classify_body`](super::classify_body), a stream's error event).
 ///
 /// - A **name** is matched whole, as written, wherever the built-in names are read
 ///   (`error.code`, `error.type`, a top-level `code` or `type`, …): it is specific evidence,
