@@ -281,7 +281,8 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
         _ => (BodyHints::default(), message.map(Cow::Borrowed)),
     };
     let flagged = error.metadata.flagged || json.metadata.flagged;
-    let named = names(json, Weight::Specific)
+    let [specific, generic] = names(json);
+    let named = specific
         .or_else(|| google_quota(&error.details, message))
         .or(flagged.then_some(Hint {
             kind: Kind::ContentFiltered,
@@ -319,7 +320,7 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
             .phrase
             .or_else(|| rest.as_deref().and_then(phrases))
             .or_else(|| other_messages(json, message).find_map(phrases)),
-        generic: names(json, Weight::Generic).or(upstream.generic),
+        generic: generic.or(upstream.generic),
         // Google's `RetryInfo` detail: `{"@type": "type.googleapis.com/google.rpc.RetryInfo",
         // "retryDelay": "30s"}`; else Hugging Face's `estimated_time` (seconds, saturating
         // as a message's wait does: an absurd one ends the run at `max_wait`).
@@ -345,7 +346,7 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
 /// Google's `error.status` and `details[].reason`, TGI's `error_type`, AWS's `__type`
 /// (after its namespace's `#`) and Azure's `innererror.code`. Names the table knows come
 /// first, then a name's words read by the word families ([`words_of_name`]).
-fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Hint> {
+fn names(json: &ErrorBody<'_>) -> [Option<Hint>; 2] {
     let error = error_of(json);
     let amzn = json
         .amzn_type
@@ -377,13 +378,22 @@ fn names(json: &ErrorBody<'_>, weight: Weight) -> Option<Hint> {
             })
         })
     };
-    (if weight == Weight::Specific {
-        yours()
-    } else {
-        None
-    })
-    .or_else(|| places().find_map(|name| name_of(name, weight)))
-    .or_else(|| places().find_map(|name| words_of_name(name, weight)))
+    // The names' words, read once and only when no name the tables know says anything.
+    let mut by_words: Option<Vec<(Hint, Weight)>> = None;
+    let mut words = |weight: Weight| {
+        by_words
+            .get_or_insert_with(|| places().filter_map(words_of_name).collect())
+            .iter()
+            .find(|(_, w)| *w == weight)
+            .map(|(hint, _)| *hint)
+    };
+    let specific = yours()
+        .or_else(|| places().find_map(|name| name_of(name, Weight::Specific)))
+        .or_else(|| words(Weight::Specific));
+    let generic = places()
+        .find_map(|name| name_of(name, Weight::Generic))
+        .or_else(|| words(Weight::Generic));
+    [specific, generic]
 }
 
 /// What the providers' names give `name`, when it has `weight`.
@@ -401,22 +411,23 @@ pub(super) fn name_of(name: &str, weight: Weight) -> Option<Hint> {
 }
 
 /// What a name's words say (`insufficient_user_quota`, `QUOTA_EXHAUSTED`,
-/// `billing_not_active`) when the table does not know the name: specific, but for the
-/// families that name a class of failures (a rate limit, an overload, a timeout, a bad
-/// request), which are generic.
-pub(super) fn words_of_name(name: &str, weight: Weight) -> Option<Hint> {
+/// `billing_not_active`) when the table does not know the name, and its weight: specific,
+/// but for the families that name a class of failures (a rate limit, an overload, a
+/// timeout, a bad request), which are generic.
+fn words_of_name(name: &str) -> Option<(Hint, Weight)> {
     let said = words::in_name(name)?;
-    let generic = matches!(
-        said.kind,
-        Kind::RateLimit | Kind::Unavailable | Kind::Timeout | Kind::InvalidInput
-    );
-    (generic == (weight == Weight::Generic)).then_some(Hint {
+    let weight = match said.kind {
+        Kind::RateLimit | Kind::Unavailable | Kind::Timeout | Kind::InvalidInput => Weight::Generic,
+        _ => Weight::Specific,
+    };
+    let hint = Hint {
         kind: said.kind,
         why: Decision::NameWords {
             family: said.family,
             words: said.words,
         },
-    })
+    };
+    Some((hint, weight))
 }
 
 /// A status written as text (`"code": "429"`, as LiteLLM's proxy writes it).
