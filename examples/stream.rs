@@ -78,14 +78,6 @@ async fn serve() -> std::io::Result<String> {
     Ok(base)
 }
 
-/// The text delta a Chat chunk carries, if any.
-fn delta(data: &str) -> Option<String> {
-    let chunk: serde_json::Value = serde_json::from_str(data).ok()?;
-    chunk["choices"][0]["delta"]["content"]
-        .as_str()
-        .map(str::to_owned)
-}
-
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), BoxError> {
     let base = serve().await?;
@@ -149,7 +141,8 @@ async fn main() -> Result<(), BoxError> {
     let mut stream = pin!(stream);
     let mut said = String::new();
     while let Some(event) = stream.next().await {
-        said.extend(delta(event?.data()));
+        // The text the event adds to the answer, whichever provider sent it.
+        said.extend(event?.text());
     }
     println!("retrier: the answer is {said:?}");
     Ok(())

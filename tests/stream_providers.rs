@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use agent_error::stream::Provider;
+use agent_error::stream::{Event, Provider};
 use agent_error::{AgentError, Recovery};
 
 #[path = "support/sse.rs"]
@@ -60,6 +60,83 @@ async fn a_complete_stream_of_each_provider_yields_every_event_and_ends_cleanly(
         assert!(ended.error.is_none(), "{name}: {:?}", ended.error);
         assert_eq!(ended.events.len() as u64, expected.events, "{name}");
         assert_eq!(seen, expected, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn each_providers_events_give_the_answers_text() {
+    use Provider::*;
+    let cases = [
+        ("chat", own(events(CHAT)), OpenAiChat, "Hello world"),
+        ("azure", own(events(AZURE)), OpenAiChat, "Hi"),
+        (
+            "responses",
+            own(events(RESPONSES)),
+            OpenAiResponses,
+            "Hi there",
+        ),
+        ("anthropic", own(events(ANTHROPIC)), Anthropic, "Hello!"),
+        ("gemini", crlf(GEMINI), Gemini, "The sky is blue."),
+        ("openrouter", own(events(OPENROUTER)), OpenAiChat, "Hey"),
+        ("tgi", own(vec![TGI_HELLO, DONE]), OpenAiChat, "Hello"),
+    ];
+    for (name, pieces, provider, answer) in cases {
+        let (ended, seen) = watch_chunked(&pieces).await;
+        let text: String = ended.events.iter().filter_map(Event::text).collect();
+        assert_eq!(text, answer, "{name}");
+        let text_as: String = ended
+            .events
+            .iter()
+            .filter_map(|e| e.text_as(provider))
+            .collect();
+        assert_eq!(text_as, answer, "{name}");
+        // The same text the watch kept, from the same events.
+        assert_eq!(seen.text.as_deref(), Some(answer), "{name}");
+        let with_text = ended.events.iter().filter(|e| e.text().is_some()).count();
+        assert_eq!(with_text as u64, seen.content, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn thinking_tool_input_and_refusal_are_no_answer_text() {
+    let cases = [
+        (
+            "chat",
+            vec![C_TOOL_ARGS, C_REFUSAL, C_HELLO, DONE],
+            "{\"city\":I'm sorry, I can't help with that.Hello",
+            "Hello",
+        ),
+        (
+            "anthropic",
+            vec![A_OPEN, A_THINKING, A_TOOL_JSON, A_HELLO],
+            "Let me{\"locHello",
+            "Hello",
+        ),
+        (
+            "responses",
+            vec![R_CREATED, R_TOOL_ARGS, R_HI],
+            "{\"city\":Hi",
+            "Hi",
+        ),
+        (
+            "gemini",
+            vec![G_THOUGHT],
+            "**Weighing the sky**Blue",
+            "Blue",
+        ),
+    ];
+    for (name, pieces, delivered, answer) in cases {
+        let pieces: Vec<&str> = pieces.into_iter().flat_map(events).collect();
+        let (ended, seen) = watch_chunked(&pieces).await;
+        // The watch counts every output as delivered (a refusal ends the stream: the text is
+        // the error's); the answer is its text alone.
+        let kept = ended
+            .error
+            .as_ref()
+            .map_or(seen.text.as_deref(), |e| e.partial_text());
+        assert_eq!(kept, Some(delivered), "{name}");
+        let texts: Vec<_> = ended.events.iter().filter_map(Event::text).collect();
+        assert_eq!(texts, [answer], "{name}");
     }
 }
 

@@ -398,3 +398,13 @@ pub const A_TOOL_JSON: &str = r#"event: content_block_delta
 data: {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"loc"}}
 
 "#;
+// Gemini's thought summary (`thinkingConfig.includeThoughts`: a part marked `"thought": true`)
+// before the answer's part, in one chunk.
+pub const G_THOUGHT: &str = r#"data: {"candidates": [{"content": {"parts": [{"text": "**Weighing the sky**", "thought": true},{"text": "Blue"}],"role": "model"},"index": 0}],"modelVersion": "gemini-2.5-flash"}
+
+"#;
+// The Responses API's function call argument delta (`response.function_call_arguments.delta`).
+pub const R_TOOL_ARGS: &str = r#"event: response.function_call_arguments.delta
+data: {"type":"response.function_call_arguments.delta","sequence_number":2,"item_id":"fc_1","output_index":0,"delta":"{\"city\":"}
+
+"#;

@@ -11,7 +11,7 @@
 //! `Pacer::shared_in`); this module is for the one who writes a store.
 //!
 //! Every method takes a key that names one entity: a fallback candidate, a tool, a pause
-//! key such as `openai/acct-1/gpt-4o`, a budget. Pauses, cooldowns ([`PauseKind`]),
+//! key such as `openai/acct-1/gpt-4o`, a budget. Pauses, cooldowns (`PauseKind`),
 //! circuits, budgets and buckets live in separate name spaces, so one key can name a
 //! tool's circuit and its pause, and no key a user picks can reach another kind's entry.
 //!

@@ -1,10 +1,14 @@
 //! `Event`: one server-sent event as the provider sent it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use bytes_utils::Str;
+
+use super::provider::Provider;
+use super::read;
 
 /// One server-sent event, as the provider sent it: its type (`event:`), its data (the
 /// `data:` lines joined with `\n`), the last event id and the reconnection delay it set.
@@ -97,6 +101,53 @@ impl Event {
     /// The reconnection delay this event set (`retry:`), if any.
     pub fn retry(&self) -> Option<Duration> {
         self.retry
+    }
+
+    /// The text this event adds to the answer, decoded from its provider's JSON: OpenAI
+    /// Chat's `choices[].delta.content`, the Responses API's `response.output_text.delta`,
+    /// Anthropic's `text_delta`, Gemini's `candidates[].content.parts[].text`. The provider
+    /// is the one the event's name or data tells, as a [`Watch`](super::Watch) recognises it.
+    ///
+    /// `None` for an event that adds no text to the answer: metadata (a role-only or empty
+    /// chunk, `message_start`, a ping), the end (`[DONE]`, `message_stop`), an error, refusal
+    /// text, thinking (reasoning deltas, Anthropic's `thinking_delta`, Gemini's `thought`
+    /// parts), a tool call's arguments or input, and data that is not JSON. The text borrows
+    /// from the event's data unless it held escapes.
+    ///
+    /// ```
+    /// use agent_error::stream::Event;
+    ///
+    /// let chat = Event::new("", r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#);
+    /// let anthropic = Event::new(
+    ///     "content_block_delta",
+    ///     r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo\n"}}"#,
+    /// );
+    /// let answer: String = [chat, anthropic].iter().filter_map(Event::text).collect();
+    /// assert_eq!(answer, "Hello\n");
+    ///
+    /// let role = Event::new("", r#"{"choices":[{"index":0,"delta":{"role":"assistant"}}]}"#);
+    /// assert_eq!(role.text(), None);
+    /// assert_eq!(Event::new("", "[DONE]").text(), None);
+    /// ```
+    pub fn text(&self) -> Option<Cow<'_, str>> {
+        read::answer(None, self.given_name(), self.data())
+    }
+
+    /// The text this event adds to the answer, read as `provider`'s event (what
+    /// [`Watch::recognised`](super::Watch::recognised) says, or what the caller named with
+    /// [`Watch::provider`](super::Watch::provider)): [`text`](Self::text) without
+    /// recognising the provider again.
+    ///
+    /// ```
+    /// use agent_error::stream::{Event, Provider};
+    ///
+    /// let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"}}]}"#;
+    /// let event = Event::new("", chunk);
+    /// assert_eq!(event.text_as(Provider::Gemini).as_deref(), Some("Hi"));
+    /// assert_eq!(event.text_as(Provider::OpenAiChat), None);
+    /// ```
+    pub fn text_as(&self, provider: Provider) -> Option<Cow<'_, str>> {
+        read::answer(Some(provider), self.given_name(), self.data())
     }
 
     /// The data, as a `String`.

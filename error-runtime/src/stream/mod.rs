@@ -17,6 +17,8 @@
 //!
 //! - [`Watch`]: a byte stream read as events; [`Tracker`]: the same judgement for events
 //!   parsed by another client.
+//! - [`Event`]: one event as the provider sent it; [`Event::text`], the text it adds to the
+//!   answer, whichever provider sent it.
 //! - [`Provider`]: OpenAI Chat Completions (and vLLM, Ollama, TGI, OpenRouter, Azure), the
 //!   Responses API, Anthropic Messages, Gemini (`alt=sse`).
 //! - [`StreamError`], [`FailureKind`], [`Delivered`].

@@ -1,5 +1,5 @@
-//! What one event says, provider by provider: output delivered (and its text), a stop reason,
-//! the provider's last event, or an error to classify. Events are read with the runtime's
+//! What one event says, provider by provider: output delivered (and its text, or the answer's
+//! text alone), a stop reason, the provider's last event, or an error to classify. Events are read with the runtime's
 //! strict JSON reader (nesting bounded, never a panic); the commonest healthy events of each
 //! provider are recognised first by their fixed shape, without reading the whole document.
 
@@ -9,12 +9,39 @@ use std::ops::Range;
 use super::provider::Provider;
 use crate::http::json::syntax::{Parsed, Reader};
 
+/// Which of an event's output a reading keeps as its text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// All output content: the answer, refusal, thinking and tool-call arguments (what the
+    /// watch counts, and keeps when asked).
+    #[default]
+    Content,
+    /// The answer's text alone (what [`Event::text`](super::Event::text) gives).
+    Answer,
+}
+
+/// What a piece of output content is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Output {
+    /// The answer's text.
+    Answer,
+    /// Refusal text.
+    Refusal,
+    /// Thinking or reasoning text, or its summary.
+    Thinking,
+    /// A tool call's arguments or input, or an audio answer's transcript.
+    Other,
+}
+
 /// What one event says.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Reading<'a> {
+    /// Which output the text keeps.
+    keep: Keep,
     /// Output content: text, refusal text, thinking text or tool-call arguments.
     pub(super) content: bool,
-    /// The output text this event delivered, decoded (counted, and kept when asked).
+    /// The output text this event delivered, decoded (counted, and kept when asked): all of
+    /// it, or the answer's alone, as [`Keep`] says.
     pub(super) text: Option<Cow<'a, str>>,
     /// The content was a refusal.
     pub(super) refusal: bool,
@@ -30,11 +57,21 @@ pub(super) struct Reading<'a> {
 }
 
 impl<'a> Reading<'a> {
-    fn text(&mut self, text: Cow<'a, str>) {
+    fn new(keep: Keep) -> Self {
+        Reading {
+            keep,
+            ..Reading::default()
+        }
+    }
+
+    fn text(&mut self, output: Output, text: Cow<'a, str>) {
         if text.is_empty() {
             return;
         }
         self.content = true;
+        if self.keep == Keep::Answer && output != Output::Answer {
+            return;
+        }
         self.text = Some(match self.text.take() {
             None => text,
             Some(before) => Cow::Owned(before.into_owned() + &text),
@@ -49,13 +86,38 @@ pub(super) fn read<'a>(
     name: Option<&str>,
     data: &'a str,
 ) -> Reading<'a> {
+    read_keeping(Keep::Content, provider, name, data)
+}
+
+/// Reads one event of `provider`, its text keeping what `keep` says.
+pub(super) fn read_keeping<'a>(
+    keep: Keep,
+    provider: Option<Provider>,
+    name: Option<&str>,
+    data: &'a str,
+) -> Reading<'a> {
     match provider {
-        Some(Provider::OpenAiChat) => chat(data),
-        Some(Provider::Anthropic) => anthropic(name, data),
-        Some(Provider::OpenAiResponses) => responses(name, data),
-        Some(Provider::Gemini) => gemini(data),
+        Some(Provider::OpenAiChat) => chat(keep, data),
+        Some(Provider::Anthropic) => anthropic(keep, name, data),
+        Some(Provider::OpenAiResponses) => responses(keep, name, data),
+        Some(Provider::Gemini) => gemini(keep, data),
         None => unknown(name, data),
     }
+}
+
+/// The text an event of `provider` (none: the one its name or data tells) adds to the
+/// answer: not refusal, thinking or tool input, and nothing from an error event.
+pub(super) fn answer<'a>(
+    provider: Option<Provider>,
+    name: Option<&str>,
+    data: &'a str,
+) -> Option<Cow<'a, str>> {
+    let provider = provider.or_else(|| Provider::recognise(name, data))?;
+    let reading = read_keeping(Keep::Answer, Some(provider), name, data);
+    if reading.error.is_some() {
+        return None;
+    }
+    reading.text
 }
 
 /// Where the text of a text delta in its provider's fixed shape (a Chat chunk with one
@@ -152,13 +214,13 @@ const CHAT_TAILS: [&str; 3] = [
 ];
 
 /// A Chat chunk: `[DONE]`, an error object, or choices with deltas and finish reasons.
-fn chat(data: &str) -> Reading<'_> {
-    chat_fast(data).unwrap_or_else(|| chat_in_full(data))
+fn chat(keep: Keep, data: &str) -> Reading<'_> {
+    chat_fast(keep, data).unwrap_or_else(|| chat_in_full(keep, data))
 }
 
 /// A Chat chunk read in full.
-fn chat_in_full(data: &str) -> Reading<'_> {
-    let mut reading = Reading::default();
+fn chat_in_full(keep: Keep, data: &str) -> Reading<'_> {
+    let mut reading = Reading::new(keep);
     let trimmed = data.trim();
     if trimmed == "[DONE]" {
         reading.terminal = true;
@@ -188,10 +250,10 @@ fn chat_in_full(data: &str) -> Reading<'_> {
 /// The commonest Chat chunk, one choice with a text delta, read from its fixed shape:
 /// `"choices":[{"index":0,"delta":{"content":"TEXT"` then one of [`CHAT_TAILS`], with no
 /// escape in the text. `None` for any other shape, which is read in full.
-fn chat_fast(data: &str) -> Option<Reading<'_>> {
+fn chat_fast(keep: Keep, data: &str) -> Option<Reading<'_>> {
     let text = data.get(chat_text(data)?)?;
-    let mut reading = Reading::default();
-    reading.text(Cow::Borrowed(text));
+    let mut reading = Reading::new(keep);
+    reading.text(Output::Answer, Cow::Borrowed(text));
     Some(reading)
 }
 
@@ -227,16 +289,22 @@ fn chat_choice<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed
 /// A choice's `delta`: text, refusal, reasoning and tool-call arguments.
 fn chat_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
     reader.object_or_skip(|reader, key| match key.as_ref() {
-        "content" | "reasoning_content" | "reasoning" => {
+        "content" => {
             if let Some(text) = reader.text_value()? {
-                reading.text(text);
+                reading.text(Output::Answer, text);
+            }
+            Ok(())
+        }
+        "reasoning_content" | "reasoning" => {
+            if let Some(text) = reader.text_value()? {
+                reading.text(Output::Thinking, text);
             }
             Ok(())
         }
         "refusal" => {
             if let Some(text) = reader.text_value()?.filter(|t| !t.is_empty()) {
                 reading.refusal = true;
-                reading.text(text);
+                reading.text(Output::Refusal, text);
             }
             Ok(())
         }
@@ -254,7 +322,7 @@ fn tool_calls<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<
             "function" => tool_calls(reader, reading),
             "arguments" => {
                 if let Some(text) = reader.text_value()? {
-                    reading.text(text);
+                    reading.text(Output::Other, text);
                 }
                 Ok(())
             }
@@ -273,15 +341,15 @@ fn tool_calls<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<
 // Anthropic Messages.
 
 /// An Anthropic event, by its type (the `event:` field, else the data's `type`).
-fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
-    let mut reading = Reading::default();
+fn anthropic<'a>(keep: Keep, name: Option<&str>, data: &'a str) -> Reading<'a> {
+    let mut reading = Reading::new(keep);
     let kind = event_type(name, data);
     match &*kind {
         "message_stop" => reading.terminal = true,
         "error" => reading.error = Some(data),
         "content_block_delta" => {
             if let Some(fast) = anthropic_text_fast(data).and_then(|text| data.get(text)) {
-                reading.text(Cow::Borrowed(fast));
+                reading.text(Output::Answer, Cow::Borrowed(fast));
             } else {
                 let _ = member(data, "delta", |reader| {
                     anthropic_delta(reader, &mut reading)
@@ -423,14 +491,17 @@ fn ends_with(bytes: &[u8], tail: &[u8]) -> bool {
 
 /// A `content_block_delta`'s `delta`: text, tool input JSON, thinking.
 fn anthropic_delta<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
-    reader.object_or_skip(|reader, key| match key.as_ref() {
-        "text" | "partial_json" | "thinking" => {
-            if let Some(text) = reader.text_value()? {
-                reading.text(text);
-            }
-            Ok(())
+    reader.object_or_skip(|reader, key| {
+        let output = match key.as_ref() {
+            "text" => Output::Answer,
+            "thinking" => Output::Thinking,
+            "partial_json" => Output::Other,
+            _ => return reader.skip_value(),
+        };
+        if let Some(text) = reader.text_value()? {
+            reading.text(output, text);
         }
-        _ => reader.skip_value(),
+        Ok(())
     })
 }
 
@@ -448,8 +519,8 @@ const RESPONSES_DELTAS: [&str; 7] = [
 ];
 
 /// A Responses event, by its type (the `event:` field, else the data's `type`).
-fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
-    let mut reading = Reading::default();
+fn responses<'a>(keep: Keep, name: Option<&str>, data: &'a str) -> Reading<'a> {
+    let mut reading = Reading::new(keep);
     let kind = event_type(name, data);
     match &*kind {
         "response.completed" => reading.terminal = true,
@@ -480,9 +551,17 @@ fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
         }
         delta if RESPONSES_DELTAS.contains(&delta) => {
             reading.refusal = delta == "response.refusal.delta";
+            let output = match delta {
+                "response.output_text.delta" => Output::Answer,
+                "response.refusal.delta" => Output::Refusal,
+                "response.reasoning_text.delta" | "response.reasoning_summary_text.delta" => {
+                    Output::Thinking
+                }
+                _ => Output::Other,
+            };
             let _ = member(data, "delta", |reader| {
                 if let Some(text) = reader.text_value()? {
-                    reading.text(text);
+                    reading.text(output, text);
                 }
                 Ok(())
             });
@@ -498,8 +577,8 @@ fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
 // Google Gemini.
 
 /// A Gemini chunk: candidates with parts and a finish reason, a blocked prompt, or an error.
-fn gemini(data: &str) -> Reading<'_> {
-    let mut reading = Reading::default();
+fn gemini(keep: Keep, data: &str) -> Reading<'_> {
+    let mut reading = Reading::new(keep);
     let mut error = false;
     let parsed = Reader::new(data.as_bytes()).object(|reader, key| match key.as_ref() {
         "candidates" => reader.array(|reader| gemini_candidate(reader, &mut reading)),
@@ -525,7 +604,8 @@ fn gemini(data: &str) -> Reading<'_> {
     reading
 }
 
-/// One candidate: its parts' text and calls, and its finish reason.
+/// One candidate: its parts' text (a part marked `thought` is thinking) and calls, and its
+/// finish reason.
 fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> Parsed<()> {
     reader.object_or_skip(|reader, key| match key.as_ref() {
         "finishReason" => {
@@ -536,19 +616,32 @@ fn gemini_candidate<'a>(reader: &mut Reader<'a>, reading: &mut Reading<'a>) -> P
         }
         "content" => reader.object_or_skip(|reader, key| match key.as_ref() {
             "parts" => reader.array_or_skip(|reader| {
-                reader.object_or_skip(|reader, key| match key.as_ref() {
+                // `thought` may come after `text`: the part is read whole first.
+                let (mut text, mut thought) = (None, false);
+                let parsed = reader.object_or_skip(|reader, key| match key.as_ref() {
                     "text" => {
-                        if let Some(text) = reader.text_value()? {
-                            reading.text(text);
-                        }
+                        text = reader.text_value()?;
                         Ok(())
+                    }
+                    "thought" => {
+                        thought = reader.peek() == Some(b't');
+                        reader.skip_value()
                     }
                     "functionCall" | "executableCode" | "inlineData" => {
                         reading.content = true;
                         reader.skip_value()
                     }
                     _ => reader.skip_value(),
-                })
+                });
+                if let Some(text) = text {
+                    let output = if thought {
+                        Output::Thinking
+                    } else {
+                        Output::Answer
+                    };
+                    reading.text(output, text);
+                }
+                parsed
             }),
             _ => reader.skip_value(),
         }),

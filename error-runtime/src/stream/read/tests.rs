@@ -5,6 +5,28 @@ use proptest::prelude::*;
 
 use super::*;
 
+// The watch's readings, which keep all output content as their text.
+
+fn chat(data: &str) -> Reading<'_> {
+    super::chat(Keep::Content, data)
+}
+
+fn chat_in_full(data: &str) -> Reading<'_> {
+    super::chat_in_full(Keep::Content, data)
+}
+
+fn anthropic<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
+    super::anthropic(Keep::Content, name, data)
+}
+
+fn responses<'a>(name: Option<&str>, data: &'a str) -> Reading<'a> {
+    super::responses(Keep::Content, name, data)
+}
+
+fn gemini(data: &str) -> Reading<'_> {
+    super::gemini(Keep::Content, data)
+}
+
 fn text(reading: &Reading<'_>) -> Option<String> {
     reading.text.as_deref().map(str::to_owned)
 }
@@ -184,6 +206,138 @@ fn nothing_readable_panics_or_counts_as_output() {
     assert!(!chat(&deep).content);
 }
 
+/// The answer's text of an event, recognised from its name and data.
+fn answer_of(name: Option<&str>, data: &str) -> Option<String> {
+    answer(None, name, data).map(Cow::into_owned)
+}
+
+#[test]
+fn the_answer_is_the_text_alone() {
+    // OpenAI Chat: the content, in the fixed shape and read in full, escapes decoded.
+    let hello = r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hello"},"logprobs":null,"finish_reason":null}]}"#;
+    assert!(matches!(
+        answer(None, None, hello),
+        Some(Cow::Borrowed("Hello"))
+    ));
+    let escaped = r#"{"choices":[{"index":0,"delta":{"content":"a \"b\"\n"}}]}"#;
+    assert_eq!(answer_of(None, escaped).as_deref(), Some("a \"b\"\n"));
+    for none in [
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":9}}"#,
+        r#"{"choices":[{"index":0,"delta":{"refusal":"I can't help with that."}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning_content":"Let me think"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}"#,
+        r#"{"error":{"message":"boom","type":"server_error"}}"#,
+        r#"{"error":{"code":502},"choices":[{"index":0,"delta":{"content":"late"}}]}"#,
+        "[DONE]",
+    ] {
+        assert_eq!(answer_of(None, none), None, "{none}");
+    }
+    // A chunk with reasoning and content: the content alone.
+    let both = r#"{"choices":[{"index":0,"delta":{"reasoning_content":"hmm","content":"Yes"}}]}"#;
+    assert_eq!(answer_of(None, both).as_deref(), Some("Yes"));
+
+    // Anthropic: `text_delta`, with or without `event:`; not thinking, tool input or a ping.
+    let delta = r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}"#;
+    assert_eq!(
+        answer_of(Some("content_block_delta"), delta).as_deref(),
+        Some("Hi")
+    );
+    assert_eq!(answer_of(None, delta).as_deref(), Some("Hi"));
+    for (name, none) in [
+        (
+            "content_block_delta",
+            r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me"}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"loc"}}"#,
+        ),
+        (
+            "content_block_start",
+            r#"{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "x"}}"#,
+        ),
+        ("ping", r#"{"type": "ping"}"#),
+        ("message_stop", r#"{"type": "message_stop"}"#),
+        (
+            "error",
+            r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#,
+        ),
+    ] {
+        assert_eq!(answer_of(Some(name), none), None, "{none}");
+    }
+
+    // The Responses API: `response.output_text.delta`'s `delta` alone.
+    let delta = r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","sequence_number":4}"#;
+    assert_eq!(
+        answer_of(Some("response.output_text.delta"), delta).as_deref(),
+        Some("Hi")
+    );
+    assert_eq!(answer_of(None, delta).as_deref(), Some("Hi"));
+    for (name, none) in [
+        (
+            "response.refusal.delta",
+            r#"{"type":"response.refusal.delta","delta":"I can't"}"#,
+        ),
+        (
+            "response.reasoning_summary_text.delta",
+            r#"{"type":"response.reasoning_summary_text.delta","delta":"**Thinking**"}"#,
+        ),
+        (
+            "response.function_call_arguments.delta",
+            r#"{"type":"response.function_call_arguments.delta","delta":"{\"a\""}"#,
+        ),
+        (
+            "response.output_text.done",
+            r#"{"type":"response.output_text.done","text":"Hi there"}"#,
+        ),
+        (
+            "error",
+            r#"{"type":"error","code":"rate_limit_exceeded","message":"slow down"}"#,
+        ),
+    ] {
+        assert_eq!(answer_of(Some(name), none), None, "{none}");
+    }
+
+    // Gemini: every part's text, but a thought's.
+    let parts = r#"{"candidates":[{"content":{"parts":[{"text":"Let me see","thought":true},{"text":"The sky"},{"text":" is blue."}],"role":"model"},"index":0}]}"#;
+    assert_eq!(answer_of(None, parts).as_deref(), Some("The sky is blue."));
+    let thought_first =
+        r#"{"candidates":[{"content":{"parts":[{"thought":true,"text":"Hmm"}],"role":"model"}}]}"#;
+    assert_eq!(answer_of(None, thought_first), None);
+    let call = r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}],"role":"model"}}]}"#;
+    assert_eq!(answer_of(None, call), None);
+    // The watch still counts the thought as delivered output.
+    assert_eq!(
+        read(Some(Provider::Gemini), None, thought_first)
+            .text
+            .as_deref(),
+        Some("Hmm")
+    );
+
+    // Not JSON, or no provider tells.
+    for none in ["", "hello", "{", "{\"text\":\"x\"}", "null"] {
+        assert_eq!(answer_of(None, none), None, "{none}");
+    }
+}
+
+#[test]
+fn the_answer_read_as_a_named_provider() {
+    let chunk = r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}]}"#;
+    assert_eq!(
+        answer(Some(Provider::Gemini), None, chunk).as_deref(),
+        Some("Hi")
+    );
+    assert_eq!(answer(Some(Provider::OpenAiChat), None, chunk), None);
+    assert_eq!(answer(Some(Provider::Anthropic), None, chunk), None);
+}
+
 /// A text delta's text, as a JSON string's content: plain, or with escapes.
 fn delta_text() -> impl Strategy<Value = String> {
     "(\\PC|[\"\\\\\n\t]){0,24}"
@@ -294,7 +448,33 @@ proptest! {
     fn any_data_reads_without_a_panic(data in "\\PC{0,96}", name in prop::option::of("[a-z_.]{0,24}")) {
         for provider in [None, Some(Provider::OpenAiChat), Some(Provider::Anthropic), Some(Provider::OpenAiResponses), Some(Provider::Gemini)] {
             let _ = read(provider, name.as_deref(), &data);
+            let _ = answer(provider, name.as_deref(), &data);
         }
         let _ = Provider::recognise(name.as_deref(), &data);
+    }
+
+    /// An event's answer, whatever the text, is its text as decoded: each provider's delta,
+    /// in its fixed shape and beside thinking, reads back the text it carries; JSON-shaped
+    /// noise around the provider's keys never panics.
+    #[test]
+    fn the_answer_reads_back_each_providers_text(text in delta_text(), noise in "[\\[\\]{}\",:a-z0-9 ]{0,32}") {
+        let t = json_string(&text);
+        let expected = (!text.is_empty()).then(|| text.clone());
+        let shapes = [
+            (None, format!("{{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{t}\"}},\"logprobs\":null,\"finish_reason\":null}}]}}")),
+            (None, format!("{{\"choices\":[{{\"index\":0,\"delta\":{{\"reasoning_content\":\"x\",\"content\":\"{t}\"}}}}]}}")),
+            (Some("content_block_delta"), format!("{{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{t}\"}}}}")),
+            (Some("response.output_text.delta"), format!("{{\"type\":\"response.output_text.delta\",\"delta\":\"{t}\"}}")),
+            (None, format!("{{\"candidates\":[{{\"content\":{{\"parts\":[{{\"text\":\"x\",\"thought\":true}},{{\"text\":\"{t}\"}}]}}}}]}}")),
+        ];
+        for (name, data) in &shapes {
+            let read = answer(None, *name, data).map(Cow::into_owned);
+            prop_assert_eq!(&read, &expected, "{}", data);
+            let provider = Provider::recognise(*name, data);
+            prop_assert_eq!(answer(provider, *name, data).map(Cow::into_owned), read);
+            let _ = answer(None, *name, &format!("{data}{noise}"));
+            let _ = answer(None, *name, &format!("{noise}{data}"));
+            let _ = answer(None, *name, data.get(..data.len() / 2).unwrap_or_default());
+        }
     }
 }

@@ -17,7 +17,7 @@ use agent_error_farm::Kind;
 use futures_util::StreamExt;
 
 use super::{Call, CallFuture, Env, Replica, Show, Strategy};
-use crate::sse::{Said, read_event, request};
+use crate::sse::request;
 
 /// This library.
 pub struct Library;
@@ -133,7 +133,7 @@ impl Replica for Ours {
                 while let Some(item) = events.next().await {
                     match item {
                         Ok(event) => {
-                            if let Said::Text(text) = read_event(event.name(), event.data()) {
+                            if let Some(text) = event.text() {
                                 show(&text);
                                 said.push_str(&text);
                             }
