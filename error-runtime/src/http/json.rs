@@ -223,20 +223,25 @@ impl<'a> Reader<'a> {
         Ok(body)
     }
 
-    /// The first element of a list, read as an `error` is (`None`'s default when the value
-    /// is not a list).
-    fn first_error(&mut self) -> Parsed<ErrorField<'a>> {
-        let mut error = ErrorField::default();
+    /// The first element of a list, read by `read` (the default when the value is not a
+    /// list or is empty); the rest is checked and skipped.
+    fn first<T: Default>(&mut self, mut read: impl FnMut(&mut Self) -> Parsed<T>) -> Parsed<T> {
+        let mut found = T::default();
         let mut first = true;
         self.array_or_skip(|reader| {
             if std::mem::take(&mut first) {
-                error = reader.error_value()?;
+                found = read(reader)?;
                 Ok(())
             } else {
                 reader.skip_value()
             }
         })?;
-        Ok(error)
+        Ok(found)
+    }
+
+    /// The first element of a list, read as an `error` is.
+    fn first_error(&mut self) -> Parsed<ErrorField<'a>> {
+        self.first(Self::error_value)
     }
 
     /// The string members `a` and `b` of an object (the last of each where it repeats).
@@ -386,17 +391,7 @@ impl<'a> Reader<'a> {
     /// The string member `name` of an array's first element, when the value is an array
     /// whose first element is an object that has one. The rest is checked and skipped.
     fn first_member(&mut self, name: &str) -> Parsed<Option<Cow<'a, str>>> {
-        let mut found = None;
-        let mut first = true;
-        self.array_or_skip(|reader| {
-            if std::mem::take(&mut first) {
-                found = reader.member(name)?;
-                Ok(())
-            } else {
-                reader.skip_value()
-            }
-        })?;
-        Ok(found)
+        self.first(|reader| reader.member(name))
     }
 
     /// A value kept as a string or as a number, whichever it is.
