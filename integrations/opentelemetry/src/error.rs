@@ -9,11 +9,8 @@ use opentelemetry::KeyValue;
 use opentelemetry::trace::{SpanRef, Status};
 
 use crate::known::Known;
+use crate::known::OTHER;
 use crate::names;
-
-/// The `error.type` of an error nothing classifies, or whose code this process does not
-/// know, as the conventions name an unknown type.
-pub const OTHER: &str = "_OTHER";
 
 /// The `error.type` of `err`: the code of its classification (see
 /// [`classify`](agent_error_runtime::classify)) when this process knows it, else [`OTHER`].

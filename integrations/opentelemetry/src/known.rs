@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use agent_error_runtime::{catalog, codes, display};
 
-use crate::error::OTHER;
+/// The `error.type` of an error nothing classifies, or whose code this process does not
+/// know, as the conventions name an unknown type.
+pub const OTHER: &str = "_OTHER";
 
 /// The most bytes of a code this process does not know, as a span keeps it.
 const MAX_PEER_CODE_BYTES: usize = 64;

@@ -51,7 +51,8 @@ mod names;
 mod operation;
 mod telemetry;
 
-pub use error::{OTHER, error_attributes, error_type, error_types, record_error};
+pub use error::{error_attributes, error_type, error_types, record_error};
+pub use known::OTHER;
 pub use names::*;
 pub use operation::{GenAiCall, Operation};
 pub use telemetry::Telemetry;

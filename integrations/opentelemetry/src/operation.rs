@@ -14,9 +14,10 @@ use opentelemetry::context::FutureExt;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
-use crate::error::{OTHER, record, type_of};
+use crate::error::{record, type_of};
 use crate::instruments::Instruments;
 use crate::known::Known;
+use crate::known::OTHER;
 use crate::names;
 
 /// The most finish reasons written on a span; a response lists one a choice.
