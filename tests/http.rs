@@ -1254,6 +1254,210 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
     }
 }
 
+/// Each word family in the other languages providers and gateways answer in: Japanese,
+/// Korean, Russian, Spanish, Portuguese, French, German and Italian, each said the way a
+/// server of that language would, on a status that says less than the words.
+#[test]
+fn each_word_family_decides_in_other_languages() {
+    let message = |text: &str| format!(r#"{{"error":{{"message":"{text}"}}}}"#);
+    let table = [
+        // Japanese.
+        (400, "残高が不足しています", "budget_exhausted"),
+        (429, "本日のクォータを使い切りました", "budget_exhausted"),
+        (
+            429,
+            "レート制限を超えました。しばらくしてから再試行してください",
+            "rate_limit",
+        ),
+        (500, "サーバーが過負荷状態です", "provider_unavailable"),
+        (500, "リクエストがタイムアウトしました", "timeout"),
+        (
+            400,
+            "入力が長すぎます。コンテキストの上限を超えています",
+            "context_overflow",
+        ),
+        (400, "ファイルサイズが大きすぎます", "request_too_large"),
+        (
+            400,
+            "不適切なコンテンツが含まれています",
+            "content_filtered",
+        ),
+        (400, "認証に失敗しました", "auth_error"),
+        (400, "指定されたモデルが見つかりません", "not_found"),
+        (500, "パラメータが不正です", "invalid_input"),
+        // Korean.
+        (400, "잔액이 부족합니다", "budget_exhausted"),
+        (429, "월간 사용량 한도에 도달했습니다", "budget_exhausted"),
+        (
+            400,
+            "요청이 너무 많습니다. 잠시 후 다시 시도하세요",
+            "rate_limit",
+        ),
+        (
+            500,
+            "서버 과부하로 처리할 수 없습니다",
+            "provider_unavailable",
+        ),
+        (500, "요청 시간이 초과되었습니다", "timeout"),
+        (
+            400,
+            "입력이 너무 길어 컨텍스트 길이를 초과했습니다",
+            "context_overflow",
+        ),
+        (400, "파일 크기가 너무 큽니다", "request_too_large"),
+        (400, "부적절한 내용이 포함되어 있습니다", "content_filtered"),
+        (400, "API 키가 유효하지 않습니다", "auth_error"),
+        (400, "모델을 찾을 수 없습니다", "not_found"),
+        // Russian.
+        (400, "Недостаточно средств на балансе", "budget_exhausted"),
+        (429, "Дневной лимит токенов исчерпан", "budget_exhausted"),
+        (
+            400,
+            "Слишком много запросов, попробуйте позже",
+            "rate_limit",
+        ),
+        (500, "Сервис временно недоступен", "provider_unavailable"),
+        (500, "Превышено время ожидания ответа", "timeout"),
+        (
+            400,
+            "Запрос превышает длину контекста модели",
+            "context_overflow",
+        ),
+        (400, "Файл слишком большой", "request_too_large"),
+        (
+            400,
+            "Запрос нарушает политику использования",
+            "content_filtered",
+        ),
+        (400, "Неверный ключ API", "auth_error"),
+        (400, "Модель не найдена", "not_found"),
+        // Spanish.
+        (
+            400,
+            "No tiene saldo suficiente: pago requerido",
+            "budget_exhausted",
+        ),
+        (
+            429,
+            "Cuota mensual agotada para su cuenta",
+            "budget_exhausted",
+        ),
+        (
+            400,
+            "Demasiadas solicitudes, inténtelo más tarde",
+            "rate_limit",
+        ),
+        (500, "El servidor está sobrecargado", "provider_unavailable"),
+        (
+            500,
+            "Se agotó el tiempo de espera de la solicitud",
+            "timeout",
+        ),
+        (
+            400,
+            "El mensaje excede el contexto máximo del modelo",
+            "context_overflow",
+        ),
+        (400, "El archivo es demasiado grande", "request_too_large"),
+        (
+            400,
+            "El contenido es inapropiado y fue bloqueado",
+            "content_filtered",
+        ),
+        (400, "Clave de API inválida", "auth_error"),
+        (400, "Modelo no encontrado", "not_found"),
+        // Portuguese.
+        (400, "Saldo insuficiente na conta", "budget_exhausted"),
+        (429, "Cota diária esgotada", "budget_exhausted"),
+        (
+            400,
+            "Muitas requisições, tente novamente mais tarde",
+            "rate_limit",
+        ),
+        (
+            500,
+            "Serviço temporariamente indisponível",
+            "provider_unavailable",
+        ),
+        (500, "Tempo limite excedido", "timeout"),
+        (
+            400,
+            "A mensagem é muito longa para o modelo",
+            "context_overflow",
+        ),
+        (400, "A imagem é muito grande", "request_too_large"),
+        (400, "Conteúdo impróprio detectado", "content_filtered"),
+        (400, "Chave de API inválida", "auth_error"),
+        (400, "Modelo não encontrado", "not_found"),
+        // French.
+        (
+            400,
+            "Solde insuffisant, paiement requis",
+            "budget_exhausted",
+        ),
+        (429, "Quota journalier dépassé", "budget_exhausted"),
+        (400, "Trop de requêtes, réessayez plus tard", "rate_limit"),
+        (500, "Le serveur est surchargé", "provider_unavailable"),
+        (500, "Délai d'attente dépassé", "timeout"),
+        (
+            400,
+            "Le texte dépasse la longueur de contexte maximale",
+            "context_overflow",
+        ),
+        (400, "Le fichier est trop volumineux", "request_too_large"),
+        (
+            400,
+            "Contenu inapproprié bloqué par la modération",
+            "content_filtered",
+        ),
+        (400, "Clé API invalide", "auth_error"),
+        (400, "Le modèle n'existe pas", "not_found"),
+        // German.
+        (
+            400,
+            "Nicht genügend Guthaben auf dem Konto",
+            "budget_exhausted",
+        ),
+        (429, "Ihr Kontingent ist aufgebraucht", "budget_exhausted"),
+        (
+            400,
+            "Zu viele Anfragen, bitte später erneut versuchen",
+            "rate_limit",
+        ),
+        (500, "Der Dienst ist überlastet", "provider_unavailable"),
+        (500, "Zeitüberschreitung bei der Anfrage", "timeout"),
+        (
+            400,
+            "Die Eingabe überschreitet das Kontextfenster des Modells",
+            "context_overflow",
+        ),
+        (400, "Die Datei ist zu groß", "request_too_large"),
+        (
+            400,
+            "Der Inhalt verstößt gegen unsere Richtlinien",
+            "content_filtered",
+        ),
+        (400, "Ungültiger API-Schlüssel", "auth_error"),
+        (400, "Modell nicht gefunden", "not_found"),
+        // Italian.
+        (
+            400,
+            "Pagamento richiesto per continuare",
+            "budget_exhausted",
+        ),
+        (400, "Troppe richieste, riprova più tardi", "rate_limit"),
+        (
+            500,
+            "Il servizio è temporaneamente non disponibile",
+            "provider_unavailable",
+        ),
+        (400, "Modello non trovato", "not_found"),
+    ];
+    for (status, text, expected) in table {
+        assert_eq!(code(status, &message(text)), expected, "{status} {text}");
+    }
+}
+
 /// A name the table does not know is read by its words: a quota whose words say it is
 /// spent is not retried, wherever the name stands.
 #[test]

@@ -139,6 +139,16 @@ pub(super) const SHORT_WINDOW: &[&str] = &[
     "每分钟",
     "每秒",
     "每分鐘",
+    // Other languages: "per minute" and "per second".
+    "por_minuto|por_segundo|par_minute|par_seconde|pro_minute|pro_sekunde|al_minuto|al_secondo",
+    "毎分",
+    "毎秒",
+    "分あたり",
+    "秒あたり",
+    "분당",
+    "초당",
+    "в минуту",
+    "в секунду",
 ];
 
 /// The patterns of "soon": a limit whose message asks to try again later, and names no
@@ -149,6 +159,12 @@ pub(super) const SOON: &[&str] = &[
     "稍后重试",
     "稍後再試",
     "稍後重試",
+    "más_tarde|mais_tarde|plus_tard|später|più_tardi",
+    "しばらくして",
+    "後でもう一度",
+    "잠시 후",
+    "나중에 다시",
+    "позже",
 ];
 
 /// The patterns of a long period: a limit counted per hour, day, week or month.
@@ -162,6 +178,16 @@ pub(super) const LONG_PERIOD: &[&str] = &[
     "小時",
     "今日",
     "明天",
+    "día|días|diario|diaria|mes|mensual|semana|dia|dias|diário|diária|mês|mensal|jour|jours|quotidien*|journalier*|mois|mensuel*|semaine|tag|tage|täglich*|monat|monatlich*|woche|giorno|giornalier*|mese|mensile",
+    "毎日",
+    "毎月",
+    "매일",
+    "일일",
+    "월간",
+    "сутк",
+    "день",
+    "месяц",
+    "недел",
 ];
 
 /// The word families, one table for the words of messages and of names (a name is split
@@ -194,6 +220,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "insuficiente*|sin|sem ~ saldo|créditos|creditos|fondos",
         "solde|crédits|credits ~ insuffisant*|épuisé*",
         "guthaben|kontingent ~ aufgebraucht|nicht_ausreichend|unzureichend|erschöpft",
+        "nicht_genügend|unzureichendes|kein ~ guthaben",
+        "pago|pagamento|paiement|zahlung ~ requerido|pendiente|fallido|rechazado|pendente|falhou|recusado|requis|échoué|refusé|erforderlich|fehlgeschlagen|ausstehend|richiesto|fallito",
+        "оплат", "пополните", "задолженност", "支払い", "결제", "충전",
         "недостаточно средств", "баланс",
         "余额", "餘額", "欠费", "欠費", "充值", "账户已停用", "额度不足", "額度不足", "配额不足", "配額不足",
         "额度已用", "額度已用", "额度用尽", "额度已耗尽", "额度已经用", "配额已用", "配額已用", "配额用尽",
@@ -205,6 +234,7 @@ pub(super) const FAMILIES: &[Family] = &[
     // the request (a "size allowed during peak load" is the load's, not the request's).
     Family { kind: Kind::Unavailable, name: "high load", patterns: &[
         "too_busy|high_demand|heavy_load|high_load|high_traffic|peak_load|experiencing_high|currently_experiencing",
+        "アクセスが集中", "混雑", "사용량이 많", "요청이 많아",
     ]},
     // A request that alone exceeds a limit waiting cannot lift.
     Family { kind: Kind::RequestTooLarge, name: "too large", patterns: &[
@@ -215,6 +245,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "image ~ exceed*", "too_many_images|too_many_files|too_many_tokens_in_batch",
         "tokens ~~ limited_to|is_limited_to",
         "请求体过大", "请求过大", "文件过大", "图片过大", "大小超过", "超过大小", "請求過大", "檔案過大",
+        "archivo|solicitud|petición|imagen|arquivo|solicitação|requisição|imagem|fichier|requête|image|datei|anfrage|bild|richiesta|immagine ~~ demasiado_grande|muito_grande|trop_volumineu*|trop_grand*|zu_groß|troppo_grand*",
+        "大きすぎ", "너무 큽", "크기가 너무", "용량 초과", "слишком больш", "слишком велик", "превышает максимальный размер",
     ]},
     // A short window: a limit counted per minute or per second.
     Family { kind: Kind::RateLimit, name: "short window", patterns: SHORT_WINDOW },
@@ -230,6 +262,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
         "reached|exceeded|used ~ for_this_month|this_month|for_the_month|for_today|for_this_week|this_week|today",
         "free_models_per_day|calls_month",
+        "cuota|cota|quota|kontingent|contingent ~ excedid*|agotad*|superad*|esgotad*|dépassé*|épuisé*|überschritten|aufgebraucht|erschöpft|superat*|esaurit*",
+        "límite_diario|límite_mensual|limite_diário|limite_mensal|limite_quotidienne|limite_mensuelle|tageslimit|monatslimit|limite_giornaliero",
+        "クォータ", "割り当て", "할당량", "사용 한도", "사용량 한도", "квот", "дневной лимит", "месячный лимит", "лимит исчерпан",
         "今日", "每日", "每天", "每月", "本月", "免费额度", "免费次数", "使用上限", "利用上限", "次数已用", "次數已用",
     ]},
     // A cap on what the model may write: the request asks for more than the model writes,
@@ -255,6 +290,10 @@ pub(super) const FAMILIES: &[Family] = &[
         "reduce ~ length|prompt|messages|input",
         "range_of_input_length|max_new_tokens_must_be|budget_tokens|input_too_large|inputs_tokens",
         "上下文", "过长", "過長", "超长", "超長", "长度超过", "長度超過", "超出模型", "超过模型", "最大长度", "最大長度", "token数", "tokens超",
+        "contexto|contexte|kontext|kontextfenster|contesto ~ excede*|supera*|dépass*|überschreit*|überschritten|máximo|maximum|maximale*|límite|limite|demasiado|trop|zu_lang|longitud|longueur|länge|lunghezza|tamaño|taille",
+        "excede*|supera*|dépass*|überschreit*|eccede*|ultrapassa* ~~ contexto|contexte|kontext*|contesto",
+        "mensaje|mensajes|mensagem|mensagens|entrada|texto|texte|eingabe|nachricht|prompt ~~ demasiado_larg*|muito_long*|trop_long*|zu_lang|troppo_lung*",
+        "コンテキスト", "入力が長すぎ", "プロンプトが長すぎ", "컨텍스트", "입력이 너무 길", "контекст", "слишком длин",
     ]},
     // Content policies and moderation.
     Family { kind: Kind::ContentFiltered, name: "content policy", patterns: &[
@@ -265,6 +304,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "prohibited ~ content|material|text|image|request_content",
         "considered_high_risk|high_risk|data_inspection", "sensitive ~ content|words|information",
         "敏感", "违规", "違規", "内容安全", "內容安全", "不安全", "审核", "審核", "违禁", "違禁", "不合规", "风险", "風險",
+        "contenido|conteúdo|contenu|inhalt|inhalte|contenuto ~ inapropiado|impróprio|inadequado|inapproprié|unangemessen|inappropriato|bloqueado|bloqué|blockiert|bloccato|prohibido|proibido|interdit|verboten|vietato|sensible|sensível|sensibile",
+        "viola|violación|violação|viole|violent|verstößt|verstoß|violazione ~~ política*|politique*|richtlinie*|norma*|regla*|regras|règles",
+        "不適切", "ポリシー違反", "ポリシーに違反", "부적절", "정책 위반", "정책에 위반", "유해", "нарушение политики", "нарушает", "неприемлем",
     ]},
     // Who may call at all: a person must act.
     Family { kind: Kind::Auth, name: "credentials", patterns: &[
@@ -281,6 +323,12 @@ pub(super) const FAMILIES: &[Family] = &[
         "organization|account|project|key ~ disabled|deactivated|suspended|banned|restricted|blocked",
         "location|region|country|territory ~ not_supported|unsupported|not_available",
         "令牌", "認證", "已被锁定", "已被鎖定", "被封禁", "已被禁用", "已被停用", "认证失败", "鉴权", "鑑權", "身份验证", "未授权", "未授權", "无权", "無權", "权限不足", "權限不足", "密钥", "密鑰", "签名", "簽名",
+        "clave|chave|clé|schlüssel|chiave|token|credenciales|credenciais|identifiants|anmeldedaten|credenziali ~ inválid*|incorrect*|no_válid*|invalide*|ungültig*|falsch*|non_valid*|expirad*|expiré*|abgelaufen*|scadut*",
+        "ungültig* ~ api|schlüssel|token|anmeldedaten",
+        "no_autorizado|não_autorizado|non_autorisé|nicht_autorisiert|non_autorizzato|sin_autorización|nicht_berechtigt|acceso_denegado|acesso_negado|accès_refusé|zugriff_verweigert|accesso_negato",
+        "認証", "権限がありません", "アクセスが拒否", "アクセス拒否", "無効なapiキー", "キーが無効",
+        "인증", "권한이 없", "키가 유효하지", "유효하지 않은 키",
+        "неверный ключ", "недействительный ключ", "неверный api", "недействительный токен", "неверный токен", "ошибка авторизации", "ошибка аутентификации", "не авторизован", "доступ запрещ",
     ]},
     // What does not exist.
     Family { kind: Kind::NotFound, name: "not found", patterns: &[
@@ -291,6 +339,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "价格未配置", "倍率或价格未配置", "倍率未配置", "價格未配置",
         "decommissioned|identifier_is_invalid",
         "模型不存在", "不存在该模型", "找不到模型", "未找到模型", "模型未找到", "无此模型", "模型已下线", "模型不存在", "不存在", "找不到",
+        "modelo|modèle|modell|modello ~ no_encontrado|não_encontrado|introuvable|nicht_gefunden|non_trovato|no_existe|não_existe|existe_pas|existiert_nicht|inexistente|desconocido|desconhecido|inconnu|unbekannt|sconosciuto",
+        "モデルが見つかりません", "存在しないモデル", "モデルが存在しません", "모델을 찾을 수 없", "존재하지 않는 모델", "모델이 존재하지 않", "модель не найдена", "модель не существует", "неизвестная модель",
     ]},
     // Throttling, said in words.
     Family { kind: Kind::RateLimit, name: "rate limit", patterns: &[
@@ -300,6 +350,10 @@ pub(super) const FAMILIES: &[Family] = &[
         "frequency ~ limit*|exceeded", "request_limit ~ exceeded|reached",
         "请求过于频繁", "請求過於頻繁", "频繁", "頻繁", "频率", "頻率", "限流", "速率", "并发", "並發", "请求过多", "請求過多", "请求次数", "レート制限", "リクエストが多すぎ", "요청이 너무 많",
         "слишком много запросов", "demasiadas_solicitudes", "muitas_requisições|muitas_solicitações",
+        "demasiadas|muitas|trop_de|zu_viele|troppe ~ solicitudes|peticiones|consultas|requisições|solicitações|requêtes|demandes|anfragen|anforderungen|richieste",
+        "límite|limite ~ de_solicitudes|de_peticiones|de_velocidad|de_taxa|de_requisições|de_requêtes|de_débit|di_richieste",
+        "ratenbegrenzung|anfragelimit|anfragenlimit",
+        "レートリミット", "リクエスト制限", "リクエスト数", "요청 한도", "속도 제한", "처리율 제한", "요청 수", "лимит запросов", "частоты запросов", "слишком часто",
     ]},
     // A deadline passed.
     Family { kind: Kind::Timeout, name: "timeout", patterns: &[
@@ -308,6 +362,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "request|gateway|upstream|connection|read|response|server ~ timeout",
         "a_timeout_occurred",
         "超时", "超時", "逾時",
+        "tiempo_de_espera|tempo_de_espera|délai_d_attente|tempo_limite|délai|zeitlimit|tempo ~ agotado|esgotado|dépassé|expiré|excedido|überschritten|scaduto|superato",
+        "se_agotó_el_tiempo|zeitüberschreitung|timeout_scaduto",
+        "タイムアウト", "時間切れ", "시간 초과", "타임아웃", "시간이 초과", "тайм аут", "таймаут", "время ожидания", "истекло время",
     ]},
     // The server failed, is overloaded or cannot take the call now.
     Family { kind: Kind::Unavailable, name: "overload", patterns: &[
@@ -324,6 +381,11 @@ pub(super) const FAMILIES: &[Family] = &[
         "error_was_encountered_while_running_the_model|unable_to_process_your_request|try_your_request_again",
         "负载", "負載", "饱和", "飽和", "繁忙", "过载", "過載", "服务不可用", "服務不可用", "暂时不可用", "暫時無法", "服务异常", "服務異常",
         "系统异常", "系統異常", "服务器异常", "伺服器異常", "内部异常", "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
+        "sobrecargad*|sobrecarregad*|surcharg*|sovraccaric*|überlast*",
+        "temporalmente|temporariamente|temporairement|vorübergehend|temporaneamente|servicio|serviço|service|dienst|servizio|servidor|serveur ~ no_disponible|indisponible|indisponível|nicht_verfügbar|non_disponibile|fuera_de_servicio|ocupado|occupé|ausgelastet|occupato",
+        "error_interno|erro_interno|erreur_interne|interner_fehler|errore_interno|interner_serverfehler|error_del_servidor|erro_do_servidor|erreur_du_serveur|serverfehler",
+        "過負荷", "一時的に", "サーバーエラー", "内部エラー", "과부하", "일시적", "서버 오류", "내부 오류",
+        "перегруж", "временно недоступ", "сервис недоступ", "сервер недоступ", "внутренняя ошибка", "ошибка сервера",
     ]},
     // A parameter the server does not support, whatever status it is sent with.
     Family { kind: Kind::InvalidInput, name: "bad request", patterns: &[
@@ -333,6 +395,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "bad_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
         "error_parsing|parse_error|failed_to_parse|could_not_parse|cannot_parse|unable_to_parse ~ input|request|json|body",
         "参数错误", "參數錯誤", "参数有误", "參數有誤", "参数不合法", "参数无效", "不能为空", "不能為空",
+        "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
+        "solicitud_inválida|petición_inválida|requisição_inválida|solicitação_inválida|requête_invalide|ungültige_anfrage|richiesta_non_valida",
+        "パラメータ", "不正なリクエスト", "잘못된 요청", "매개변수", "파라미터", "неверный параметр", "неверный запрос", "некорректный запрос",
     ]},
 ];
 
