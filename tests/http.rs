@@ -1481,6 +1481,30 @@ fn names_are_read_by_their_words() {
     assert_eq!(throttled.code(), "rate_limit");
 }
 
+/// Anthropic's `permission_error` names a class of refusals, which servers that speak
+/// Anthropic's protocol reuse for a spent plan: the message's words say which.
+#[test]
+fn a_permission_error_is_read_by_its_message() {
+    let body = |message: &str| {
+        format!(r#"{{"type":"error","error":{{"type":"permission_error","message":"{message}"}}}}"#)
+    };
+    let spent = parts(
+        403,
+        &[],
+        &body("usage limit for this billing cycle reached"),
+    );
+    assert_eq!(
+        (spent.code(), spent.is_retryable()),
+        ("budget_exhausted", false)
+    );
+    let refused = parts(
+        403,
+        &[],
+        &body("Your API key does not have permission to use the specified resource."),
+    );
+    assert_eq!(refused.code(), "auth_error");
+}
+
 /// Text in quotes is the caller's own, echoed back: it never decides. A 400 that quotes a
 /// rejected tool named "too many requests" or "overloaded", or money words, stays the
 /// caller's error and is not retried.

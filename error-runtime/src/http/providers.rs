@@ -56,7 +56,7 @@ pub(super) const NAMES: &[(&str, Kind, Weight)] = &[
     // Credentials.
     ("invalid_api_key", Kind::Auth, Weight::Specific),                       // OpenAI
     ("authentication_error", Kind::Auth, Weight::Specific),                  // Anthropic
-    ("permission_error", Kind::Auth, Weight::Specific),                      // Anthropic
+    ("permission_error", Kind::Auth, Weight::Generic),                       // Anthropic
     ("API_KEY_INVALID", Kind::Auth, Weight::Specific),                       // Google's reason
     ("API_KEY_SERVICE_BLOCKED", Kind::Auth, Weight::Specific),               // Google's reason
     ("AccessDeniedException", Kind::Auth, Weight::Specific),                 // AWS

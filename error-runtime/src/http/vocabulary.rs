@@ -7,6 +7,7 @@ use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::kind::Kind;
+use super::words::Compiled;
 
 /// Names and phrases of your own, each with the code it means, read before the built-in
 /// tables by every classification of a response or a body
@@ -66,10 +67,11 @@ impl fmt::Display for UnknownCode {
 
 impl std::error::Error for UnknownCode {}
 
-/// The installed vocabulary, its names and phrases kept for the life of the process.
+/// The installed vocabulary, its names and phrases kept for the life of the process, each
+/// phrase read once as a pattern.
 struct Installed {
     names: Vec<(&'static str, Kind)>,
-    phrases: Vec<(&'static str, Kind)>,
+    phrases: Vec<(&'static str, Kind, Compiled)>,
 }
 
 static INSTALLED: RwLock<Option<Installed>> = RwLock::new(None);
@@ -117,7 +119,10 @@ impl Vocabulary {
             phrases: self
                 .phrases
                 .into_iter()
-                .map(|(p, k)| (keep(phrase_pattern(p)), k))
+                .map(|(p, k)| {
+                    let pattern = keep(phrase_pattern(p));
+                    (pattern, k, Compiled::new(pattern))
+                })
                 .collect(),
         };
         let any = !installed.names.is_empty() || !installed.phrases.is_empty();
@@ -154,28 +159,34 @@ fn kind_of(code: &str) -> Result<Kind, UnknownCode> {
 
 /// The kind your vocabulary gives `name`, and the name as installed.
 pub(super) fn name(name: &str) -> Option<(Kind, &'static str)> {
-    first(|installed| &installed.names, |known| known == name)
+    with_installed(|installed| {
+        installed
+            .names
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(known, kind)| (*kind, *known))
+    })
 }
 
-/// The first of your phrases that `matches` finds, with its kind.
-pub(super) fn phrase(matches: impl FnMut(&'static str) -> bool) -> Option<(Kind, &'static str)> {
-    first(|installed| &installed.phrases, matches)
+/// The first of your phrases whose pattern `matches` accepts, with its kind and the phrase.
+pub(super) fn phrase(mut matches: impl FnMut(&Compiled) -> bool) -> Option<(Kind, &'static str)> {
+    with_installed(|installed| {
+        installed
+            .phrases
+            .iter()
+            .find(|(_, _, pattern)| matches(pattern))
+            .map(|(text, kind, _)| (*kind, *text))
+    })
 }
 
-/// The first entry of the installed list `list` that `found` accepts, when a vocabulary is
-/// installed (without one, a load and nothing else).
-fn first(
-    list: impl Fn(&Installed) -> &Vec<(&'static str, Kind)>,
-    mut found: impl FnMut(&'static str) -> bool,
-) -> Option<(Kind, &'static str)> {
+/// What `read` finds in the installed vocabulary, when one is installed (without one, a
+/// load and nothing else).
+fn with_installed<T>(read: impl FnOnce(&Installed) -> Option<T>) -> Option<T> {
     if !ANY.load(Ordering::Acquire) {
         return None;
     }
     let installed = INSTALLED
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    list(installed.as_ref()?)
-        .iter()
-        .find(|(text, _)| found(text))
-        .map(|(text, kind)| (*kind, *text))
+    read(installed.as_ref()?)
 }

@@ -42,6 +42,9 @@ struct Prepared {
     /// The words' places, ordered by the words (where a word, or the words a stem begins,
     /// are found without reading every word).
     sorted: Vec<u32>,
+    /// Whether the text is all ASCII: then no phrase of a writing system outside it is
+    /// looked for.
+    ascii: bool,
 }
 
 impl Prepared {
@@ -73,6 +76,7 @@ impl Prepared {
             words.push((s, flat.len()));
         }
         let mut prepared = Prepared {
+            ascii: flat.is_ascii(),
             flat,
             words,
             sorted: Vec::new(),
@@ -114,7 +118,7 @@ impl Prepared {
 
 /// One word of a pattern: the word itself, or a stem (`exhaust*`) that begins words.
 #[derive(Clone, Copy, Debug)]
-enum Part {
+pub(super) enum Part {
     Word(&'static str),
     Stem(&'static str),
 }
@@ -131,7 +135,7 @@ impl Part {
 /// A term of a pattern: its alternatives (each words in a row), and how many words may
 /// stand before it.
 #[derive(Debug)]
-struct Term {
+pub(super) struct Term {
     gap: usize,
     alternatives: Vec<Vec<Part>>,
 }
@@ -142,13 +146,14 @@ struct Term {
 /// A term lists alternatives separated by `|`; an alternative ending in `*` matches every
 /// word it begins, and one joined by `_` matches consecutive words.
 #[derive(Debug)]
-enum Compiled {
+pub(super) enum Compiled {
     Phrase(&'static str),
     Words(Vec<Term>),
 }
 
 impl Compiled {
-    fn new(pattern: &'static str) -> Compiled {
+    /// `pattern` read once.
+    pub(super) fn new(pattern: &'static str) -> Compiled {
         if !pattern.starts_with(|c: char| c.is_ascii()) {
             return Compiled::Phrase(pattern);
         }
@@ -179,7 +184,7 @@ impl Compiled {
 
     fn matches(&self, text: &Prepared) -> bool {
         let terms = match self {
-            Compiled::Phrase(phrase) => return text.flat.contains(phrase),
+            Compiled::Phrase(phrase) => return !text.ascii && text.flat.contains(phrase),
             Compiled::Words(terms) => terms,
         };
         let Some((first, rest)) = terms.split_first() else {
@@ -262,7 +267,7 @@ pub(super) fn in_message_yours(text: &str) -> Option<(Kind, &'static str)> {
     let mut prepared = None;
     super::vocabulary::phrase(|pattern| {
         let text = prepared.get_or_insert_with(|| Prepared::new(&unquoted(text)));
-        Compiled::new(pattern).matches(text)
+        pattern.matches(text)
     })
 }
 
