@@ -376,6 +376,124 @@ fn when_the_healthy_candidates_fail_one_in_cooldown_is_tried_before_giving_up() 
     assert_eq!(fallback.cooling_for(0), None);
 }
 
+fn spent() -> Error {
+    Error::new(
+        "llm.generate",
+        codes::BUDGET_EXHAUSTED,
+        "credit balance is too low",
+    )
+}
+
+/// A candidate whose budget is spent never stands for a call that failed elsewhere: a
+/// transient fault of the serving candidate decides, so the caller retries rather than pages
+/// a person.
+#[test]
+fn a_spent_candidate_never_masks_a_transient_failure() {
+    let clock = ManualClock::new();
+    // The spent candidate comes second: it is tried, fails, and the overload before it
+    // decides.
+    let fallback = Fallback::new(["serving", "spent"])
+        .retrier(Retrier::new().seed(3))
+        .clock(clock.clone());
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, _| match *m {
+                "serving" => Err::<(), _>(down()),
+                _ => Err(spent()),
+            },
+            |d| clock.advance(d),
+        )
+        .unwrap_err();
+    assert_eq!(err.failures().len(), 2);
+    assert_eq!(err.last().unwrap().name.as_ref(), "spent");
+    assert_eq!(err.deciding().unwrap().name.as_ref(), "serving");
+    assert_eq!(
+        (err.code(), err.recovery(), err.is_retryable()),
+        (codes::PROVIDER_UNAVAILABLE, Recovery::Retry, true)
+    );
+    assert_eq!(classify(&err).unwrap().code(), codes::PROVIDER_UNAVAILABLE);
+    assert_eq!(
+        display::chain(&err).to_string(),
+        "llm.generate [provider_unavailable]: 2 candidates failed, the one that decides last: \
+         spent: llm.generate [budget_exhausted]: credit balance is too low; and serving: \
+         llm.generate [provider_unavailable]: provider is down"
+    );
+    assert_eq!(
+        err.into_deciding().unwrap().code(),
+        codes::PROVIDER_UNAVAILABLE
+    );
+}
+
+/// A candidate known to be spent is no last resort while it cools down: once the serving
+/// one fails, the call ends on that failure without calling the spent one; when every
+/// candidate is spent, nothing is called and the call says the budget is spent.
+#[test]
+fn a_spent_candidate_is_no_last_resort_until_its_cooldown_ends() {
+    let clock = ManualClock::new();
+    let fallback = models(&clock);
+    let _ = fallback.run_with_sleep(
+        |m: &&str, _| match *m {
+            "primary" => Err(spent()),
+            _ => Ok(()),
+        },
+        |_| {},
+    );
+    assert!(fallback.cooling_for(0).is_some());
+    let called = RefCell::new(Vec::new());
+    let err = fallback
+        .run_with_sleep(
+            |m: &&str, attempt| {
+                called.borrow_mut().push(format!("{m}#{attempt}"));
+                match *m {
+                    "primary" => Err::<(), _>(spent()),
+                    _ => Err(down()),
+                }
+            },
+            |d| clock.advance(d),
+        )
+        .unwrap_err();
+    assert_eq!(
+        *called.borrow(),
+        ["secondary#1", "secondary#2", "secondary#3"]
+    );
+    assert_eq!(err.skipped(), [0]);
+    assert_eq!(
+        (err.code(), err.recovery()),
+        (codes::PROVIDER_UNAVAILABLE, Recovery::Retry)
+    );
+
+    // Both spent: nothing is called, and the call escalates.
+    let both = models(&clock);
+    let _ = both.run_with_sleep(|_: &&str, _| Err::<(), _>(spent()), |_| {});
+    let err = both
+        .run_with_sleep(
+            |_: &&str, _| -> Result<(), Error> { panic!("not called") },
+            |_| {},
+        )
+        .unwrap_err();
+    assert!(err.failures().is_empty());
+    assert_eq!(
+        (err.code(), err.recovery(), err.is_retryable()),
+        (codes::BUDGET_EXHAUSTED, Recovery::Escalate, false)
+    );
+    assert_eq!(
+        err.to_string(),
+        "recover.fallback [budget_exhausted]: no candidate was called"
+    );
+    assert_eq!(
+        display::chain(&err).to_string(),
+        "recover.fallback [budget_exhausted]: no candidate was called: recover.fallback \
+         [budget_exhausted]: every candidate's budget is spent; the first is tried again in 60s"
+    );
+
+    // Its cooldown over, a spent candidate is tried again like any other.
+    clock.advance(61 * SEC);
+    let answer = fallback
+        .run_with_sleep(|m: &&str, _| Ok::<_, Error>(*m), |_| {})
+        .unwrap();
+    assert_eq!(answer.name(), "primary");
+}
+
 #[test]
 fn with_no_candidate_nothing_is_called_and_the_error_says_so() {
     let fallback: Fallback<&str> = Fallback::new([]);
@@ -697,4 +815,46 @@ async fn a_shared_cooldown_is_skipped_but_never_waited_out_by_the_candidates_pac
     assert_eq!(answer.name(), "primary");
     let slept = slept.into_inner();
     assert!(slept.iter().all(|d| *d < 5 * SEC), "{slept:?}");
+}
+
+/// A spent budget shared in the store is read by every replica: a fresh `Fallback` with the
+/// same store skips the spent candidate and does not try it as a last resort.
+#[tokio::test(flavor = "current_thread")]
+async fn a_spent_budget_in_the_shared_store_is_no_last_resort_for_any_replica() {
+    use agent_error::recover::{LocalStore, Store};
+    use std::sync::Arc;
+
+    let clock = ManualClock::new();
+    let store: Arc<dyn Store> = Arc::new(LocalStore::with_clock(clock.clone()));
+    let replica = || models(&clock).store(store.clone());
+    let first = replica();
+    first
+        .run_async(
+            async |m: &&'static str, _| match *m {
+                "primary" => Err(spent()),
+                _ => Ok(*m),
+            },
+            |_| async {},
+        )
+        .await
+        .unwrap();
+    let called = RefCell::new(Vec::new());
+    let err = replica()
+        .run_async(
+            async |m: &&'static str, attempt| {
+                called.borrow_mut().push(format!("{m}#{attempt}"));
+                Err::<(), _>(down())
+            },
+            |d| {
+                clock.advance(d);
+                async {}
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        *called.borrow(),
+        ["secondary#1", "secondary#2", "secondary#3"]
+    );
+    assert_eq!(err.code(), codes::PROVIDER_UNAVAILABLE);
 }

@@ -6,7 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::chain::ErrorChain;
@@ -46,6 +46,10 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// server's `Retry-After` and a pacer still hold it back): two providers that each have a
 /// short bad patch within a cooldown must not stop every call for the rest of it. A
 /// candidate in cooldown that answers is healthy again; one that fails cools down anew.
+/// A candidate cooling down for a spent budget (`budget_exhausted`, here or in the shared
+/// store) is the exception: it would only fail again, so it is not tried until its cooldown
+/// ends, and its failure never stands for a call that failed elsewhere (see
+/// [`FallbackError`]).
 ///
 /// Only an attempt that began after a cooldown was set ends it when it answers. An answer
 /// to an older attempt (one made while the candidate was healthy, by a call that was still
@@ -110,6 +114,9 @@ struct Candidate<C> {
     /// The end of the cooldown in the clock's nanoseconds; 0 when it never started. Each
     /// cooldown set has a deadline of its own (see [`Candidate::cool_until`]).
     until: AtomicU64,
+    /// Whether its cooldown is for a spent budget: then it is no last resort (see
+    /// [`Call::next`]) until the cooldown ends.
+    spent: AtomicBool,
 }
 
 impl<C> Candidate<C> {
@@ -142,10 +149,14 @@ impl<C> Candidate<C> {
     /// stays: the answer is older than the failure that set it.
     fn answered(&self, began: u64) {
         // Read first: most answers come from a healthy candidate, and need no write.
-        if began != 0 && self.until.load(Ordering::Relaxed) == began {
-            let _ = self
+        if began != 0
+            && self.until.load(Ordering::Relaxed) == began
+            && self
                 .until
-                .compare_exchange(began, 0, Ordering::Relaxed, Ordering::Relaxed);
+                .compare_exchange(began, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.spent.store(false, Ordering::Relaxed);
         }
     }
 }
@@ -186,6 +197,7 @@ impl<C> Fallback<C> {
                     name: name.into(),
                     cooldown: Self::DEFAULT_COOLDOWN,
                     until: AtomicU64::new(0),
+                    spent: AtomicBool::new(false),
                 })
                 .collect(),
             retrier: Retrier::new(),
@@ -318,15 +330,19 @@ impl<C> Fallback<C> {
         )))
     }
 
-    /// What the shared store says of each candidate: how long to keep skipping it.
-    async fn shared_cooldowns(&self, store: &dyn PauseStore) -> Vec<Option<Duration>> {
+    /// What the shared store says of each candidate: how long to keep skipping it, and
+    /// whether for a spent budget.
+    async fn shared_cooldowns(&self, store: &dyn PauseStore) -> Vec<Option<Shared>> {
         let mut waits = Vec::with_capacity(self.candidates.len());
         for c in &self.candidates {
             let wait = store
                 .pause(PauseKind::Cooldown, &c.name)
                 .await
-                .map(|p| p.wait(self.jitter))
-                .filter(|w| !w.is_zero());
+                .map(|p| Shared {
+                    wait: p.wait(self.jitter),
+                    spent: p.code == codes::BUDGET_EXHAUSTED,
+                })
+                .filter(|shared| !shared.wait.is_zero());
             waits.push(wait);
         }
         waits
@@ -381,6 +397,7 @@ impl<C> Fallback<C> {
     pub fn reset(&self) {
         for c in &self.candidates {
             c.until.store(0, Ordering::Relaxed);
+            c.spent.store(false, Ordering::Relaxed);
         }
     }
 
@@ -601,6 +618,15 @@ fn asks_for_another(e: &dyn AgentError) -> bool {
     e.is_rate_limited() || e.recovery() == Recovery::Fallback || e.code() == codes::BUDGET_EXHAUSTED
 }
 
+/// A cooldown read from the shared store.
+#[derive(Clone, Copy, Debug)]
+struct Shared {
+    /// How long the candidate stays skipped.
+    wait: Duration,
+    /// Whether for a spent budget.
+    spent: bool,
+}
+
 /// One call through the candidates: where it is, and the failures so far.
 struct Call<'f, C, E> {
     fallback: &'f Fallback<C>,
@@ -610,7 +636,7 @@ struct Call<'f, C, E> {
     skipped: Vec<usize>,
     stopped: bool,
     /// With a shared store: how long each candidate stays skipped, read when the call began.
-    shared: Vec<Option<Duration>>,
+    shared: Vec<Option<Shared>>,
     /// A cooldown to write into the shared store: the candidate, its length, the code.
     to_share: Option<(usize, Duration, String)>,
     /// Whether a failure after output (recovery `continue`) moves on to the next candidate,
@@ -669,6 +695,9 @@ impl<'f, C, E> Call<'f, C, E> {
         if !self.last_resort {
             self.last_resort = true;
             let mut waiting = std::mem::take(&mut self.cooling_skipped);
+            // A candidate whose budget is spent would only fail again, and its failure
+            // would stand for the call's: it waits for its cooldown to end.
+            waiting.retain(|&i| !self.spent(i));
             // Popped from the end: the one whose cooldown ends first, first.
             waiting.sort_by_key(|&i| std::cmp::Reverse(self.cooling(i)));
             self.cooling_skipped = waiting;
@@ -682,7 +711,20 @@ impl<'f, C, E> Call<'f, C, E> {
     /// when it is in none.
     fn cooling(&self, index: usize) -> Option<Duration> {
         let shared = self.shared.get(index).copied().flatten();
-        self.fallback.cooling_for(index).max(shared)
+        self.fallback
+            .cooling_for(index)
+            .max(shared.map(|shared| shared.wait))
+    }
+
+    /// Whether candidate `index` is cooling down for a spent budget, here or in the shared
+    /// store.
+    fn spent(&self, index: usize) -> bool {
+        let shared = self.shared.get(index).copied().flatten();
+        let here = self.fallback.cooling_for(index).is_some()
+            && self.fallback.candidates[index]
+                .spent
+                .load(Ordering::Relaxed);
+        here || shared.is_some_and(|shared| shared.spent)
     }
 
     /// The retrier's hand-back: while a healthy candidate follows, a failure that asks for
@@ -724,14 +766,23 @@ impl<'f, C, E> Call<'f, C, E> {
         // A failure that asks for another candidate cools this one down; a stream that
         // broke after it spoke moves on to continue elsewhere, without a cooldown (a cut
         // connection says nothing of the next call).
-        let (another, elsewhere, retry_after, code) = match crate::classify(error.error_chain()) {
-            Some(c) => {
-                let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
-                let elsewhere = self.continue_elsewhere && continues_elsewhere(error.error_chain());
-                (asks_for_another(&*c), elsewhere, c.retry_after(), code)
-            }
-            None => (false, false, None, None),
-        };
+        let (another, elsewhere, retry_after, code, spent) =
+            match crate::classify(error.error_chain()) {
+                Some(c) => {
+                    let code = self.fallback.store.as_ref().map(|_| c.code().to_owned());
+                    let elsewhere =
+                        self.continue_elsewhere && continues_elsewhere(error.error_chain());
+                    let spent = c.code() == codes::BUDGET_EXHAUSTED;
+                    (
+                        asks_for_another(&*c),
+                        elsewhere,
+                        c.retry_after(),
+                        code,
+                        spent,
+                    )
+                }
+                None => (false, false, None, None, false),
+            };
         // Held back before its first attempt (a pacer, a shared pause): passed over for
         // this call only; what holds it back remembers.
         let held_back =
@@ -743,6 +794,7 @@ impl<'f, C, E> Call<'f, C, E> {
                 .unwrap_or_default()
                 .min(Fallback::<C>::MAX_SERVER_COOLDOWN);
             let cooldown = candidate.cooldown.max(asked);
+            candidate.spent.store(spent, Ordering::Relaxed);
             candidate.cool_until(nanos(self.fallback.clock.now()).saturating_add(nanos(cooldown)));
             if let Some(code) = code {
                 self.to_share = Some((index, cooldown, code));
@@ -765,23 +817,53 @@ impl<'f, C, E> Call<'f, C, E> {
         E: ErrorChain<M>,
     {
         let chain: fn(&E) -> &(dyn StdError + 'static) = <E as ErrorChain<M>>::error_chain;
-        let class = match self.failures.last() {
-            Some(last) => Class::of(chain(&last.error)),
+        let deciding = if self.stopped {
+            self.failures.len().checked_sub(1)
+        } else {
+            most_actionable(self.failures.iter().map(|f| chain(&f.error)))
+        };
+        let class = match deciding {
+            Some(at) => Class::of(chain(&self.failures[at].error)),
             None => {
-                let wait = (0..self.fallback.candidates.len())
+                let count = self.fallback.candidates.len();
+                let wait = (0..count)
                     .filter_map(|i| self.cooling(i))
                     .min()
                     .unwrap_or_default();
-                Class::cooling(wait, self.fallback.candidates.is_empty())
+                Class::none_called(match count {
+                    0 => NoneCalled::NoCandidate,
+                    _ if (0..count).all(|i| self.spent(i)) => NoneCalled::Spent(wait),
+                    _ => NoneCalled::Cooling(wait),
+                })
             }
         };
         FallbackError {
             failures: self.failures,
+            deciding: deciding.unwrap_or_default(),
             skipped: self.skipped,
             class: Box::new(class),
             chain,
         }
     }
+}
+
+/// The failure that stands for a call that ran out of candidates: the most actionable for
+/// whoever reads it. A stream that delivered output first (recovery `continue`: the reader
+/// has text to continue from), then a failure that is retried (a transient fault of a
+/// candidate that could serve again), then any other; the latest among equals. A candidate
+/// whose budget is spent never hides an overload or a stream that spoke before it.
+fn most_actionable<'e>(
+    failures: impl Iterator<Item = &'e (dyn StdError + 'static)>,
+) -> Option<usize> {
+    let rank = |error: &(dyn StdError + 'static)| match crate::classify(error) {
+        Some(c) if c.recovery() == Recovery::Continue => 2,
+        Some(c) if c.is_retryable() => 1,
+        _ => 0,
+    };
+    failures
+        .enumerate()
+        .max_by_key(|&(at, error)| (rank(error), at))
+        .map(|(at, _)| at)
 }
 
 /// What answered a [`Fallback`] call, and what failed before it.
@@ -831,18 +913,28 @@ pub struct Failure<E = BoxError> {
 /// [`into_last`](Self::into_last) gives the last error back unchanged, as
 /// [`Retrier::run`] does; [`failures`](Self::failures) lists them all, typed.
 ///
-/// It is classified by its last failure: code, op, retry policy, hints and recovery are
-/// that failure's classification (an unclassified one gives the code
-/// [`codes::UNCLASSIFIED`], not retryable, recovery `abort`). When no candidate was called
-/// (the list is empty; candidates in cooldown are tried before a call gives up), it is
-/// `provider_unavailable`, not retried, recovery `abort`.
+/// It is classified by its [deciding](Self::deciding) failure: code, op, retry policy,
+/// hints and recovery are that failure's classification (an unclassified one gives the
+/// code [`codes::UNCLASSIFIED`], not retryable, recovery `abort`). The deciding failure is
+/// the last one when it stopped the call (a permanent error); when the call ran out of
+/// candidates, it is the most actionable: a stream that delivered output (recovery
+/// `continue`), then a fault that is retried, then any other, the latest among equals. So a
+/// candidate whose budget is spent, tried after the serving one was overloaded, does not
+/// turn a call worth retrying into one that pages a person.
 ///
-/// Its `source()` is the last failure's error (or, when none was called, why), so a chain
-/// walk ([`classify`](crate::classify), `?` into `anyhow`) classifies it the same way
-/// whatever `E` is. Its message names the failures before the last one, `name: chain` each
-/// (the chain as [`display::chain`](crate::display::chain) writes it), then the last
-/// candidate's name: `display::chain` of this error shows them all, the last through the
-/// source.
+/// When no candidate was called, it says why: with no candidate at all,
+/// `provider_unavailable`, not retried, recovery `abort`; with every candidate cooling down
+/// for a spent budget (such a candidate is no last resort until its cooldown ends),
+/// `budget_exhausted`, recovery `escalate`. (Candidates cooling down for other reasons are
+/// tried before a call gives up.)
+///
+/// Its `source()` is the deciding failure's error (or, when none was called, why), so a
+/// chain walk ([`classify`](crate::classify), `?` into `anyhow`) classifies it the same way
+/// whatever `E` is. Its message names the other failures, `name: chain` each (the chain as
+/// [`display::chain`](crate::display::chain) writes it), then the deciding candidate's
+/// name: `display::chain` of this error shows them all, the deciding one last, through the
+/// source. When the deciding failure is not the last, the message says so ("3 candidates
+/// failed, the one that decides last: …").
 ///
 /// ```
 /// use agent_error::recover::Fallback;
@@ -863,6 +955,8 @@ pub struct Failure<E = BoxError> {
 /// ```
 pub struct FallbackError<E = BoxError> {
     failures: Vec<Failure<E>>,
+    /// The failure that classifies the error (see [`FallbackError::deciding`]); 0 when none.
+    deciding: usize,
     skipped: Vec<usize>,
     // Boxed so that `Result<Answer<T>, FallbackError>` stays small.
     class: Box<Class>,
@@ -880,10 +974,20 @@ struct Class {
     policy: RetryPolicy,
     hints: Vec<Cow<'static, str>>,
     recovery: Recovery,
-    /// Every candidate was cooling down: how long until the first is tried again.
-    cooling: Option<Duration>,
-    /// There was no candidate at all.
-    no_candidate: bool,
+    /// Why no candidate was called, when none was.
+    none_called: Option<NoneCalled>,
+}
+
+/// Why a [`Fallback`] call called no candidate.
+#[derive(Clone, Copy, Debug)]
+enum NoneCalled {
+    /// There is no candidate.
+    NoCandidate,
+    /// Every candidate is cooling down: how long until the first is tried again.
+    Cooling(Duration),
+    /// Every candidate is cooling down for a spent budget: how long until the first is
+    /// tried again.
+    Spent(Duration),
 }
 
 impl Class {
@@ -895,8 +999,7 @@ impl Class {
                 policy: c.retry_policy(),
                 hints: c.hints(),
                 recovery: c.recovery(),
-                cooling: None,
-                no_candidate: false,
+                none_called: None,
             },
             None => Class {
                 code: Cow::Borrowed(codes::UNCLASSIFIED),
@@ -904,38 +1007,45 @@ impl Class {
                 policy: RetryPolicy::NEVER,
                 hints: Vec::new(),
                 recovery: Recovery::Abort,
-                cooling: None,
-                no_candidate: false,
+                none_called: None,
             },
         }
     }
 
-    fn cooling(wait: Duration, no_candidate: bool) -> Self {
-        let hint = if no_candidate {
-            Cow::Borrowed("add a candidate to the fallback")
-        } else {
-            Cow::Owned(format!(
-                "every candidate is cooling down after failures; try again in {}",
-                seconds_text(wait)
-            ))
+    fn none_called(why: NoneCalled) -> Self {
+        let (code, policy, recovery, hint) = match why {
+            NoneCalled::NoCandidate => (
+                codes::PROVIDER_UNAVAILABLE,
+                RetryPolicy::NEVER,
+                Recovery::Abort,
+                Cow::Borrowed("add a candidate to the fallback"),
+            ),
+            NoneCalled::Cooling(wait) => (
+                codes::PROVIDER_UNAVAILABLE,
+                codes::default_policy(codes::PROVIDER_UNAVAILABLE).with_retry_after(Some(wait)),
+                Recovery::Retry,
+                Cow::Owned(format!(
+                    "every candidate is cooling down after failures; try again in {}",
+                    seconds_text(wait)
+                )),
+            ),
+            NoneCalled::Spent(wait) => (
+                codes::BUDGET_EXHAUSTED,
+                RetryPolicy::NEVER,
+                Recovery::Escalate,
+                Cow::Owned(format!(
+                    "every candidate's budget is spent: add credit or a candidate; the first is tried again in {}",
+                    seconds_text(wait)
+                )),
+            ),
         };
-        let policy = codes::default_policy(codes::PROVIDER_UNAVAILABLE);
         Class {
-            code: Cow::Borrowed(codes::PROVIDER_UNAVAILABLE),
+            code: Cow::Borrowed(code),
             op: Cow::Borrowed("recover.fallback"),
-            policy: if no_candidate {
-                RetryPolicy::NEVER
-            } else {
-                policy.with_retry_after(Some(wait))
-            },
+            policy,
             hints: vec![hint],
-            recovery: if no_candidate {
-                Recovery::Abort
-            } else {
-                Recovery::Retry
-            },
-            cooling: Some(wait),
-            no_candidate,
+            recovery,
+            none_called: Some(why),
         }
     }
 }
@@ -960,10 +1070,15 @@ impl AgentError for Class {
     }
 
     fn fmt_message(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.cooling {
-            Some(wait) if !self.no_candidate => write!(
+        match self.none_called {
+            Some(NoneCalled::Cooling(wait)) => write!(
                 f,
                 "every candidate is cooling down; the first is tried again in {}",
+                seconds_text(wait)
+            ),
+            Some(NoneCalled::Spent(wait)) => write!(
+                f,
+                "every candidate's budget is spent; the first is tried again in {}",
                 seconds_text(wait)
             ),
             _ => f.write_str("no candidate to call"),
@@ -1003,7 +1118,7 @@ impl<E> FallbackError<E> {
         &self.skipped
     }
 
-    /// The last failure, the one that classifies this error.
+    /// The last failure.
     pub fn last(&self) -> Option<&Failure<E>> {
         self.failures.last()
     }
@@ -1014,23 +1129,49 @@ impl<E> FallbackError<E> {
         self.failures.into_iter().next_back().map(|f| f.error)
     }
 
+    /// The failure that classifies this error: the last one, unless the call ran out of
+    /// candidates and an earlier failure is more actionable (a stream that delivered
+    /// output, or a fault that is retried, over a candidate whose budget is spent); `None`
+    /// when no candidate was called.
+    pub fn deciding(&self) -> Option<&Failure<E>> {
+        self.failures.get(self.deciding)
+    }
+
+    /// The error of the failure that classifies this error (see
+    /// [`deciding`](Self::deciding)), as the operation returned it.
+    pub fn into_deciding(self) -> Option<E> {
+        let at = self.deciding;
+        self.failures.into_iter().nth(at).map(|f| f.error)
+    }
+
     fn write_message(&self, f: &mut fmt::Formatter<'_>, public: bool) -> fmt::Result {
-        let Some((last, before)) = self.failures.split_last() else {
+        let Some(deciding) = self.deciding() else {
             return f.write_str("no candidate was called");
         };
         let n = self.failures.len();
-        write!(f, "{n} candidate{} failed: ", if n == 1 { "" } else { "s" })?;
-        for failure in before {
+        let in_order = self.deciding + 1 == n;
+        let plural = if n == 1 { "" } else { "s" };
+        match in_order {
+            true => write!(f, "{n} candidate{plural} failed: ")?,
+            false => write!(f, "{n} candidates failed, the one that decides last: ")?,
+        }
+        let others = self
+            .failures
+            .iter()
+            .enumerate()
+            .filter(|&(at, _)| at != self.deciding);
+        for (_, failure) in others {
             let err = (self.chain)(&failure.error);
             let chain = if public {
                 crate::display::public_chain(err)
             } else {
                 crate::display::chain(err)
             };
-            write!(f, "{}: {chain}; then ", failure.name)?;
+            let then = if in_order { "then" } else { "and" };
+            write!(f, "{}: {chain}; {then} ", failure.name)?;
         }
-        // The last failure's error is the source: a chain walk writes it next.
-        f.write_str(&last.name)
+        // The deciding failure's error is the source: a chain walk writes it next.
+        f.write_str(&deciding.name)
     }
 }
 
@@ -1061,8 +1202,8 @@ impl<E> fmt::Display for FallbackError<E> {
 
 impl<E> StdError for FallbackError<E> {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        match self.failures.last() {
-            Some(last) => Some((self.chain)(&last.error)),
+        match self.deciding() {
+            Some(deciding) => Some((self.chain)(&deciding.error)),
             None => Some(&*self.class),
         }
     }

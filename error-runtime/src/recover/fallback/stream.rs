@@ -118,16 +118,17 @@ impl<C> Fallback<C> {
                 call.shared = self.shared_cooldowns(&**store).await;
             }
             // What the candidates that broke after they spoke delivered, before the one
-            // being run: the text the next continues from, and what the chain's error says
-            // was delivered.
+            // being run: the text the next continues from; and, for each failure, what had
+            // been delivered before it, which the chain's error says when that failure
+            // decides.
             let mut spoke = Spoke::default();
-            let mut before_last = Spoke::default();
+            let mut before_each = Vec::new();
             while let Some(index) = call.next() {
                 let Ok(pace) = self.pace_on(index, &call).await else {
                     call.skipped.push(index);
                     continue;
                 };
-                before_last = spoke.clone();
+                let before = spoke.clone();
                 let began = AtomicU64::new(0);
                 let on_candidate = OnCandidate {
                     open: &mut open,
@@ -151,6 +152,9 @@ impl<C> Fallback<C> {
                     spoke.add(e);
                 }
                 let answer = call.after(index, outcome, began.into_inner());
+                if answer.is_none() {
+                    before_each.push(before);
+                }
                 if let Some(store) = &self.store {
                     let shared = call.to_share.take();
                     self.share_cooldown(&**store, shared).await;
@@ -159,27 +163,33 @@ impl<C> Fallback<C> {
                     return Ok(());
                 }
             }
-            Err(chain_error(call, before_last))
+            Err(chain_error(call, before_each))
         };
         Forward::new(run, queue)
     }
 }
 
-/// The error a chain over streams ends in: the last candidate's, told what the candidates
-/// before it delivered, so that a chain whose reader saw text is not run again from the
-/// start, whatever the last one failed with; with no candidate called, the chain's own.
-fn chain_error<C>(call: Call<'_, C, StreamError>, before_last: Spoke) -> StreamError {
+/// The error a chain over streams ends in: the deciding failure's (the most actionable,
+/// see [`FallbackError::deciding`](super::FallbackError::deciding)), told what the
+/// candidates before it delivered, so that a chain whose reader saw text is not run again
+/// from the start, whatever the deciding one failed with; with no candidate called, the
+/// chain's own. `before_each` holds, for each failure, what had been delivered before it.
+fn chain_error<C>(call: Call<'_, C, StreamError>, mut before_each: Vec<Spoke>) -> StreamError {
     let error = call.error();
     if error.failures().is_empty() {
-        // No candidate was called: all of them cooling down.
+        // No candidate was called: all of them cooling down, or spent.
         return StreamError::opening(error);
     }
-    let last = error
-        .into_last()
+    let before = before_each
+        .get_mut(error.deciding)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    let deciding = error
+        .into_deciding()
         .unwrap_or_else(|| StreamError::opening(NoCandidate));
-    match before_last.text {
-        Some(text) => last.after_output(before_last.delivered, text),
-        None => last,
+    match before.text {
+        Some(text) => deciding.after_output(before.delivered, text),
+        None => deciding,
     }
 }
 
@@ -259,5 +269,51 @@ mod tests {
         assert_eq!(e.partial_text(), Some("Hi"));
         assert_eq!(*opened.lock().unwrap(), [("first", None)]);
         assert_eq!(models.cooling_for(0), None);
+    }
+
+    /// The chain's error after a stream spoke: the text shown decides (recovery
+    /// `continue`), whether the candidate whose budget is spent comes after it in the order
+    /// or is known to be spent already, and the spent one is not opened as a last resort.
+    #[tokio::test]
+    async fn a_spent_candidate_never_masks_a_stream_that_spoke() {
+        async fn run(
+            models: &Fallback<&'static str>,
+            opened: &Mutex<Vec<&'static str>>,
+        ) -> Vec<Result<Event, StreamError>> {
+            models
+                .run_stream(
+                    async |model: &&'static str, _resume: Option<&str>, _| {
+                        opened.lock().unwrap().push(*model);
+                        if *model == "spent" {
+                            return Err(crate::Error::new(
+                                "llm.stream",
+                                codes::BUDGET_EXHAUSTED,
+                                "credit balance is too low",
+                            ));
+                        }
+                        // Speaks, then the connection ends before the last event.
+                        let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}\n\n";
+                        let chunks = futures_util::stream::iter([Ok::<_, Infallible>(body)]);
+                        Ok(Watch::new(chunks).keep_text(64))
+                    },
+                    |_| async {},
+                )
+                .collect()
+                .await
+        }
+        let opened = Mutex::new(Vec::new());
+        let check = |items: Vec<Result<Event, StreamError>>| {
+            let e = items.last().unwrap().as_ref().unwrap_err();
+            assert_eq!(e.recovery(), Recovery::Continue, "{e}");
+            assert_eq!(e.partial_text(), Some("Hel"));
+        };
+        // The spent candidate after the one that spoke.
+        let models = Fallback::new(["serving", "spent"]);
+        check(run(&models, &opened).await);
+        assert_eq!(*opened.lock().unwrap(), ["serving", "spent"]);
+        // Known to be spent: skipped, and not tried as a last resort.
+        opened.lock().unwrap().clear();
+        check(run(&models, &opened).await);
+        assert_eq!(*opened.lock().unwrap(), ["serving"]);
     }
 }
