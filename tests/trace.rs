@@ -218,3 +218,57 @@ fn a_runs_outcome_is_one_event_with_its_attempts_and_their_waits() {
     // Codes and waits only: no error's text.
     assert!(!fields.values().any(|v| v.contains("sk-1")), "{fields:?}");
 }
+
+/// A fallback chain's hook logs each candidate that failed, with the status of the response
+/// that said so, and a stream that failed to open is recorded with that status and the
+/// stream's protocol.
+#[cfg(all(feature = "recover", feature = "stream", feature = "http"))]
+#[test]
+fn a_fallback_logs_each_failed_candidate_and_a_stream_its_status_and_protocol() {
+    use agent_error::http::StatusError;
+    use agent_error::recover::Fallback;
+    use agent_error::stream::{Provider, StreamError};
+
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        let models = Fallback::new(["openai", "anthropic"])
+            .retrier(Retrier::new().seed(3))
+            .on_fallback(trace::on_fallback);
+        let answer = models
+            .run_with_sleep(
+                |model: &&str, _| match *model {
+                    "openai" => Err(StatusError::from_parts(
+                        429,
+                        &http::HeaderMap::new(),
+                        r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+                    )),
+                    _ => Ok(()),
+                },
+                |_| {},
+            )
+            .unwrap();
+        assert_eq!(answer.name(), "anthropic");
+        let refused = StatusError::from_parts(529, &http::HeaderMap::new(), "");
+        trace::record(&StreamError::opening(refused).with_provider(Provider::Anthropic));
+    });
+    let events = capture.events.lock().unwrap();
+    assert_eq!(
+        events[0],
+        (
+            "WARN".to_string(),
+            fields(&[
+                ("error.op", "http"),
+                ("error.type", "rate_limit"),
+                ("fallback.candidate", "openai"),
+                ("http.response.status_code", "429"),
+                (
+                    "message",
+                    "candidate openai failed with rate_limit: HTTP 429 Too Many Requests"
+                ),
+            ])
+        )
+    );
+    assert_eq!(events[1].1["http.response.status_code"], "529");
+    assert_eq!(events[1].1["stream.provider"], "anthropic");
+    assert_eq!(events[1].1["error.type"], "provider_unavailable");
+}

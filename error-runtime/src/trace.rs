@@ -15,7 +15,9 @@ pub const OTHER: &str = "_OTHER";
 /// Emits an ERROR event for `err` with the fields
 /// `error.type` (the code of its classification, see [`classify`](crate::classify), or
 /// [`OTHER`]), `error.op`, `error.retryable`, `error.rate_limited`, `error.recovery` and
-/// `error.message` (the public message), where it was made when it records that
+/// `error.message` (the public message), `http.response.status_code` when the failure has
+/// an HTTP status, `stream.provider` when a stream failed whose protocol is known
+/// (`openai-chat`, `anthropic`: feature `stream`), where it was made when it records that
 /// ([`AgentError::location`]: `code.file.path`, `code.line.number`, `code.column.number`,
 /// OpenTelemetry's names), and the chain as it may leave the process
 /// ([`display::public_chain`](crate::display::public_chain)) as the event's message.
@@ -50,6 +52,8 @@ fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
                 error.rate_limited = e.is_rate_limited(),
                 error.recovery = e.recovery().as_str(),
                 error.message = %crate::display::public(&*e),
+                http.response.status_code = e.status(),
+                stream.provider = stream_provider(err),
                 code.file.path = location.map(|l| l.file()),
                 code.line.number = location.map(|l| l.line()),
                 code.column.number = location.map(|l| l.column()),
@@ -58,6 +62,21 @@ fn emit(err: &(dyn StdError + 'static), chain: crate::display::Chain<'_>) {
         }
         None => tracing::error!(error.type = OTHER, "{chain}"),
     }
+}
+
+/// The wire protocol of the stream that failed, when `err`'s chain holds a stream's error
+/// whose provider was named or recognised (`openai-chat`, `anthropic`, …).
+#[cfg(feature = "stream")]
+fn stream_provider(err: &(dyn StdError + 'static)) -> Option<&'static str> {
+    crate::chain::links(err)
+        .find_map(|link| link.downcast_ref::<crate::stream::StreamError>())
+        .and_then(|e| e.provider())
+        .map(|p| p.as_str())
+}
+
+#[cfg(not(feature = "stream"))]
+fn stream_provider(_: &(dyn StdError + 'static)) -> Option<&'static str> {
+    None
 }
 
 /// Records `err` on `span`, which must declare the fields it wants filled (a `tracing` span
@@ -105,6 +124,29 @@ pub fn on_retry(e: &dyn AgentError, retry: u32, delay: Duration) {
         retry,
         delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
         "retrying after {}: {}",
+        crate::core::codes::public_code(e.code()),
+        crate::display::public(e)
+    );
+}
+
+/// A hook for `Fallback::on_fallback` (features `tracing` and `recover`): a WARN event per
+/// candidate that failed, with `error.type`, `error.op`, `http.response.status_code` when
+/// the failure has one, and `fallback.candidate`, the candidate's name. The message is the
+/// public one: no secret.
+///
+/// ```
+/// # #[cfg(feature = "recover")] {
+/// let models = agent_error::recover::Fallback::new(["gpt-4o", "claude-sonnet"])
+///     .on_fallback(agent_error::trace::on_fallback);
+/// # }
+/// ```
+pub fn on_fallback(e: &dyn AgentError, candidate: &str) {
+    tracing::warn!(
+        error.type = crate::core::codes::public_code(e.code()),
+        error.op = crate::core::codes::public_op(e.op()),
+        http.response.status_code = e.status(),
+        fallback.candidate = candidate,
+        "candidate {candidate} failed with {}: {}",
         crate::core::codes::public_code(e.code()),
         crate::display::public(e)
     );

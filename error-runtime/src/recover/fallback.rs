@@ -105,7 +105,13 @@ pub struct Fallback<C> {
     jitter: f64,
     /// The pacer each candidate's calls acquire from, keyed by the candidate's name.
     pacer: Option<(Pacer, Cost)>,
+    /// Called after each candidate that fails.
+    on_fallback: Option<Arc<OnFallback>>,
 }
+
+/// The hook a [`Fallback`] calls after each candidate that fails: the failure classified,
+/// and the candidate's name.
+pub type OnFallback = dyn Fn(&dyn AgentError, &str) + Send + Sync;
 
 struct Candidate<C> {
     value: C,
@@ -205,7 +211,39 @@ impl<C> Fallback<C> {
             store: None,
             jitter: crate::core::jitter::JitterSource::from_entropy().next_fraction(),
             pacer: None,
+            on_fallback: None,
         }
+    }
+
+    /// Calls `hook(error, candidate)` after each candidate that fails with a classified
+    /// error, before the call moves on to the next candidate or ends: a streamed call and a
+    /// unary one alike, so that a 429 handing a call to another provider leaves a trace.
+    /// [`trace::on_fallback`](crate::trace::on_fallback) (feature `tracing`) logs it.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use agent_error::recover::Fallback;
+    /// use agent_error::{codes, AgentError, Error};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let models = Fallback::new(["gpt-4o", "claude-sonnet"]).on_fallback(move |e, candidate| {
+    ///     log.lock().unwrap().push(format!("{candidate}: {}", e.code()));
+    /// });
+    /// let call = |model: &&str, _: u32| match *model {
+    ///     "gpt-4o" => Err(Error::new("llm.generate", codes::RATE_LIMIT, "provider returned 429")),
+    ///     _ => Ok(()),
+    /// };
+    /// models.run_with_sleep(call, |_| {}).unwrap();
+    /// assert_eq!(*seen.lock().unwrap(), ["gpt-4o: rate_limit"]);
+    /// ```
+    #[must_use]
+    pub fn on_fallback(
+        mut self,
+        hook: impl Fn(&dyn AgentError, &str) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_fallback = Some(Arc::new(hook));
+        self
     }
 
     /// Sets every candidate's cooldown.
@@ -773,6 +811,9 @@ impl<'f, C, E> Call<'f, C, E> {
                     let elsewhere =
                         self.continue_elsewhere && continues_elsewhere(error.error_chain());
                     let spent = c.code() == codes::BUDGET_EXHAUSTED;
+                    if let Some(hook) = &self.fallback.on_fallback {
+                        hook(&*c, &candidate.name);
+                    }
                     (
                         asks_for_another(&*c),
                         elsewhere,

@@ -91,6 +91,6 @@ pub use {
     crate::store::clock::{Clock, ManualClock, SystemClock},
     crate::store::local::{LocalStore, Store},
     breaker::{CallError, CircuitBreaker, CircuitOpen, Permit, TOOL_DISABLED},
-    fallback::{Answer, BoxError, Failure, Fallback, FallbackError},
+    fallback::{Answer, BoxError, Failure, Fallback, FallbackError, OnFallback},
     pauses::SharedPauses,
 };

@@ -65,11 +65,12 @@ impl Queue {
 }
 
 /// One attempt of a stream: open it, then hand each event on as it comes, marked with the
-/// attempt's number (the first marked as its start); the attempt fails with the stream's
-/// error, or with the opening's error classified.
+/// attempt's number (the first marked as its start) and the fallback candidate's name, if
+/// any; the attempt fails with the stream's error, or with the opening's error classified.
 pub(crate) async fn attempt<S, B, E, OE>(
     opened: impl Future<Output = Result<Watch<S>, OE>>,
     queue: &Queue,
+    candidate: Option<&Arc<str>>,
 ) -> Result<(), StreamError>
 where
     S: TryStream<Ok = B, Error = E>,
@@ -83,6 +84,9 @@ where
     while let Some(item) = std::future::poll_fn(|cx| Pin::new(&mut watch).poll_next(cx)).await {
         let mut event = item?;
         event.mark_attempt(number, std::mem::take(&mut first));
+        if let Some(name) = candidate {
+            event.mark_candidate(name);
+        }
         queue.send(event).await;
     }
     Ok(())
@@ -104,7 +108,7 @@ where
     OE: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
     fn attempt(&mut self, n: u32) -> impl Future<Output = Result<(), StreamError>> {
-        attempt((self.open)(n), &self.queue)
+        attempt((self.open)(n), &self.queue, None)
     }
 }
 

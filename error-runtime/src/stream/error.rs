@@ -308,6 +308,14 @@ impl StreamError {
         self
     }
 
+    /// Names the provider whose stream this is: for a stream that failed to open, which no
+    /// event named (a watch names the provider of the events it read).
+    #[must_use]
+    pub fn with_provider(mut self, provider: Provider) -> Self {
+        self.0.provider = Some(provider);
+        self
+    }
+
     /// How the stream failed.
     pub fn failure(&self) -> FailureKind {
         self.0.failure

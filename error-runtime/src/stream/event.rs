@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes_utils::Str;
@@ -40,6 +41,8 @@ pub struct Event {
     attempt: u32,
     /// Whether it is the first event its attempt yielded.
     starts_attempt: bool,
+    /// The name of the fallback chain's candidate whose stream yielded it.
+    candidate: Option<Arc<str>>,
 }
 
 impl Event {
@@ -54,6 +57,7 @@ impl Event {
             retry: None,
             attempt: 0,
             starts_attempt: false,
+            candidate: None,
         }
     }
 
@@ -70,6 +74,7 @@ impl Event {
             retry,
             attempt: 0,
             starts_attempt: false,
+            candidate: None,
         }
     }
 
@@ -208,6 +213,24 @@ impl Event {
     pub(crate) fn mark_attempt(&mut self, attempt: u32, starts_attempt: bool) {
         self.attempt = attempt;
         self.starts_attempt = starts_attempt;
+    }
+
+    /// The name of the candidate whose stream yielded the event, along a
+    /// `Fallback::run_stream` chain (`"openai"`, `"anthropic"`: the names the chain was
+    /// given); `None` for an event yielded otherwise.
+    ///
+    /// ```
+    /// use agent_error::stream::Event;
+    ///
+    /// assert_eq!(Event::new("", "[DONE]").candidate(), None);
+    /// ```
+    pub fn candidate(&self) -> Option<&str> {
+        self.candidate.as_deref()
+    }
+
+    /// Marks the event as yielded by the stream of the chain's candidate `name`.
+    pub(crate) fn mark_candidate(&mut self, name: &Arc<str>) {
+        self.candidate = Some(name.clone());
     }
 }
 

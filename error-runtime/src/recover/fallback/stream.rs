@@ -38,6 +38,7 @@ where
         attempt(
             (self.open)(&self.candidate.value, self.resume, n),
             self.queue,
+            Some(&self.candidate.name),
         )
     }
 }
@@ -61,8 +62,10 @@ impl<C> Fallback<C> {
     /// stops the chain.
     ///
     /// Each event says which attempt of the chain it came from ([`Event::attempt`], counted
-    /// along the chain, every candidate's openings included), and the first of each attempt
-    /// says it starts one ([`Event::starts_attempt`]). As under the retrier, the stream is
+    /// along the chain, every candidate's openings included) and which candidate sent it
+    /// ([`Event::candidate`]), and the first of each attempt says it starts one
+    /// ([`Event::starts_attempt`]). [`on_fallback`](Self::on_fallback) hears of each
+    /// candidate that failed, as for a unary call. As under the retrier, the stream is
     /// read at most 16 events ahead of the caller.
     ///
     /// ```
@@ -91,6 +94,9 @@ impl<C> Fallback<C> {
     /// let data: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().data().to_owned()).collect();
     /// assert!(data[1].contains("Hello"));
     /// assert_eq!(events.len(), 3);
+    /// // Each event names the candidate that sent it.
+    /// let from: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().candidate()).collect();
+    /// assert_eq!(from, [Some("primary"), Some("secondary"), Some("secondary")]);
     /// // The primary broke after it spoke: no cooldown, the next call starts there.
     /// assert_eq!(models.cooling_for(0), None);
     /// # });
