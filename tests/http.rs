@@ -1248,6 +1248,15 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
             "The engine is currently overloaded",
             "provider_unavailable",
         ),
+        // A call while another of the same conversation is still answered: wait for it.
+        (
+            400,
+            "Another request is in progress for this session",
+            "rate_limit",
+        ),
+        (400, "该会话已有请求正在处理中", "rate_limit"),
+        // Blocked on grounds of compliance.
+        (400, "内容因合规问题被拦截", "content_filtered"),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
