@@ -875,9 +875,13 @@ fn a_body_refines_only_an_error_status_and_never_a_status_whose_meaning_is_speci
     let e = parts(529, &[], overflow);
     assert_eq!(e.code(), "provider_unavailable");
     assert!(!is_context_overflow(&e));
-    // A server error is not a filter's refusal nor a size limit, whatever its body says.
+    // A server error is not a size limit, whatever its body says; a filter's refusal
+    // relabelled as a 500 is still a refusal.
+    let too_large = r#"{"error":{"type":"request_too_large"}}"#;
+    assert_eq!(code(500, too_large), "provider_unavailable");
+    assert_eq!(code(400, too_large), "request_too_large");
     let filtered = r#"{"error":{"code":"content_policy_violation"}}"#;
-    assert_eq!(code(500, filtered), "provider_unavailable");
+    assert_eq!(code(500, filtered), "content_filtered");
     assert_eq!(code(400, filtered), "content_filtered");
     assert_eq!(code(200, overflow), "http_error");
     assert_eq!(
@@ -1257,6 +1261,23 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
         (400, "该会话已有请求正在处理中", "rate_limit"),
         // Blocked on grounds of compliance.
         (400, "内容因合规问题被拦截", "content_filtered"),
+        // A refusal relabelled as a server error is still a refusal; a filter that failed is
+        // an outage.
+        (
+            500,
+            "Output blocked by content filtering policy",
+            "content_filtered",
+        ),
+        (
+            503,
+            "The content filter service is temporarily unavailable",
+            "provider_unavailable",
+        ),
+        (
+            500,
+            "content moderation failed with an internal error",
+            "provider_unavailable",
+        ),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");

@@ -18,9 +18,10 @@
 //! `INVALID_ARGUMENT`, `BadRequestError`) counts only when there is no status: a 401 whose
 //! body says `invalid_request_error` is an auth error.
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
-//! A server error (5xx) is never made a request too large or a filtered request by its body;
-//! it is a context overflow only when its body names or says one (llama.cpp answers an
-//! overflow with a 500). A generic server-fault type (`api_error`) never overrides a client
+//! A server error (5xx) is never made a request too large by its body; it is a context
+//! overflow only when its body names or says one (llama.cpp answers an overflow with a 500),
+//! and a filtered request when its words say a content policy refused it (relays and streams
+//! relabel refusals as 500s) and not that the filter itself failed. A generic server-fault type (`api_error`) never overrides a client
 //! error (4xx, 429 included) nor a timeout's status (a relay that labels a provider's 400
 //! `api_error` relays a request the provider refused); a 401 or 403 is not made an outage
 //! by the message's words either.
@@ -268,15 +269,27 @@ mod tests {
     }
 
     #[test]
-    fn a_server_error_is_never_a_filter_or_a_size_limit() {
+    fn a_server_error_is_never_a_size_limit_but_may_be_a_filters_refusal() {
         use Kind::*;
-        for kind in [RequestTooLarge, ContentFiltered] {
-            assert_eq!(
-                decide(Some(500), body(Some(kind), Some(kind), None)),
-                Some(Unavailable)
-            );
-            assert_eq!(decide(None, body(Some(kind), None, None)), Some(kind));
-        }
+        assert_eq!(
+            decide(
+                Some(500),
+                body(Some(RequestTooLarge), Some(RequestTooLarge), None)
+            ),
+            Some(Unavailable)
+        );
+        assert_eq!(
+            decide(None, body(Some(RequestTooLarge), None, None)),
+            Some(RequestTooLarge)
+        );
+        // A refusal relayed as a 500 is still a refusal: sending it again is refused again.
+        assert_eq!(
+            decide(
+                Some(500),
+                body(None, Some(ContentFiltered), Some(Unavailable))
+            ),
+            Some(ContentFiltered)
+        );
         // llama.cpp's overflow comes as a 500 that says so.
         let overflow = body(None, Some(ContextOverflow), Some(Unavailable));
         assert_eq!(decide(Some(500), overflow), Some(ContextOverflow));

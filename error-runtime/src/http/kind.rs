@@ -61,12 +61,13 @@ impl Kind {
     }
 
     /// Whether a response whose status is `status` can be of this kind by what its body
-    /// says: a server error (5xx) is not a filter's refusal nor a size limit, so no body
-    /// makes it one. (It can be a context overflow: llama.cpp answers one with a 500 whose
-    /// body says so, and sending the same prompt again fails the same way.)
+    /// says: a server error (5xx) is not a size limit, so no body makes it one. (It can be a
+    /// context overflow: llama.cpp answers one with a 500 whose body says so, and sending
+    /// the same prompt again fails the same way; and a content policy's refusal, which
+    /// relays and streams relabel as a 500, unless its words say the filter itself failed.)
     pub(super) const fn fits(self, status: u16) -> bool {
         match self {
-            Kind::RequestTooLarge | Kind::ContentFiltered => status < 500,
+            Kind::RequestTooLarge => status < 500,
             _ => true,
         }
     }

@@ -192,7 +192,8 @@ impl StatusError {
     ///
     /// A generic type that says only "invalid request" (`invalid_request_error`,
     /// `INVALID_ARGUMENT`) counts only without a status; a 5xx is never made a request too
-    /// large or a filtered one by its body (it is an overflow when its body says so); a
+    /// large by its body (it is an overflow when its body says so, and a filtered request
+    /// when its words say a policy refused it and not that the filter failed); a
     /// gateway's relayed body (OpenRouter's `metadata.raw`) is read one level deep. The
     /// message is `error.message` (or its `error` string), a string `error`, `message` or
     /// `detail`, or a plain-text body; the guide's HTTP chapter lists what each provider

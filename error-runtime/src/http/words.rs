@@ -296,15 +296,46 @@ pub(super) fn names_a_short_window(text: &str) -> bool {
         || (any(compiled(SOON, &SOONER)) && !any(compiled(LONG_PERIOD, &LONG)))
 }
 
+/// The first family that matches. Words of a content policy give way to words that say the
+/// server failed (an overload, an internal error, a timeout) in the same text: "the content
+/// filter service is unavailable" is an outage, not a refusal.
 fn read(text: &Prepared) -> Option<Said> {
-    families().iter().find_map(|(family, patterns)| {
-        let at = patterns.iter().position(|pattern| pattern.matches(text))?;
-        Some(Said {
-            kind: family.kind,
-            family: family.name,
-            words: family.patterns[at],
+    let first = first_family(text)?;
+    if first.0.kind != Kind::ContentFiltered {
+        return Some(first.1);
+    }
+    let failed = families()[first.2 + 1..]
+        .iter()
+        .enumerate()
+        .filter(|(_, (family, _))| matches!(family.kind, Kind::Unavailable | Kind::Timeout))
+        .find_map(|(offset, _)| {
+            let at = first.2 + 1 + offset;
+            let (family, patterns) = &families()[at];
+            let hit = patterns.iter().position(|pattern| pattern.matches(text))?;
+            Some(said(family, hit))
+        });
+    Some(failed.unwrap_or(first.1))
+}
+
+/// The first family one of whose patterns matches: the family, what it said, and its place
+/// in the table.
+fn first_family(text: &Prepared) -> Option<(&'static Family, Said, usize)> {
+    families()
+        .iter()
+        .enumerate()
+        .find_map(|(place, (family, patterns))| {
+            let at = patterns.iter().position(|pattern| pattern.matches(text))?;
+            Some((*family, said(family, at), place))
         })
-    })
+}
+
+/// What family `family` says by its `at`th pattern.
+fn said(family: &'static Family, at: usize) -> Said {
+    Said {
+        kind: family.kind,
+        family: family.name,
+        words: family.patterns[at],
+    }
 }
 
 /// `text` without what stands in quotes or backticks (`'…'`, `"…"`, `` `…` ``, `“…”`,
