@@ -64,10 +64,10 @@ fn corpus_files() -> Vec<PathBuf> {
     files_in("tests/corpus")
 }
 
-/// The set held out from the rules (`tests/heldout/`): nobody reads it while writing them.
-fn held_out_files() -> Vec<PathBuf> {
-    files_in("tests/heldout")
-}
+/// The sets held out from the rules: nobody reads them while writing rules. Each is drawn
+/// for a release from sources the corpus and the earlier sets do not use: `tests/heldout/`
+/// the first, `tests/heldout/second/` the second.
+const HELD_OUT_SETS: [&str; 2] = ["tests/heldout", "tests/heldout/second"];
 
 fn files_in(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -339,10 +339,25 @@ fn the_held_out_set_shares_no_source_with_the_corpus() {
             .map(|case| site(&case.source))
             .collect()
     };
-    let (corpus, held_out) = (sites(corpus_files()), sites(held_out_files()));
-    assert!(held_out.len() >= 20, "{} held-out sites", held_out.len());
-    let shared: Vec<_> = held_out.intersection(&corpus).collect();
-    assert!(shared.is_empty(), "sites in both: {shared:?}");
+    let corpus = sites(corpus_files());
+    let sets: Vec<BTreeSet<String>> = HELD_OUT_SETS
+        .iter()
+        .map(|dir| sites(files_in(dir)))
+        .collect();
+    for (dir, held_out) in HELD_OUT_SETS.iter().zip(&sets) {
+        assert!(
+            held_out.len() >= 20,
+            "{dir}: {} held-out sites",
+            held_out.len()
+        );
+        let shared: Vec<_> = held_out.intersection(&corpus).collect();
+        assert!(
+            shared.is_empty(),
+            "{dir}: sites in the corpus too: {shared:?}"
+        );
+    }
+    let shared: Vec<_> = sets[0].intersection(&sets[1]).collect();
+    assert!(shared.is_empty(), "sites in both held-out sets: {shared:?}");
 }
 
 /// How classification generalises: the held-out set, read once per release. It prints the
@@ -352,27 +367,29 @@ fn the_held_out_set_shares_no_source_with_the_corpus() {
 #[test]
 #[ignore = "a measurement, run once per release"]
 fn held_out_figure() {
-    let (mut count, mut matched, mut retried_wrongly) = (0, 0, 0);
-    let mut providers = BTreeSet::new();
-    for path in held_out_files() {
-        let file = load(&path);
-        providers.insert(file.provider);
-        for case in &file.cases {
-            count += 1;
-            let (want, got) = (expected(case), classify(case));
-            matched += usize::from(
-                want.code == got.code
-                    && want.retryable == got.retryable
-                    && want.recovery == got.recovery,
-            );
-            retried_wrongly += usize::from(got.retryable && !want.retryable);
+    for dir in HELD_OUT_SETS {
+        let (mut count, mut matched, mut retried_wrongly) = (0, 0, 0);
+        let mut providers = BTreeSet::new();
+        for path in files_in(dir) {
+            let file = load(&path);
+            providers.insert(file.provider);
+            for case in &file.cases {
+                count += 1;
+                let (want, got) = (expected(case), classify(case));
+                matched += usize::from(
+                    want.code == got.code
+                        && want.retryable == got.retryable
+                        && want.recovery == got.recovery,
+                );
+                retried_wrongly += usize::from(got.retryable && !want.retryable);
+            }
         }
+        eprintln!(
+            "held out ({dir}): {count} responses from {} providers: {matched} match what they \
+             mean ({:.1}%); {retried_wrongly} retried that must not be",
+            providers.len(),
+            100.0 * matched as f64 / count.max(1) as f64
+        );
+        assert!(count >= 80, "{dir}: {count} held-out responses");
     }
-    eprintln!(
-        "held out: {count} responses from {} providers: {matched} match what they mean \
-         ({:.1}%); {retried_wrongly} retried that must not be",
-        providers.len(),
-        100.0 * matched as f64 / count.max(1) as f64
-    );
-    assert!(count >= 80, "{count} held-out responses");
 }
