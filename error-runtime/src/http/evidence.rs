@@ -15,8 +15,10 @@
 //! `insufficient_user_quota`): specific, but for a rate limit, an overload, a timeout or a
 //! bad request, which are generic.
 //! A generic type that says only "invalid request" (`invalid_request_error`,
-//! `INVALID_ARGUMENT`, `BadRequestError`) counts only when there is no status: a 401 whose
-//! body says `invalid_request_error` is an auth error.
+//! `INVALID_ARGUMENT`, `BadRequestError`) counts only when there is no status or on a server
+//! error: a 401 whose body says `invalid_request_error` is an auth error, while a relay
+//! that answers a provider's refusal with a 500 and keeps the provider's type relays a
+//! request that sending again would not mend.
 //! Body evidence counts on an error status (400 and up) or when there is no status at all.
 //! A server error (5xx) is never made a request too large by its body; it is a context
 //! overflow only when its body names or says one (llama.cpp answers an overflow with a 500),
@@ -192,7 +194,8 @@ impl Evidence {
                 })
         };
         let generic = body.generic.filter(|hint| {
-            (hint.kind != Kind::InvalidInput || status.is_none()) && !less_than_status(hint)
+            (hint.kind != Kind::InvalidInput || status.is_none_or(|status| status >= 500))
+                && !less_than_status(hint)
         });
         let who_may_call = matches!(status, Some(401 | 403));
         let phrase = body
@@ -295,6 +298,23 @@ mod tests {
         assert_eq!(decide(Some(500), overflow), Some(ContextOverflow));
         assert_eq!(
             decide(Some(500), body(None, None, Some(Unavailable))),
+            Some(Unavailable)
+        );
+    }
+
+    #[test]
+    fn a_generic_invalid_request_counts_without_a_status_or_on_a_server_error() {
+        use Kind::*;
+        let invalid = || body(None, None, Some(InvalidInput));
+        assert_eq!(decide(None, invalid()), Some(InvalidInput));
+        assert_eq!(decide(Some(500), invalid()), Some(InvalidInput));
+        assert_eq!(decide(Some(502), invalid()), Some(InvalidInput));
+        // A status that says more than "a client's error" keeps it.
+        assert_eq!(decide(Some(401), invalid()), Some(Auth));
+        assert_eq!(decide(Some(429), invalid()), Some(RateLimit));
+        // Words of an outage in the message say more than the generic type.
+        assert_eq!(
+            decide(Some(500), body(None, Some(Unavailable), Some(InvalidInput))),
             Some(Unavailable)
         );
     }

@@ -191,7 +191,8 @@ impl StatusError {
     /// | 6 | the status class | the table on [`StatusError`] | |
     ///
     /// A generic type that says only "invalid request" (`invalid_request_error`,
-    /// `INVALID_ARGUMENT`) counts only without a status; a 5xx is never made a request too
+    /// `INVALID_ARGUMENT`) counts only without a status or on a 5xx (a relay's 500 around a
+    /// provider's refusal); a 5xx is never made a request too
     /// large by its body (it is an overflow when its body says so, and a filtered request
     /// when its words say a policy refused it and not that the filter failed); a
     /// gateway's relayed body (OpenRouter's `metadata.raw`) is read one level deep. The
