@@ -228,6 +228,9 @@ impl StreamError {
     ///
     /// let e = StreamError::opening(StatusError::new(429));
     /// assert_eq!((e.failure(), e.code()), (FailureKind::Opening, "rate_limit"));
+    /// // It takes the operation its cause was made for, when one was named.
+    /// let named = StreamError::opening(StatusError::new(429).with_op("llm.chat"));
+    /// assert_eq!(named.op(), "llm.chat");
     /// assert!(e.is_rate_limited());
     /// // One head a line: the classified cause shows without its own.
     /// assert_eq!(
@@ -239,6 +242,11 @@ impl StreamError {
         let source: Box<dyn StdError + Send + Sync + 'static> = err.into();
         let mut e = *StreamError::new(FailureKind::Opening).0;
         if let Some(c) = crate::classify(&*source) {
+            // The operation the opening was made for (`watch_as(response, "llm.chat")`),
+            // unless it named none (a response's error is `http` by default).
+            if !matches!(c.op(), "" | "http") {
+                e.op = Cow::Owned(c.op().to_owned());
+            }
             e.opening = Some(Opening {
                 code: c.code().into(),
                 policy: c.retry_policy(),
