@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_error_runtime::chain::ErrorChain;
-use agent_error_runtime::recover::{CircuitBreaker, CircuitState, Pacer};
+use agent_error_runtime::recover::{CircuitBreaker, CircuitState, Fallback, Pacer};
 use agent_error_runtime::retry::{Outcome, Retrier};
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::{Meter, MeterProvider};
@@ -25,7 +25,7 @@ use crate::operation::{GenAiCall, Operation};
 /// | instrument | kind | unit | attributes |
 /// |---|---|---|---|
 /// | `gen_ai.client.operation.duration` | histogram | `s` | `gen_ai.operation.name`, `gen_ai.provider.name`, `gen_ai.request.model`, `error.type` when it failed |
-/// | `agent_error.failures` | counter | `{failure}` | `error.type`, `gen_ai.operation.name`, `gen_ai.provider.name` |
+/// | `agent_error.failures` | counter | `{failure}` | `error.type`, `gen_ai.operation.name`, `gen_ai.provider.name` (a fallback chain's: `error.type` and the candidate as `gen_ai.provider.name`) |
 /// | `agent_error.retries` | counter | `{retry}` | the same, and `agent_error.wait.source` |
 /// | `agent_error.pauses` | counter | `{pause}` | the same |
 /// | `agent_error.circuit.transitions` | counter | `{transition}` | `agent_error.circuit.key`, `agent_error.circuit.state` |
@@ -162,6 +162,36 @@ impl Telemetry {
                 &[
                     KeyValue::new(names::CIRCUIT_KEY, key.to_string()),
                     KeyValue::new(names::CIRCUIT_STATE, state),
+                ],
+            );
+        })
+    }
+
+    /// `fallback`, counting each candidate that failed in `agent_error.failures` with
+    /// `error.type` and the candidate's name as `gen_ai.provider.name` (see
+    /// [`Fallback::on_fallback`], which this sets). A fallback call gives no retrier's
+    /// [`Outcome`] to [`Operation::end`], and a streamed one none at all: this is how their
+    /// failures reach the metrics, streamed or not. Name the candidates by provider
+    /// (`openai`, `anthropic`), not by request, so that the series stay few.
+    ///
+    /// ```
+    /// use agent_error::opentelemetry::Telemetry;
+    /// use agent_error::recover::Fallback;
+    ///
+    /// let models = Telemetry::global().instrument_fallback(Fallback::new(["openai", "anthropic"]));
+    /// # let _ = models;
+    /// ```
+    pub fn instrument_fallback<C>(&self, fallback: Fallback<C>) -> Fallback<C> {
+        let telemetry = self.clone();
+        fallback.on_fallback(move |e, candidate| {
+            telemetry.inner.failures.add(
+                1,
+                &[
+                    KeyValue::new(
+                        names::ERROR_TYPE,
+                        telemetry.known.error_type(e.code()).to_string(),
+                    ),
+                    KeyValue::new(names::GEN_AI_PROVIDER_NAME, candidate.to_string()),
                 ],
             );
         })

@@ -647,3 +647,47 @@ fn codes_a_telemetry_is_told_of_keep_their_own_series() {
     let e = agent_error::Error::new("search", "search.quota_spent", "failed");
     assert_eq!(agent_error::opentelemetry::error_type(&e), "_OTHER");
 }
+
+/// A streamed fallback call's failures reach the metrics as a unary call's do: the
+/// candidate that refused counts in `agent_error.failures` by its code and name, and the
+/// operation's span and duration carry the outcome.
+#[tokio::test]
+async fn a_streamed_fallback_calls_failures_are_counted_by_candidate() {
+    use agent_error::http::StatusError;
+    use agent_error::recover::Fallback;
+    use agent_error::stream::Watch;
+    use futures_util::StreamExt;
+
+    let collector = Collector::new();
+    let models = collector
+        .telemetry
+        .instrument_fallback(Fallback::new(["openai", "anthropic"]));
+    let operation = collector
+        .telemetry
+        .start(&GenAiCall::new("chat").provider("openai").model("gpt-test"));
+    let events: Vec<_> = models
+        .run_stream(
+            async |model: &&str, _resume: Option<&str>, _attempt| match *model {
+                "openai" => Err(StatusError::new(429)),
+                _ => {
+                    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
+                    let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(body)]);
+                    Ok(Watch::new(chunks))
+                }
+            },
+            |_| async {},
+        )
+        .collect()
+        .await;
+    assert!(events.iter().all(Result::is_ok));
+    assert_eq!(events[0].as_ref().unwrap().candidate(), Some("anthropic"));
+    operation.end_with(None);
+
+    let failures = collector.points("agent_error.failures");
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(has(&failures[0].0, "error.type", "rate_limit"));
+    assert!(has(&failures[0].0, "gen_ai.provider.name", "openai"));
+    assert_eq!(failures[0].1, 1.0);
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+}
