@@ -1535,6 +1535,63 @@ fn a_permission_error_is_read_by_its_message() {
     assert_eq!(refused.code(), "auth_error");
 }
 
+/// When one text says two things, the one that decides what to do: words of a bad request
+/// outweigh words of an outage (a relay's "upstream failed" around the provider's refusal);
+/// a plan's limit that says it comes back within the hour is a rate limit; a dotted name's
+/// last part that says something decides; Google names a quota by its service's metric.
+#[test]
+fn what_outweighs_what_in_one_text() {
+    let message = |text: &str| format!(r#"{{"error":{{"message":"{text}"}}}}"#);
+    for (status, text, expected) in [
+        (
+            500,
+            "Upstream request failed: invalid request body: unknown field",
+            "invalid_input",
+        ),
+        (500, "Upstream request failed", "provider_unavailable"),
+        (
+            429,
+            "Limit on tokens per day reached. Please try again in 9m38.016s.",
+            "rate_limit",
+        ),
+        (
+            429,
+            "Limit on tokens per day reached. Please try again in 7h12m0s.",
+            "budget_exhausted",
+        ),
+        (
+            429,
+            "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model.",
+            "rate_limit",
+        ),
+        (
+            429,
+            "Quota exceeded for generativelanguage.googleapis.com/generate_requests_per_day.",
+            "budget_exhausted",
+        ),
+    ] {
+        assert_eq!(code(status, &message(text)), expected, "{status} {text}");
+    }
+    let e = parts(
+        429,
+        &[],
+        &message("Limit on tokens per day reached. Please try again in 9m38.016s."),
+    );
+    assert_eq!(
+        e.retry_after(),
+        Some(std::time::Duration::from_millis(578_016))
+    );
+    // The last part of a dotted name that says something decides.
+    for (name, expected) in [
+        ("InternalError.Algo.InvalidParameter", "invalid_input"),
+        ("Throttling.RateQuota", "rate_limit"),
+        ("AllocationQuota.FreeTierOnly", "budget_exhausted"),
+    ] {
+        let body = format!(r#"{{"error":{{"code":"{name}","message":"x"}}}}"#);
+        assert_eq!(code(400, &body), expected, "{name}");
+    }
+}
+
 /// Text in quotes is the caller's own, echoed back: it never decides. A 400 that quotes a
 /// rejected tool named "too many requests" or "overloaded", or money words, stays the
 /// caller's error and is not retried.

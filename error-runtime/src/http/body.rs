@@ -10,7 +10,8 @@ use super::evidence::Decision;
 use super::json::{self, Details, ErrorBody, ErrorField};
 use super::kind::Kind;
 use super::providers::{
-    CANCELLED, DAILY_QUOTA, NAMES, PLAN_LIMIT, QUOTA_METRIC, Weight, ZERO_LIMIT,
+    CANCELLED, DAILY_QUOTA, GOOGLE_API_HOST, NAMES, PLAN_LIMIT, QUOTA_FOR, QUOTA_METRIC, Weight,
+    ZERO_LIMIT,
 };
 use super::{delay, duration, vocabulary, words};
 
@@ -415,7 +416,9 @@ pub(super) fn name_of(name: &str, weight: Weight) -> Option<Hint> {
 /// but for the families that name a class of failures (a rate limit, an overload, a
 /// timeout, a bad request), which are generic.
 fn words_of_name(name: &str) -> Option<(Hint, Weight)> {
-    let said = words::in_name(name)?;
+    // A dotted name goes from the general to the particular (`InternalError.Algo.
+    // InvalidParameter`, `Throttling.RateQuota`): its last part that says something decides.
+    let said = name.rsplit('.').find_map(words::in_name)?;
     let weight = match said.kind {
         Kind::RateLimit | Kind::Unavailable | Kind::Timeout | Kind::InvalidInput => Weight::Generic,
         _ => Weight::Specific,
@@ -482,7 +485,13 @@ fn google_quota(details: &Details<'_>, message: Option<&str>) -> Option<Hint> {
 /// it counts per day, else a rate limit; `None` when it names no quota. `lower` is the
 /// message in ASCII lowercase.
 fn quota_in_text(lower: &str) -> Option<Kind> {
-    if !lower.contains(QUOTA_METRIC) {
+    // "Quota exceeded for metric: …", or for a metric named by its service
+    // ("Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model").
+    let names_metric = lower.contains(QUOTA_METRIC)
+        || lower
+            .find(QUOTA_FOR)
+            .is_some_and(|at| lower[at..].contains(GOOGLE_API_HOST));
+    if !names_metric {
         return None;
     }
     let zero = lower.match_indices(ZERO_LIMIT).any(|(at, found)| {
@@ -558,6 +567,10 @@ fn messages<'j, 'a>(json: &'j ErrorBody<'a>) -> [&'j Option<Cow<'a, str>>; 6] {
     ]
 }
 
+/// How soon a plan's limit must say it comes back to be read as a rate limit: within the
+/// hour, as a retrier with a long `max_wait` or a pacer may wait.
+const SOON_BACK: Duration = Duration::from_secs(60 * 60);
+
 /// What the words of free text say: Google's quota reading when it names a quota, else
 /// the first word family that matches outside quotes. A plan's or a quota's limit is a
 /// rate limit when the text names a short window (per minute, `TPM`), quoted or not; a
@@ -587,7 +600,10 @@ fn phrases_of(text: &str, unquote: bool) -> Option<Hint> {
         words::in_text(text)
     };
     let hint = said.map(|said| {
-        let short = said.family == PLAN_LIMIT && words::names_a_short_window(text);
+        // A plan's limit is a rate limit when it names a short window, or when its message
+        // says it comes back within the hour ("… tokens per day … try again in 9m38s").
+        let soon = || delay::in_message(text).is_some_and(|wait| wait <= SOON_BACK);
+        let short = said.family == PLAN_LIMIT && (words::names_a_short_window(text) || soon());
         Hint {
             kind: if short { Kind::RateLimit } else { said.kind },
             why: Decision::MessageWords {

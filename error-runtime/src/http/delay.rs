@@ -16,15 +16,20 @@ const SEARCHED: usize = 4096;
 pub(super) const LONGEST: Duration = Duration::from_secs(31 * 24 * 60 * 60);
 
 /// The words a delay follows, in lowercase.
-const LEADS: [&str; 4] = [
+const LEADS: [&str; 8] = [
     "try again in ",
     "try again after ",
     "retry in ",
     "retry after ",
+    "reset after ",
+    "reset in ",
+    "resets after ",
+    "resets in ",
 ];
 
-/// The delay in `message` after "try again in", "try again after", "retry in" or "retry
-/// after" (any case): a
+/// The delay in `message` after "try again in", "try again after", "retry in", "retry
+/// after", or "reset(s) in" and "reset(s) after" (a quota that says when it comes back), in
+/// any case: a
 /// decimal number of `ms`, `s`, `m` or `h`, or of milliseconds, seconds, minutes or hours
 /// spelt out, with Go's compound form read whole (`"1m30s"`, `"6m0s"`). `None` when the
 /// message has none, or the number is not a plain decimal (no sign, no exponent); a delay
@@ -99,6 +104,8 @@ mod tests {
                 Some(11_054),
             ),
             ("Please try again in 20ms.", Some(20)),
+            ("Your quota will reset after 5s.", Some(5_000)),
+            ("The limit resets in 2m.", Some(120_000)),
             ("Try again in 2m.", Some(120_000)),
             ("try again in 1.5 s", Some(1_500)),
             ("Please try again in 1m30s.", Some(90_000)),

@@ -215,6 +215,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "account ~ overdue|in_arrears|arrears",
         "budget ~ exceeded|exhausted|reached|spent|limit",
         "exceeded|exhausted|reached|over ~ budget|max_budget",
+        "exceeded|exhausted|used_up|used_all|reached|depleted|spent ~~ credit|credits|allowance|balance",
         "exceededtokenbudget|credit_balance",
         "saldo|créditos|creditos|fondos ~ insuficiente*|agotado*|esgotado*",
         "insuficiente*|sin|sem ~ saldo|créditos|creditos|fondos",
@@ -234,6 +235,7 @@ pub(super) const FAMILIES: &[Family] = &[
     // the request (a "size allowed during peak load" is the load's, not the request's).
     Family { kind: Kind::Unavailable, name: "high load", patterns: &[
         "too_busy|high_demand|heavy_load|high_load|high_traffic|peak_load|experiencing_high|currently_experiencing",
+        "over_capacity|at_capacity|no_capacity|insufficient_capacity|out_of_capacity",
         "アクセスが集中", "混雑", "사용량이 많", "요청이 많아",
     ]},
     // A request that alone exceeds a limit waiting cannot lift.
@@ -244,6 +246,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "bytes|megabytes|mb ~ limit|exceed*|maximum",
         "image ~ exceed*", "too_many_images|too_many_files|too_many_tokens_in_batch",
         "tokens ~~ limited_to|is_limited_to",
+        "at_most|up_to|maximum_of|no_more_than ~~ in_one_batch|per_batch|in_a_batch|in_a_single_batch",
+        "batch_size|batch ~ exceed*|too_large|too_big|limit",
         "请求体过大", "请求过大", "文件过大", "图片过大", "大小超过", "超过大小", "請求過大", "檔案過大",
         "archivo|solicitud|petición|imagen|arquivo|solicitação|requisição|imagem|fichier|requête|image|datei|anfrage|bild|richiesta|immagine ~~ demasiado_grande|muito_grande|trop_volumineu*|trop_grand*|zu_groß|troppo_grand*",
         "大きすぎ", "너무 큽", "크기가 너무", "용량 초과", "слишком больш", "слишком велик", "превышает максимальный размер",
@@ -262,6 +266,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
         "reached|exceeded|used ~ for_this_month|this_month|for_the_month|for_today|for_this_week|this_week|today",
         "free_models_per_day|calls_month",
+        "tokens|requests|calls|messages ~ per_day|per_month|a_day|a_month|daily|monthly",
+        "key_limit|total_limit|credit_limit|spend_limit|spending_limit|account_limit ~ exceeded|reached|hit",
         "cuota|cota|quota|kontingent|contingent ~ excedid*|agotad*|superad*|esgotad*|dépassé*|épuisé*|überschritten|aufgebraucht|erschöpft|superat*|esaurit*",
         "límite_diario|límite_mensual|limite_diário|limite_mensal|limite_quotidienne|limite_mensuelle|tageslimit|monatslimit|limite_giornaliero",
         "クォータ", "割り当て", "할당량", "사용 한도", "사용량 한도", "квот", "дневной лимит", "месячный лимит", "лимит исчерпан",
@@ -321,6 +327,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "token ~ missing|is_missing|expired|is_expired|has_expired|invalid|is_invalid|not_provided",
         "invalid|missing|expired ~ token",
         "account ~ locked|frozen|banned|suspended",
+        "access ~ terminated|revoked|suspended|blocked|disabled|was_terminated|has_been_terminated|has_been_revoked",
         "organization|account|project|key ~ disabled|deactivated|suspended|banned|restricted|blocked",
         "location|region|country|territory ~ not_supported|unsupported|not_available",
         "令牌", "認證", "已被锁定", "已被鎖定", "被封禁", "已被禁用", "已被停用", "认证失败", "鉴权", "鑑權", "身份验证", "未授权", "未授權", "无权", "無權", "权限不足", "權限不足", "密钥", "密鑰", "签名", "簽名",
@@ -339,6 +346,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "price|pricing|ratio ~ not_set|is_not_set|not_configured|is_not_configured",
         "价格未配置", "倍率或价格未配置", "倍率未配置", "價格未配置",
         "decommissioned|identifier_is_invalid",
+        "invalid_model_name|not_a_valid_model|unknown_model|unsupported_model",
+        "model ~~ not_supported|is_not_supported|isn_t_supported|is_unsupported|not_recognized|not_recognised",
         "模型不存在", "不存在该模型", "找不到模型", "未找到模型", "模型未找到", "无此模型", "模型已下线", "模型不存在", "不存在", "找不到",
         "modelo|modèle|modell|modello ~ no_encontrado|não_encontrado|introuvable|nicht_gefunden|non_trovato|no_existe|não_existe|existe_pas|existiert_nicht|inexistente|desconocido|desconhecido|inconnu|unbekannt|sconosciuto",
         "モデルが見つかりません", "存在しないモデル", "モデルが存在しません", "모델을 찾을 수 없", "존재하지 않는 모델", "모델이 존재하지 않", "модель не найдена", "модель не существует", "неизвестная модель",
@@ -371,7 +380,7 @@ pub(super) const FAMILIES: &[Family] = &[
     ]},
     // The server failed, is overloaded or cannot take the call now.
     Family { kind: Kind::Unavailable, name: "overload", patterns: &[
-        "overload*|over_capacity|at_capacity|no_capacity|insufficient_capacity|out_of_capacity",
+        "overload*",
         "capacity ~ exceeded|reached|insufficient|limit|constraints",
         "temporarily|currently ~ unavailable|overloaded|busy|down|unable|not_available",
         "service|server|model|upstream|backend|endpoint|engine|provider|deployment|instance ~ unavailable|busy|overloaded|down|not_available|not_ready|loading|starting",
@@ -414,6 +423,10 @@ pub(super) const ZERO_LIMIT: &str = "limit: 0";
 pub(super) const CANCELLED: &str = "CANCELLED";
 /// Google's message naming the quota that was exceeded.
 pub(super) const QUOTA_METRIC: &str = "quota exceeded for metric";
+/// Google's message naming an exceeded quota by its service's metric.
+pub(super) const QUOTA_FOR: &str = "quota exceeded for ";
+/// The host part of the metric of a Google service (`aiplatform.googleapis.com/…`).
+pub(super) const GOOGLE_API_HOST: &str = ".googleapis.com/";
 
 /// The `@type` suffix of Google's `RetryInfo` error detail.
 pub(super) const RETRY_INFO: &str = "google.rpc.RetryInfo";

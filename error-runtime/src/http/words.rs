@@ -296,18 +296,23 @@ pub(super) fn names_a_short_window(text: &str) -> bool {
         || (any(compiled(SOON, &SOONER)) && !any(compiled(LONG_PERIOD, &LONG)))
 }
 
-/// The first family that matches. Words of a content policy give way to words that say the
-/// server failed (an overload, an internal error, a timeout) in the same text: "the content
-/// filter service is unavailable" is an outage, not a refusal.
+/// The first family that matches, unless the same text says something that outweighs it.
+/// Words of a content policy give way to words that say the server failed (an overload, an
+/// internal error, a timeout): "the content filter service is unavailable" is an outage,
+/// not a refusal. Words of an outage give way to words of a bad request: a relay's
+/// "upstream request failed: invalid request body" relays the provider's refusal, which
+/// sending again would not mend.
 fn read(text: &Prepared) -> Option<Said> {
     let first = first_family(text)?;
-    if first.0.kind != Kind::ContentFiltered {
-        return Some(first.1);
-    }
+    let outweighed_by: &[Kind] = match first.0.kind {
+        Kind::ContentFiltered => &[Kind::Unavailable, Kind::Timeout],
+        Kind::Unavailable => &[Kind::InvalidInput],
+        _ => return Some(first.1),
+    };
     let failed = families()[first.2 + 1..]
         .iter()
         .enumerate()
-        .filter(|(_, (family, _))| matches!(family.kind, Kind::Unavailable | Kind::Timeout))
+        .filter(|(_, (family, _))| outweighed_by.contains(&family.kind))
         .find_map(|(offset, _)| {
             let at = first.2 + 1 + offset;
             let (family, patterns) = &families()[at];
