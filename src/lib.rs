@@ -104,7 +104,9 @@
 //! | `guide` | no | the [`guide`]'s chapters built whole, and every feature above that their examples use (all of them); without it, each chapter's page points to the chapter on docs.rs |
 //!
 //! The documentation on docs.rs is built with every feature. The minimum supported Rust
-//! version is 1.95.
+//! version is 1.85 for this crate and the crates under it, with `registry`, `http`, `serde`,
+//! `tracing`, `tokio`, `anyhow`, `miette` and `schemars`; `recover`, `stream` and the
+//! integrations are built with Rust 1.95.
 //!
 //! Each integration is a crate of its own (`agent-error-<name>`, under `integrations/` in the
 //! repository), built on the runtime's public API; the features above bring it in and

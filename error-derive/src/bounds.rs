@@ -28,9 +28,7 @@ impl<'a> Params<'a> {
     fn crawl(&self, ty: &Type) -> bool {
         match ty {
             Type::Path(p) => {
-                if let Some(q) = &p.qself
-                    && self.crawl(&q.ty)
-                {
+                if p.qself.as_ref().is_some_and(|q| self.crawl(&q.ty)) {
                     return true;
                 }
                 let first_is_param = p.qself.is_none()
@@ -143,11 +141,11 @@ pub fn infer(input: &Input) -> ImplBounds {
                         }
                     }
                 }
-                if let Op::Field(i) = *c.op()
-                    && params.mentioned_in(ty(i))
-                {
-                    b.display.add(ty(i), quote!(::core::convert::AsRef<str>));
-                    b.agent.add(ty(i), quote!(::core::convert::AsRef<str>));
+                if let Op::Field(i) = *c.op() {
+                    if params.mentioned_in(ty(i)) {
+                        b.display.add(ty(i), quote!(::core::convert::AsRef<str>));
+                        b.agent.add(ty(i), quote!(::core::convert::AsRef<str>));
+                    }
                 }
                 if let Some(i) = c.source {
                     let t = cause_type(ty(i));
@@ -164,13 +162,5 @@ pub fn infer(input: &Input) -> ImplBounds {
 
 /// The error type of a cause field: `T` for `Option<T>`.
 fn cause_type(ty: &syn::Type) -> &syn::Type {
-    if source::is_option(ty)
-        && let syn::Type::Path(p) = ty
-        && let Some(syn::PathArguments::AngleBracketed(a)) =
-            p.path.segments.last().map(|s| &s.arguments)
-        && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
-    {
-        return inner;
-    }
-    ty
+    source::option_inner(ty).unwrap_or(ty)
 }

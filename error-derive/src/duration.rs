@@ -103,7 +103,7 @@ impl std::fmt::Display for Nanos {
         let (value, unit) = UNITS
             .iter()
             .rev()
-            .find(|(_, scale)| n.is_multiple_of(*scale))
+            .find(|(_, scale)| n % scale == 0)
             .map(|(unit, scale)| (n / scale, *unit))
             .unwrap_or((n, "ns"));
         write!(f, "{value}{unit}")

@@ -38,13 +38,15 @@ impl Errors {
 }
 
 /// Where `span` starts in its file (line, column), to report errors in reading order;
-/// outside a macro's expansion (the derive's unit tests) every span is at the start.
+/// outside a macro's expansion (the derive's unit tests) every span is at the start, and so
+/// is every span before Rust 1.88 (where proc-macro2 cannot ask the compiler): the errors
+/// then keep the order the checks found them in.
 fn position(span: Span) -> (usize, usize) {
     if !proc_macro::is_available() {
         return (0, 0);
     }
-    let start = span.unwrap().start();
-    (start.line(), start.column())
+    let start = span.start();
+    (start.line, start.column)
 }
 
 /// As serde's `Ctxt` checks: every collected error reaches the user. Dropping errors

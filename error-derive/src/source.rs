@@ -83,7 +83,7 @@ pub fn is_option(ty: &Type) -> bool {
 }
 
 /// `E` in `Option<E>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     let PathArguments::AngleBracketed(a) = &last.arguments else {

@@ -170,17 +170,17 @@ fn error_not_on_a_field<T>(input: &Input, v: &Variant, _: &T, errors: &mut Error
 }
 
 fn container_op_in_grammar(input: &Input, errors: &mut Errors) {
-    if let Some(op) = &input.attrs.op
-        && let Some(problem) = op::problem(&op.value)
-    {
+    let Some(op) = &input.attrs.op else { return };
+    if let Some(problem) = op::problem(&op.value) {
         errors.at(op.span, problem);
     }
 }
 
 fn namespace_in_grammar(input: &Input, errors: &mut Errors) {
-    if let Some(ns) = &input.attrs.namespace
-        && let Err(why) = code::check_code(&ns.value)
-    {
+    let Some(ns) = &input.attrs.namespace else {
+        return;
+    };
+    if let Err(why) = code::check_code(&ns.value) {
         let fix = code::suggest_code(&ns.value)
             .map(|fixed| format!("; write namespace = \"{fixed}\""))
             .unwrap_or_default();
@@ -191,11 +191,14 @@ fn namespace_in_grammar(input: &Input, errors: &mut Errors) {
 /// An enum's `retry(...)` that sets `max`, on its own; with `base` alone the variants may
 /// still set `max` (see [`container_base_within_default_max`]).
 fn container_base_within_max(input: &Input, errors: &mut Errors) {
-    if input.place == Place::Enum
-        && let Some(retry) = &input.attrs.retry
-        && retry.value.max.is_some()
-        && let Some((span, message)) =
-            retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
+    let Some(retry) = &input.attrs.retry else {
+        return;
+    };
+    if input.place != Place::Enum || retry.value.max.is_none() {
+        return;
+    }
+    if let Some((span, message)) =
+        retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
     {
         errors.at(span, message);
     }
@@ -499,9 +502,10 @@ fn one_op_field(_: &Input, v: &Variant, _: &Classified, errors: &mut Errors) {
 }
 
 fn variant_op_in_grammar<T>(input: &Input, v: &Variant, _: &T, errors: &mut Errors) {
-    if let Some(own) = op::own(input.place, &v.attrs)
-        && let Some(problem) = op::problem(&own.value)
-    {
+    let Some(own) = op::own(input.place, &v.attrs) else {
+        return;
+    };
+    if let Some(problem) = op::problem(&own.value) {
         errors.at(own.span, problem);
     }
 }
@@ -546,9 +550,10 @@ fn struct_has_an_op(input: &Input, v: &Variant, c: &Classified, errors: &mut Err
 }
 
 fn base_within_max(_: &Input, v: &Variant, c: &Classified, errors: &mut Errors) {
-    if let (Some(policy), Some(args)) = (&c.policy, &v.attrs.retry)
-        && let Some((span, message)) = retry::order_problem(policy, &args.value)
-    {
+    let (Some(policy), Some(args)) = (&c.policy, &v.attrs.retry) else {
+        return;
+    };
+    if let Some((span, message)) = retry::order_problem(policy, &args.value) {
         errors.at(span, message);
     }
 }
@@ -624,9 +629,10 @@ fn recovery_retry_needs_retryable(_: &Input, v: &Variant, c: &Classified, errors
     if c.policy.is_some() {
         return;
     }
-    if let Some(recovery) = &v.attrs.recovery
-        && recovery.value == Recovery::Retry
-    {
+    let Some(recovery) = &v.attrs.recovery else {
+        return;
+    };
+    if recovery.value == Recovery::Retry {
         errors.at(
             recovery.span,
             format!("`recovery = \"retry\"` on a variant that is never retried: its retry policy is NEVER, so retrying it would fail again the same way; mark the variant `retryable` or `rate_limited` (then retry is already the default recovery), or choose another recovery such as \"replan\" or \"abort\"{}", see("recovery-retry-on-a-permanent-variant")),
@@ -711,12 +717,14 @@ fn container_base_within_default_max(input: &Input, errors: &mut Errors) {
                 .as_ref()
                 .is_none_or(|r| r.value.base.is_none() && r.value.max.is_none())
     });
-    if input.place == Place::Enum
-        && uses_container_base
-        && let Some(retry) = &input.attrs.retry
-        && retry.value.max.is_none()
-        && let Some((span, message)) =
-            retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
+    let Some(retry) = &input.attrs.retry else {
+        return;
+    };
+    if input.place != Place::Enum || !uses_container_base || retry.value.max.is_some() {
+        return;
+    }
+    if let Some((span, message)) =
+        retry::order_problem(&retry::container_policy(&retry.value), &retry.value)
     {
         errors.at(span, message);
     }

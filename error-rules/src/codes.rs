@@ -157,11 +157,11 @@ pub fn is_valid_code(code: &str) -> bool {
     let shared = bytes.iter().fold(LOWER | UPPER, |shared, &b| {
         shared & CODE_BYTES[usize::from(b)]
     });
-    if let Some(&first) = bytes.first()
-        && matches!(CODE_BYTES[usize::from(first)], LOWER | UPPER)
-        && shared & CODE_BYTES[usize::from(first)] != 0
-    {
-        return true;
+    if let Some(&first) = bytes.first() {
+        let class = CODE_BYTES[usize::from(first)];
+        if matches!(class, LOWER | UPPER) && shared & class != 0 {
+            return true;
+        }
     }
     // One pass over the bytes, keeping the class of the current segment's first letter
     // (`0` at the start of a segment): a later byte must share a bit with it.

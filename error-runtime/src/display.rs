@@ -227,8 +227,9 @@ impl fmt::Display for Chain<'_> {
             // An io::Error that wraps another error displays as it, and that error is the
             // next link: print the pair once, classified by the io::Error's kind when the
             // inner error has no classification of its own.
-            if let Some(io) = link.downcast_ref::<std::io::Error>()
-                && let Some(inner) = io.get_ref()
+            if let Some(inner) = link
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
             {
                 let inner: &(dyn StdError + 'static) = inner;
                 if classified.is_none() || crate::core::classify::classify_link(inner).is_some() {

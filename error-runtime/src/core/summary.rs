@@ -26,6 +26,19 @@ pub const ELLIPSIS: &str = "…";
 #[cfg(any(feature = "http", feature = "serde"))]
 pub(crate) const MAX_ID_BYTES: usize = 128;
 
+/// The largest index at most `index` that is a character boundary of `text` (its length
+/// when `index` is past the end): `str::floor_char_boundary`, stable only from Rust 1.91.
+pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    // 0 is always a boundary, and a character is at most 4 bytes: at most 3 steps back.
+    (0..=index)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
 /// A peer's identifier as kept: visible ASCII only (spaces, controls and anything else
 /// dropped), at most [`MAX_ID_BYTES`] bytes; `None` when nothing is left. Read from response
 /// headers (`http`) and from the wire (`serde`).
@@ -82,9 +95,12 @@ fn find_suspect(bytes: &[u8]) -> Option<usize> {
     let Some(last) = bytes.last_chunk::<LANES>() else {
         return bytes.iter().position(|&b| suspect(b));
     };
-    let (blocks, rest) = bytes.as_chunks::<LANES>();
-    for (n, block) in blocks.iter().enumerate() {
-        if let Some(i) = suspect_in(block) {
+    // `chunks_exact`, not `as_chunks` (Rust 1.88): each block is `LANES` bytes, so the
+    // conversion to an array never fails and compiles to nothing.
+    let blocks = bytes.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for (n, block) in blocks.enumerate() {
+        if let Some(i) = suspect_in(block.try_into().expect("a block of LANES bytes")) {
             return Some(n * LANES + i);
         }
     }
@@ -138,7 +154,7 @@ impl<'a, W: fmt::Write + ?Sized> OneLine<'a, W> {
             self.left -= piece.len();
             return self.out.write_str(piece);
         }
-        let end = piece.floor_char_boundary(self.left);
+        let end = floor_char_boundary(piece, self.left);
         self.left = 0;
         self.cut = true;
         self.out.write_str(&piece[..end])?;
@@ -230,7 +246,7 @@ impl fmt::Write for Capped<'_> {
             self.out.push_str(piece);
         } else if !self.cut {
             self.out
-                .push_str(&piece[..piece.floor_char_boundary(self.left)]);
+                .push_str(&piece[..floor_char_boundary(piece, self.left)]);
             self.left = 0;
             self.cut = true;
         }

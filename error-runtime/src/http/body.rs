@@ -14,6 +14,7 @@ use super::providers::{
     ZERO_LIMIT,
 };
 use super::{delay, duration, vocabulary, words};
+use crate::core::summary::floor_char_boundary;
 
 /// The most of a body that is kept and read, in bytes.
 pub(super) const MAX_BODY: usize = 64 * 1024;
@@ -78,7 +79,7 @@ pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
                 self.0.push_str(s);
                 return Ok(());
             }
-            self.0.push_str(&s[..s.floor_char_boundary(room)]);
+            self.0.push_str(&s[..floor_char_boundary(s, room)]);
             // Stop the formatting: the rest would be cut anyway.
             Err(std::fmt::Error)
         }
@@ -91,7 +92,7 @@ pub(super) fn display_prefix(value: &dyn std::fmt::Display) -> String {
 /// `text` cut to at most [`MAX_BODY`] bytes at a character boundary.
 pub(super) fn truncate(mut text: String) -> String {
     if text.len() > MAX_BODY {
-        text.truncate(text.floor_char_boundary(MAX_BODY));
+        text.truncate(floor_char_boundary(&text, MAX_BODY));
     }
     text
 }
@@ -168,7 +169,7 @@ fn read_at(body: &str, depth: u8) -> BodyHints {
 /// with. Its text is never read: it describes the proxy, not the provider's verdict.
 fn is_html(body: &str) -> bool {
     let start = body.trim_start();
-    let head = start[..start.floor_char_boundary(512)].to_ascii_lowercase();
+    let head = start[..floor_char_boundary(start, 512)].to_ascii_lowercase();
     head.starts_with("<!doctype")
         || head.starts_with("<html")
         || head.starts_with("<?xml")
@@ -179,7 +180,7 @@ fn is_html(body: &str) -> bool {
 /// upstream"): its upstream could not be reached. Its words are not read either.
 fn is_proxy(body: &str) -> bool {
     let head = body.trim_start();
-    let head = head[..head.floor_char_boundary(64)].to_ascii_lowercase();
+    let head = head[..floor_char_boundary(head, 64)].to_ascii_lowercase();
     [
         "upstream connect error",
         "no healthy upstream",
@@ -194,7 +195,7 @@ fn is_proxy(body: &str) -> bool {
 /// the rest of `text`, without it. `None` when `text` holds none, or `depth` is spent.
 fn relayed(text: &str, depth: u8) -> Option<(BodyHints, String)> {
     let depth = depth.checked_sub(1).filter(|d| *d > 0)?;
-    let text = &text[..text.floor_char_boundary(MAX_BODY)];
+    let text = &text[..floor_char_boundary(text, MAX_BODY)];
     let open = text.find('{')?;
     let close = text.rfind('}').filter(|close| *close > open)?;
     let inner = &text[open..=close];
@@ -651,7 +652,7 @@ fn request_over_limit(lower: &str) -> bool {
 
 /// At most the first [`MAX_BODY`] bytes of `text`, in ASCII lowercase.
 fn lowercase_prefix(text: &str) -> String {
-    text[..text.floor_char_boundary(MAX_BODY)].to_ascii_lowercase()
+    text[..floor_char_boundary(text, MAX_BODY)].to_ascii_lowercase()
 }
 
 #[cfg(test)]

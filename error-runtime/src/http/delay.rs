@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use crate::core::summary::floor_char_boundary;
+
 /// The most of a message searched for the delay, in bytes.
 const SEARCHED: usize = 4096;
 
@@ -39,7 +41,7 @@ const LEADS: [&str; 8] = [
 /// assert_eq!(in_message("Please try again in 11.054s."), Some(Duration::from_millis(11_054)));
 /// ```
 pub(crate) fn in_message(message: &str) -> Option<Duration> {
-    let searched = &message[..message.floor_char_boundary(SEARCHED)];
+    let searched = &message[..floor_char_boundary(message, SEARCHED)];
     let lower = searched.to_ascii_lowercase();
     let at = LEADS
         .iter()

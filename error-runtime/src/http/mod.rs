@@ -181,13 +181,13 @@ pub fn is_context_overflow(err: &(dyn StdError + 'static)) -> bool {
         Some(_) if link.is::<StatusError>() => false,
         // A wrapper such as `io::Error` displays as the error it wraps, the next link.
         None if crate::core::chain::wrapped(link).is_some() => false,
-        // A typed link by its message alone (its cause is the next link): an error built
-        // from a provider's message keeps the message whatever code it was given.
-        Some(classified) if let Some(typed) = classified.typed() => {
-            says_overflow(&body::display_prefix(&Message(typed)))
-        }
-        // A foreign link, classified or not, by its own text.
-        Some(_) | None => says_overflow(&body::display_prefix(&link)),
+        classified => match classified.and_then(|c| c.typed()) {
+            // A typed link by its message alone (its cause is the next link): an error built
+            // from a provider's message keeps the message whatever code it was given.
+            Some(typed) => says_overflow(&body::display_prefix(&Message(typed))),
+            // A foreign link, classified or not, by its own text.
+            None => says_overflow(&body::display_prefix(&link)),
+        },
     })
 }
 

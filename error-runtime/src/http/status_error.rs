@@ -500,13 +500,13 @@ impl StatusError {
 
     /// Frees the facts when they say nothing.
     fn drop_empty_facts(&mut self) {
-        if let Some(f) = &self.facts
-            && f.body_wait.is_none()
-            && f.reset.is_none()
-            && f.request_id.is_none()
-            && f.decided.is_none()
-            && f.header_names == [None; 2]
-        {
+        if self.facts.as_ref().is_some_and(|f| {
+            f.body_wait.is_none()
+                && f.reset.is_none()
+                && f.request_id.is_none()
+                && f.decided.is_none()
+                && f.header_names == [None; 2]
+        }) {
             self.facts = None;
         }
     }

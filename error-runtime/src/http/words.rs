@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use super::kind::Kind;
 use super::providers::{FAMILIES, Family, LONG_PERIOD, SHORT_WINDOW, SOON};
+use crate::core::summary::floor_char_boundary;
 
 /// The most of a text that is read, in bytes.
 const READ: usize = 16 * 1024;
@@ -49,7 +50,7 @@ struct Prepared {
 
 impl Prepared {
     fn new(text: &str) -> Prepared {
-        let text = &text[..text.floor_char_boundary(READ)];
+        let text = &text[..floor_char_boundary(text, READ)];
         let mut flat = String::with_capacity(text.len() + 8);
         let mut words = Vec::new();
         let mut start: Option<usize> = None;
@@ -58,9 +59,11 @@ impl Prepared {
             if c.is_alphanumeric() {
                 // camelCase: a capital after a lowercase letter starts a word.
                 let camel = c.is_uppercase() && previous.is_some_and(char::is_lowercase);
-                if camel && let Some(s) = start.take() {
-                    words.push((s, flat.len()));
-                    flat.push(' ');
+                if camel {
+                    if let Some(s) = start.take() {
+                        words.push((s, flat.len()));
+                        flat.push(' ');
+                    }
                 }
                 if start.is_none() {
                     start = Some(flat.len());
@@ -350,7 +353,7 @@ fn said(family: &'static Family, at: usize) -> Said {
 /// not), and closes one only before such a character. A span longer than [`MAX_QUOTED`], or
 /// one that does not close, is kept.
 pub(super) fn unquoted(text: &str) -> String {
-    let text = &text[..text.floor_char_boundary(READ)];
+    let text = &text[..floor_char_boundary(text, READ)];
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut before: Option<char> = None;
@@ -365,13 +368,13 @@ pub(super) fn unquoted(text: &str) -> String {
             '『' => Some('』'),
             _ => None,
         };
-        if let Some(close) = close
-            && let Some(len) = quoted_len(after_open, close)
-        {
-            out.push(' ');
-            rest = &after_open[len + close.len_utf8()..];
-            before = Some(' ');
-            continue;
+        if let Some(close) = close {
+            if let Some(len) = quoted_len(after_open, close) {
+                out.push(' ');
+                rest = &after_open[len + close.len_utf8()..];
+                before = Some(' ');
+                continue;
+            }
         }
         out.push(c);
         before = Some(c);
@@ -384,7 +387,7 @@ pub(super) fn unquoted(text: &str) -> String {
 /// within [`MAX_QUOTED`] bytes (a single quote only before a character that is not a
 /// letter or a digit).
 fn quoted_len(text: &str, close: char) -> Option<usize> {
-    let window = &text[..text.floor_char_boundary(MAX_QUOTED + 4)];
+    let window = &text[..floor_char_boundary(text, MAX_QUOTED + 4)];
     window
         .char_indices()
         .filter(|(_, c)| *c == close)

@@ -283,13 +283,12 @@ impl AttemptRecord {
         if self.code_len > 0 && kept == public.as_bytes() {
             return IN_PLACE_CODE;
         }
-        if self.code_len == 0
-            && public != crate::codes::UNCLASSIFIED
-            && let Some(slot) = self.code.get_mut(..public.len())
-        {
-            slot.copy_from_slice(public.as_bytes());
-            self.code_len = public.len() as u8;
-            return IN_PLACE_CODE;
+        if self.code_len == 0 && public != crate::codes::UNCLASSIFIED {
+            if let Some(slot) = self.code.get_mut(..public.len()) {
+                slot.copy_from_slice(public.as_bytes());
+                self.code_len = public.len() as u8;
+                return IN_PLACE_CODE;
+            }
         }
         self.spill.get_or_insert_with(Box::default).own(public)
     }

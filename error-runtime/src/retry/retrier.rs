@@ -252,9 +252,12 @@ impl Retrier {
     /// The gates of a run: the retrier's, and `extra`, a gate of the run's own (a fallback
     /// candidate's pacer) that takes the place of the retrier's gates of its type.
     fn gates_with<'g>(&'g self, extra: Option<&'g dyn Gate>) -> impl Iterator<Item = &'g dyn Gate> {
-        let replaced = extra.map(|gate| (gate as &dyn Any).type_id());
+        // A gate's own type through its supertrait `Any` (with `Self` the `dyn Gate`, the
+        // call goes through the vtable); the upcast to `&dyn Any` needs Rust 1.86.
+        let type_of = |gate: &dyn Gate| <dyn Gate as Any>::type_id(gate);
+        let replaced = extra.map(type_of);
         let own = self.gates();
-        own.filter(move |gate| Some((*gate as &dyn Any).type_id()) != replaced)
+        own.filter(move |gate| Some(type_of(*gate)) != replaced)
             .chain(extra)
     }
 
@@ -429,8 +432,10 @@ impl Retrier {
     /// refill (here when `refill`, else the caller awaited it), and nothing else is kept.
     #[inline]
     fn succeeded_at_once<T, E>(&self, result: Result<T, E>, refill: bool) -> Outcome<T, E> {
-        if refill && let Some(budget) = &self.budget {
-            budget.refill(budget.success_refill());
+        if refill {
+            if let Some(budget) = &self.budget {
+                budget.refill(budget.success_refill());
+            }
         }
         Outcome {
             result,

@@ -411,11 +411,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
         chain: Option<&(dyn StdError + 'static)>,
     ) -> Result<Duration, Stop> {
         let planned = decide(failure, chain, &mut self.tally, self.retrier.borrow())?;
-        if let (Some(budget), Some(cost)) = (&self.retrier.borrow().budget, planned.cost)
-            && !budget.try_spend(cost)
-        {
-            self.tally.record.waited(None);
-            return Err(Stop::BudgetEmpty);
+        if let (Some(budget), Some(cost)) = (&self.retrier.borrow().budget, planned.cost) {
+            if !budget.try_spend(cost) {
+                self.tally.record.waited(None);
+                return Err(Stop::BudgetEmpty);
+            }
         }
         self.commit(Some(failure), planned);
         if self.tally.announce.is_none() {
@@ -497,11 +497,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     /// `err` classified again (a classification is not held across an await, so that the
     /// run's future stays `Send`).
     fn commit_classified(&mut self, err: Option<&(dyn StdError + 'static)>, planned: Planned) {
-        if self.retrier.borrow().on_retry.is_some()
-            && let Some(err) = err
-            && classify_then(err, |failure| self.commit(Some(failure), planned)).is_some()
-        {
-            return;
+        let hooked = self.retrier.borrow().on_retry.is_some();
+        if let Some(err) = err.filter(|_| hooked) {
+            if classify_then(err, |failure| self.commit(Some(failure), planned)).is_some() {
+                return;
+            }
         }
         self.commit(None, planned);
     }
@@ -591,11 +591,11 @@ impl<R: Borrow<Retrier>> RetryState<R> {
     ) -> Result<(), Stop> {
         let stop = if hand_back.is_some_and(|hand_back| hand_back(failure)) {
             Stop::HandedBack
-        } else if let Some(mark) = mark
-            && failure.is_retryable()
-            && (mark == code_mark(failure.code()) || chain_has_mark(err, mark))
-        {
-            self.tally.code = Some(mark);
+        } else if mark.is_some_and(|mark| {
+            failure.is_retryable()
+                && (mark == code_mark(failure.code()) || chain_has_mark(err, mark))
+        }) {
+            self.tally.code = mark;
             Stop::AlreadyRetried
         } else {
             return Ok(());

@@ -12,6 +12,7 @@ use super::error::{Delivered, FailureKind, StreamError, peer_text};
 use super::event::Event;
 use super::provider::Provider;
 use super::read::{self, Reading};
+use crate::core::summary::floor_char_boundary;
 use crate::http::body::read_document;
 
 /// What the stream is after an event was observed.
@@ -69,7 +70,7 @@ impl Kept {
     /// Keeps what of `text` fits under the cap, cut at a character boundary.
     fn keep(&mut self, text: &str) {
         let room = self.cap.saturating_sub(self.text.len());
-        self.text.push_str(&text[..text.floor_char_boundary(room)]);
+        self.text.push_str(&text[..floor_char_boundary(text, room)]);
     }
 }
 

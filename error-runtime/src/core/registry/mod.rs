@@ -47,10 +47,10 @@ fn cast<'a, T: AgentError + 'static>(
     // The link's size comes from its vtable without a call; a downcast costs a virtual
     // `type_id` call, so try only the types the link can be.
     let size = std::mem::size_of_val(err);
-    if size == std::mem::size_of::<T>()
-        && let Some(e) = err.downcast_ref::<T>()
-    {
-        return Some(e);
+    if size == std::mem::size_of::<T>() {
+        if let Some(e) = err.downcast_ref::<T>() {
+            return Some(e);
+        }
     }
     // `Box<T>` and `Arc<T>` are errors whose `source()` skips `T`: look inside them too.
     if size == std::mem::size_of::<usize>() {

@@ -125,10 +125,10 @@ fn item(reader: &mut Reader<'_>, member: &Member<'_>, policies: &[Option<Policy<
     let policy = policies.iter().flatten().find(|policy| policy.name == name);
     let (dimension, limit, period) = match policy {
         Some(policy) => {
-            if let (Some(key), Some(policy_key)) = (member.param("pk"), policy.key)
-                && key != policy_key
-            {
-                return;
+            if let (Some(key), Some(policy_key)) = (member.param("pk"), policy.key) {
+                if key != policy_key {
+                    return;
+                }
             }
             let Some(dimension) = policy.unit else {
                 return;

@@ -320,9 +320,10 @@ struct Reader<'h> {
 impl<'h> Reader<'h> {
     /// Keeps `reading` for `dimension` if it is tighter than the one kept so far.
     fn offer(&mut self, dimension: Dimension, reading: LimitReading) {
-        if let Some(slot) = self.limits.readings.get_mut(dimension.index())
-            && slot.is_none_or(|kept| reading.tighter_than(&kept))
-        {
+        let Some(slot) = self.limits.readings.get_mut(dimension.index()) else {
+            return;
+        };
+        if slot.is_none_or(|kept| reading.tighter_than(&kept)) {
             *slot = Some(reading);
         }
     }
