@@ -9,10 +9,8 @@ use std::time::Duration;
 use agent_error::recover::{Cost, Limit, LocalStore, Pacer, Store};
 use http::HeaderMap;
 
-#[path = "support/rate_limited.rs"]
-mod rate_limited;
-#[path = "support/replicas.rs"]
-mod replicas;
+use crate::support::rate_limited;
+use crate::support::replicas;
 
 use rate_limited::{Bucket, Counts, Headers, Provider, Setup, go_duration};
 use replicas::{KEY, Replica, run};

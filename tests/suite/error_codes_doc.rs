@@ -2,7 +2,7 @@
 //! types, checked with the catalog's golden check. After a change on purpose, rewrite it
 //! with `cargo run --example error_docs` or `AGENT_ERROR_BLESS=1 cargo test --test error_codes_doc`.
 
-#[path = "../examples/error_docs.rs"]
+#[path = "../../examples/error_docs.rs"]
 #[allow(dead_code)]
 mod error_docs;
 
