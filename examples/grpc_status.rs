@@ -7,7 +7,7 @@
 //!
 //! `cargo run --example grpc_status --features tonic,tokio`
 //!
-//! `tests/grpc.rs` runs its server and client too.
+//! `tests/suite/grpc.rs` runs its server and client too.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;

@@ -5,7 +5,7 @@
 use agent_error::stream::{Provider, StreamError};
 use agent_error::{AgentError, Recovery};
 
-use crate::sse::{Ended, Framing, Script, drain, events, open, serve};
+use super::sse::{Ended, Framing, Script, drain, events, open, serve};
 
 // OpenAI Chat Completions: the chunk object of the API reference ("The chat completion chunk
 // object"), a role chunk, content chunks, the `finish_reason` chunk, the usage chunk that

@@ -1,6 +1,6 @@
 //! Replicas of one client calling a provider through reqwest for a fixed time, each as
 //! several tokio tasks with its own client and, when paced, a `Pacer` consulted before
-//! every call and told every answer: what `tests/pace.rs` and `benches/pace.rs` run
+//! every call and told every answer: what `tests/suite/pace.rs` and `benches/pace.rs` run
 //! against the loopback provider of `rate_limited.rs`.
 
 #![allow(dead_code)]

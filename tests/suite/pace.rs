@@ -2,6 +2,10 @@
 //! (50 a second) and one of tokens (4,000 a second; calls cost 50 to 150, so the tokens
 //! bind first, at about 40 calls a second): 16 tokio tasks calling through reqwest, paced
 //! by `Pacer` or not, each answer taking 10 ms.
+//!
+//! The runs `benches/pace.rs` measures too (the adaptive rate, replicas sharing a store) are
+//! timed, so out of the default `cargo test`: `cargo test --all-features --test suite --
+//! --ignored pace::`, as CI runs them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,10 +13,8 @@ use std::time::Duration;
 use agent_error::recover::{Cost, Limit, LocalStore, Pacer, Store};
 use http::HeaderMap;
 
-#[path = "support/rate_limited.rs"]
-mod rate_limited;
-#[path = "support/replicas.rs"]
-mod replicas;
+use crate::support::rate_limited;
+use crate::support::replicas;
 
 use rate_limited::{Bucket, Counts, Headers, Provider, Setup, go_duration};
 use replicas::{KEY, Replica, run};
@@ -171,6 +173,7 @@ async fn one_pacer_reading_every_answer_meets_no_429_after_its_first_second() {
 /// Without headers and with no pacer, 16 tasks send far more than the limit and most calls
 /// are answered 429; the adaptive rate falls on each 429 and the share of 429s falls with it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timed: run with --ignored"]
 async fn the_adaptive_rate_cuts_the_429s_of_a_provider_that_sends_no_headers() {
     let setup = setup(Headers::None);
     let (_, unpaced) = measure(setup, &fleet(1, 16, || None), 2 * SECOND, SECOND).await;
@@ -193,6 +196,7 @@ async fn the_adaptive_rate_cuts_the_429s_of_a_provider_that_sends_no_headers() {
 /// `LocalStore`. Their 429s all come before each replica's copy has synced with the
 /// store's once (the first second); after, none, and the calls use the refill.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "timed: run with --ignored"]
 async fn replicas_sharing_a_store_meet_no_429_once_their_copies_have_synced() {
     let setup = setup(Headers::OpenAi);
     let store: Arc<dyn Store> = Arc::new(LocalStore::new());

@@ -197,8 +197,7 @@ fn the_canary_never_reaches_a_rendering_of_a_whole_chain() {
 }
 
 #[cfg(feature = "tracing")]
-#[path = "support/capture.rs"]
-mod capture;
+use crate::support::capture;
 
 #[cfg(feature = "tracing")]
 #[test]

@@ -371,7 +371,7 @@ fn the_held_out_set_shares_no_source_with_the_corpus() {
 /// How classification generalises: the held-out set, read once per release. It prints the
 /// figures only (how many match what they mean, how many would be retried that must not
 /// be), never a case, so that running it does not show the set to whoever writes rules.
-/// `cargo test --test provider_corpus -- --ignored --nocapture held_out`.
+/// `cargo test -p agent-error --all-features --test suite -- --ignored --nocapture held_out`.
 #[test]
 #[ignore = "a measurement, run once per release"]
 fn held_out_figure() {

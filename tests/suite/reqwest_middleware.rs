@@ -3,8 +3,7 @@
 //! the classification is ignored. Every run is bounded in attempts and in time.
 #![cfg(feature = "reqwest-middleware")]
 
-#[path = "support/scripted.rs"]
-mod scripted;
+use crate::support::scripted;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

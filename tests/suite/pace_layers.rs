@@ -10,8 +10,7 @@ use agent_error::http::StatusError;
 use agent_error::recover::{Cost, Fallback, Limit, Pacer};
 use agent_error::retry::{Retrier, tokio_sleep};
 
-#[path = "support/rate_limited.rs"]
-mod rate_limited;
+use crate::support::rate_limited;
 
 use rate_limited::{Bucket, Headers, Provider, Setup, TOKENS};
 

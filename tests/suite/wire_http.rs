@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use agent_error::AgentError;
 use agent_error::retry::{Stop, tokio_sleep};
 
-#[path = "../examples/remote.rs"]
+#[path = "../../examples/remote.rs"]
 #[allow(dead_code)]
 mod remote;
 

@@ -15,9 +15,7 @@ use async_openai::types::chat::{
 };
 use futures_util::StreamExt;
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
 use sse::{Framing, Script};
 

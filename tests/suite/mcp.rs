@@ -260,8 +260,7 @@ fn an_unclassified_error_stays_on_the_server() {
 }
 
 #[cfg(feature = "tracing")]
-#[path = "support/capture.rs"]
-mod capture;
+use crate::support::capture;
 
 /// A peer's JSON-RPC error, as an MCP client meets it: its text is the peer's.
 #[test]

@@ -4,20 +4,15 @@
 //! 429 and shares the pause; replica B, calling the same account, waits it out before its
 //! first attempt. Nothing really sleeps: the sleeps are recorded.
 
-/// Shared with the middleware and tower suites, which use more of it.
-#[allow(dead_code)]
-#[path = "support/scripted.rs"]
-mod scripted;
-
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::scripted::{Recorder, Reply, Server, bounded, serve};
 use agent_error::recover::{LocalStore, SharedPauses, Store};
 use agent_error::reqwest::RetryMiddleware;
 use agent_error::retry::Retrier;
 use agent_error::tower::RetryLayer;
 use reqwest_middleware::ClientBuilder;
-use scripted::{Recorder, Reply, Server, bounded, serve};
 
 const KEY: &str = "provider/acct-1/model";
 

@@ -90,10 +90,10 @@ mod through_the_runtime {
 }
 
 mod through_a_reexport {
-    use crate::reexport::ae::{AgentError, Recovery};
+    use super::reexport::ae::{AgentError, Recovery};
 
-    #[derive(Debug, crate::reexport::ae::AgentError)]
-    #[agent(crate = "crate::reexport::ae", op = "re.export", code = "not_found")]
+    #[derive(Debug, super::reexport::ae::AgentError)]
+    #[agent(crate = "super::reexport::ae", op = "re.export", code = "not_found")]
     #[agent(hint = "check {key}", recovery = "replan")]
     #[error("no key {key}, token {token}")]
     pub struct Missing {

@@ -2,7 +2,7 @@
 //! what the in-process store computes, replicas together stay under the limit, and a
 //! replica that loses Redis paces alone with its share.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -12,15 +12,11 @@ use std::time::{Duration, Instant};
 use agent_error::stream::{FailureKind, Provider, StreamError};
 use agent_error::{AgentError, Recovery};
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
 use sse::{Ended, Framing, Script, drain, events, open, serve};
 
-#[path = "support/providers.rs"]
-#[allow(dead_code)]
-mod providers;
+use crate::support::providers;
 
 use providers::{A_HELLO, A_OVERLOADED, C_HELLO, DONE, OR_PROCESSING, RATE_LIMITED_BODY, c_finish};
 

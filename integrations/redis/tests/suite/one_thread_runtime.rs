@@ -3,7 +3,7 @@
 //! and the store stays up (Redis is not the one that failed to answer); an async API awaits
 //! Redis and shares the state as usual.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

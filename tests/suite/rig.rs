@@ -15,13 +15,9 @@ use rig_core::completion::CompletionRequest;
 use rig_core::providers::anthropic::AnthropicConfig;
 use rig_core::providers::openai::OpenAIConfig;
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
-#[path = "support/replies.rs"]
-#[allow(dead_code)]
-mod replies;
+use crate::support::replies;
 
 use replies::{
     BAD_KEY, COMPLETION, CREDIT, LIMITED, OVERFLOW, OVERLOADED, SERVER_ERROR, SPENT, verdict,

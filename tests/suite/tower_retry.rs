@@ -4,8 +4,7 @@
 //! bounded in attempts and in time.
 #![cfg(feature = "tower")]
 
-#[path = "support/scripted.rs"]
-mod scripted;
+use crate::support::scripted;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};

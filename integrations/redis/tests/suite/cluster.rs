@@ -2,7 +2,7 @@
 //! operation is one script on one key, so pauses, circuits and pacing budgets are shared
 //! whatever node holds each key; and a store made for one server refuses a cluster node.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use agent_error::retry::{Outcome, Retrier, Stop, tokio_sleep};
 use agent_error::{AgentError, classify};
 
-#[path = "../examples/openai_client.rs"]
+#[path = "../../examples/openai_client.rs"]
 #[allow(dead_code)]
 mod openai_client;
 

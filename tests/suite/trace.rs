@@ -7,8 +7,7 @@ use std::time::Duration;
 use agent_error::retry::Retrier;
 use agent_error::{AgentError, Error, trace};
 
-#[path = "support/capture.rs"]
-mod capture;
+use crate::support::capture;
 use capture::{Capture, Fields};
 
 #[derive(Debug, AgentError)]

@@ -1,8 +1,9 @@
 //! `docs/ERROR_CODES.md` is what `examples/error_docs.rs` generates from the library's own
 //! types, checked with the catalog's golden check. After a change on purpose, rewrite it
-//! with `cargo run --example error_docs` or `AGENT_ERROR_BLESS=1 cargo test --test error_codes_doc`.
+//! with `cargo run --example error_docs` or
+//! `AGENT_ERROR_BLESS=1 cargo test --features http --test suite error_codes_doc`.
 
-#[path = "../examples/error_docs.rs"]
+#[path = "../../examples/error_docs.rs"]
 #[allow(dead_code)]
 mod error_docs;
 

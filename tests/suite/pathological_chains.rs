@@ -164,18 +164,17 @@ fn a_deep_chain_captures_into_a_report_that_reads_back() {
 #[test]
 fn context_overflow_on_a_long_chain_is_linear() {
     use agent_error::http::is_context_overflow;
-    let time = |depth: usize| {
-        let e = deep_chain(depth);
-        (0..3)
-            .map(|_| {
-                let started = Instant::now();
-                assert!(!is_context_overflow(&e));
-                started.elapsed()
-            })
-            .min()
-            .unwrap()
+    let (short, long) = (deep_chain(500), deep_chain(1_000));
+    let time = |e: &Error| {
+        let started = Instant::now();
+        assert!(!is_context_overflow(e));
+        started.elapsed()
     };
-    let (small, large) = (time(500), time(1_000));
+    // The fastest of rounds that time both chains: the other tests of the process, or
+    // another on the machine, slow a round, not the one chain measured while they run.
+    let rounds: Vec<_> = (0..5).map(|_| (time(&short), time(&long))).collect();
+    let small = rounds.iter().map(|r| r.0).min().unwrap();
+    let large = rounds.iter().map(|r| r.1).min().unwrap();
     // Linear is about 2x; the quadratic walk it replaces was 4x. Loose, for a busy machine.
     assert!(
         large.as_secs_f64() < small.as_secs_f64() * 3.5 + 0.002,

@@ -9,13 +9,9 @@ use std::time::Duration;
 use agent_error::stream::{Event, Provider};
 use agent_error::{AgentError, Recovery};
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
-#[path = "support/providers.rs"]
-#[allow(dead_code)]
-mod providers;
+use crate::support::providers;
 
 use providers::*;
 use sse::events;

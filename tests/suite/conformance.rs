@@ -115,7 +115,7 @@ mod theirs {
         MemberAfterKeyword(Option<u8>),
 
         #[error("nested {}", .0.0)]
-        NestedTupleField(crate::Inner),
+        NestedTupleField(super::Inner),
 
         #[error("{MSG}: {id}")]
         ConstantInScope { id: u32 },
@@ -126,16 +126,16 @@ mod theirs {
         #[error("debug of self {self:?}")]
         SelfDebug,
 
-        #[error("cast {b} {0}", b = &3 as &dyn crate::Shown<i32, A = i32>)]
+        #[error("cast {b} {0}", b = &3 as &dyn super::Shown<i32, A = i32>)]
         CastToGenericTrait(u8),
 
         #[error("{source} to {destination}")]
         RawSourceIsNoCause { r#source: char, destination: char },
 
-        #[error(fmt = crate::octal)]
+        #[error(fmt = super::octal)]
         FmtFunction(i16),
 
-        #[error(fmt = crate::pair)]
+        #[error(fmt = super::pair)]
         FmtFunctionNamed { k: i32, v: i32 },
 
         #[error("no placeholders at all")]
@@ -228,7 +228,7 @@ mod ours {
         MemberAfterKeyword(Option<u8>),
 
         #[error("nested {}", .0.0)]
-        NestedTupleField(crate::Inner),
+        NestedTupleField(super::Inner),
 
         #[error("{MSG}: {id}")]
         ConstantInScope { id: u32 },
@@ -239,16 +239,16 @@ mod ours {
         #[error("debug of self {self:?}")]
         SelfDebug,
 
-        #[error("cast {b} {0}", b = &3 as &dyn crate::Shown<i32, A = i32>)]
+        #[error("cast {b} {0}", b = &3 as &dyn super::Shown<i32, A = i32>)]
         CastToGenericTrait(u8),
 
         #[error("{source} to {destination}")]
         RawSourceIsNoCause { r#source: char, destination: char },
 
-        #[error(fmt = crate::octal)]
+        #[error(fmt = super::octal)]
         FmtFunction(i16),
 
-        #[error(fmt = crate::pair)]
+        #[error(fmt = super::pair)]
         FmtFunctionNamed { k: i32, v: i32 },
 
         #[error("no placeholders at all")]
@@ -505,7 +505,7 @@ fn a_member_after_a_keyword_is_the_field() {
 
 #[test]
 fn a_tuple_field_of_a_tuple_field() {
-    assert_eq!(conforms!(E::NestedTupleField(crate::Inner(4))), "nested 4");
+    assert_eq!(conforms!(E::NestedTupleField(Inner(4))), "nested 4");
 }
 
 #[test]
@@ -584,7 +584,7 @@ fn a_pointer_spec_shows_the_pointer_held() {
 /// An enum's `#[error(fmt = ...)]` writes the variants without their own message.
 mod enum_function {
     #[derive(Debug, thiserror::Error)]
-    #[error(fmt = crate::octal)]
+    #[error(fmt = super::octal)]
     pub enum Theirs {
         Small(i16),
         #[error("other {0}")]
@@ -593,7 +593,7 @@ mod enum_function {
 
     #[derive(Debug, agent_error::AgentError)]
     #[agent(op = "conformance.check")]
-    #[error(fmt = crate::octal)]
+    #[error(fmt = super::octal)]
     pub enum Ours {
         Small(i16),
         #[error("other {0}")]

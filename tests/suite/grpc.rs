@@ -13,7 +13,7 @@ use tonic_types::StatusExt;
 
 /// The example's service and client: a model that answers with a script of statuses, then
 /// `echo: {prompt}`, and counts its calls.
-#[path = "../examples/grpc_status.rs"]
+#[path = "../../examples/grpc_status.rs"]
 #[allow(dead_code)]
 mod grpc_status;
 

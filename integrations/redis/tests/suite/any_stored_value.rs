@@ -3,7 +3,7 @@
 //! (string, list, set, hash, sorted set) under every key this library uses; in a
 //! `LocalStore`, any deadline, duration, code and count through its public API.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! pause longer than a call may wait, a deadline in the year 3000, a key of the wrong type,
 //! a claim whose caller went away. Each is that key's problem, bounded by the caller's caps.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

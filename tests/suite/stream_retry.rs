@@ -18,13 +18,9 @@ use agent_error::stream::{Event, FailureKind, StreamError, Watch};
 use agent_error::{AgentError, Recovery};
 use futures_util::{Stream, StreamExt};
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
-#[path = "support/providers.rs"]
-#[allow(dead_code)]
-mod providers;
+use crate::support::providers;
 
 use providers::{
     A_HELLO, A_OPEN, A_OVERLOADED, ANTHROPIC, C_HELLO, DONE, R_CREATED, RATE_LIMITED_BODY,

@@ -1,7 +1,7 @@
 //! Replicas sharing state through a real `redis-server` on loopback: two stores in one
 //! process play two replicas; one test runs a second OS process.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -516,7 +516,11 @@ fn child_process_sets_a_pause() {
 async fn a_pause_set_in_another_process_is_seen_here() {
     let server = Server::start();
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_process_sets_a_pause", "--nocapture"])
+        .args([
+            "--exact",
+            "fleet::child_process_sets_a_pause",
+            "--nocapture",
+        ])
         .env("AGENT_ERROR_REDIS_CHILD_URL", server.url())
         .status()
         .unwrap();

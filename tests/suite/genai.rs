@@ -16,13 +16,9 @@ use genai::chat::{ChatMessage, ChatRequest, ChatStreamEvent};
 use genai::resolver::{AuthData, Endpoint, ServiceTargetResolver};
 use genai::{Client, ModelIden, ServiceTarget};
 
-#[path = "support/sse.rs"]
-#[allow(dead_code)]
-mod sse;
+use crate::support::sse;
 
-#[path = "support/replies.rs"]
-#[allow(dead_code)]
-mod replies;
+use crate::support::replies;
 
 use replies::{
     BAD_KEY, COMPLETION, CREDIT, LIMITED, OVERFLOW, OVERLOADED, SERVER_ERROR, SPENT, verdict,
