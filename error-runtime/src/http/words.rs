@@ -306,44 +306,31 @@ pub(super) fn names_a_short_window(text: &str) -> bool {
 /// "upstream request failed: invalid request body" relays the provider's refusal, which
 /// sending again would not mend.
 fn read(text: &Prepared) -> Option<Said> {
-    let first = first_family(text)?;
-    let outweighed_by: &[Kind] = match first.0.kind {
+    let families = families();
+    let (place, first) = families
+        .iter()
+        .enumerate()
+        .find_map(|(place, (family, patterns))| Some((place, says(family, patterns, text)?)))?;
+    let outweighed_by: &[Kind] = match first.kind {
         Kind::ContentFiltered => &[Kind::Unavailable, Kind::Timeout],
         Kind::Unavailable => &[Kind::InvalidInput],
-        _ => return Some(first.1),
+        _ => return Some(first),
     };
-    let failed = families()[first.2 + 1..]
+    let outweighing = families[place + 1..]
         .iter()
-        .enumerate()
-        .filter(|(_, (family, _))| outweighed_by.contains(&family.kind))
-        .find_map(|(offset, _)| {
-            let at = first.2 + 1 + offset;
-            let (family, patterns) = &families()[at];
-            let hit = patterns.iter().position(|pattern| pattern.matches(text))?;
-            Some(said(family, hit))
-        });
-    Some(failed.unwrap_or(first.1))
+        .filter(|(family, _)| outweighed_by.contains(&family.kind))
+        .find_map(|(family, patterns)| says(family, patterns, text));
+    Some(outweighing.unwrap_or(first))
 }
 
-/// The first family one of whose patterns matches: the family, what it said, and its place
-/// in the table.
-fn first_family(text: &Prepared) -> Option<(&'static Family, Said, usize)> {
-    families()
-        .iter()
-        .enumerate()
-        .find_map(|(place, (family, patterns))| {
-            let at = patterns.iter().position(|pattern| pattern.matches(text))?;
-            Some((*family, said(family, at), place))
-        })
-}
-
-/// What family `family` says by its `at`th pattern.
-fn said(family: &'static Family, at: usize) -> Said {
-    Said {
+/// What `family` says of `text`, when one of its `patterns` (read once) matches.
+fn says(family: &'static Family, patterns: &[Compiled], text: &Prepared) -> Option<Said> {
+    let at = patterns.iter().position(|pattern| pattern.matches(text))?;
+    Some(Said {
         kind: family.kind,
         family: family.name,
         words: family.patterns[at],
-    }
+    })
 }
 
 /// `text` without what stands in quotes or backticks (`'…'`, `"…"`, `` `…` ``, `“…”`,
