@@ -2,7 +2,8 @@
 //! two providers (`Fallback::run_stream` over a `Watch`), shows the text as it comes, goes
 //! on from what was shown when a stream breaks, waits when the failure says waiting helps,
 //! and gives up only when it says nothing will (`recover::decide`). Every failure is logged
-//! with `trace::record`, which keeps secrets out of the log.
+//! with `trace::record`, which keeps secrets out of the log, and every run of the chain with
+//! `trace::record_stream_outcome`: its attempts, their codes and waits, the provider.
 //!
 //! It runs against the provider farm on loopback on a bad day: OpenAI with an account whose
 //! credit runs out early, Anthropic behind it, both throttling, overloading, breaking and
@@ -125,7 +126,7 @@ async fn task(
             let so_far = format!("{before}{}", resume.unwrap_or(""));
             providers.open(*kind, prompt, &so_far).await
         };
-        let mut events = std::pin::pin!(chain.run_stream(open, tokio_sleep));
+        let mut events = chain.run_stream(open, tokio_sleep);
         let mut broke = None;
         while let Some(item) = events.next().await {
             match item {
@@ -138,6 +139,11 @@ async fn task(
                 }
                 Err(e) => broke = Some(e),
             }
+        }
+        // How the run went, as a unary call's outcome tells it: its attempts along the
+        // chain, each failure's code and wait, the provider that ran last. One log line.
+        if let Some(outcome) = events.outcome() {
+            agent_error::trace::record_stream_outcome(outcome);
         }
         let Some(e) = broke else {
             return Ok(said);

@@ -169,26 +169,79 @@ pub fn on_fallback(e: &dyn AgentError, candidate: &str) {
 /// agent_error::trace::record_outcome(&outcome);
 /// ```
 pub fn record_outcome<T, E>(outcome: &crate::retry::Outcome<T, E>) {
-    let last = outcome.record.last().map(|a| a.code());
-    let waited_ms = u64::try_from(outcome.waited.as_millis()).unwrap_or(u64::MAX);
-    let resends = outcome.attempts.saturating_sub(1);
+    record_run(
+        outcome.attempts,
+        outcome.stop,
+        outcome.waited,
+        &outcome.record,
+        &outcome.summary(),
+        None,
+    );
+}
+
+/// [`record_outcome`] for a streamed run (what
+/// [`RunStream::outcome`](crate::stream::RunStream::outcome) tells once the stream has
+/// ended), with `fallback.candidate`, the candidate that ran last, under a fallback chain.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// use agent_error::{http::StatusError, recover::Fallback, stream::Watch};
+/// use futures_util::StreamExt;
+///
+/// let models = Fallback::new(["openai", "anthropic"]);
+/// let mut stream = models.run_stream(
+///     async |model: &&str, _resume: Option<&str>, _attempt| match *model {
+///         "openai" => Err(StatusError::new(429)),
+///         _ => Ok(Watch::new(futures_util::stream::iter([Ok::<_, std::io::Error>("data: [DONE]\n\n")]))),
+///     },
+///     |_delay| async {},
+/// );
+/// while stream.next().await.is_some() {}
+/// agent_error::trace::record_stream_outcome(stream.outcome().unwrap());
+/// # });
+/// ```
+#[cfg(feature = "stream")]
+pub fn record_stream_outcome(outcome: &crate::stream::StreamOutcome) {
+    record_run(
+        outcome.attempts,
+        outcome.stop,
+        outcome.waited,
+        &outcome.record,
+        &outcome.summary(),
+        outcome.candidate.as_deref(),
+    );
+}
+
+/// What `record_outcome` and `record_stream_outcome` write.
+fn record_run(
+    attempts: u32,
+    stop: crate::retry::Stop,
+    waited: std::time::Duration,
+    record: &crate::retry::AttemptRecord,
+    summary: &dyn std::fmt::Display,
+    candidate: Option<&str>,
+) {
+    let last = record.last().map(|a| a.code());
+    let waited_ms = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX);
+    let resends = attempts.saturating_sub(1);
     // A `tracing` event's level is part of its call site: one site a level, the same fields.
     macro_rules! event {
         ($level:expr) => {
             tracing::event!(
                 $level,
-                retry.attempts = outcome.attempts,
+                retry.attempts = attempts,
                 http.request.resend_count = resends,
-                retry.stop = outcome.stop.as_str(),
+                retry.stop = stop.as_str(),
                 retry.waited_ms = waited_ms,
                 error.type = last,
-                retry.record = %outcome.record,
+                retry.record = %record,
+                fallback.candidate = candidate,
                 "{}",
-                outcome.summary()
+                summary
             )
         };
     }
-    if outcome.stop == crate::retry::Stop::Succeeded {
+    if stop == crate::retry::Stop::Succeeded {
         event!(tracing::Level::INFO);
     } else {
         event!(tracing::Level::WARN);

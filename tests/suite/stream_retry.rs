@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_error::recover::{Fallback, LocalStore, SharedPauses, Store};
-use agent_error::retry::{Retrier, RetryBudget};
-use agent_error::stream::{Event, FailureKind, StreamError, Watch};
+use agent_error::retry::{Retrier, RetryBudget, Stop};
+use agent_error::stream::{Event, FailureKind, RunStream, StreamError, StreamOutcome, Watch};
 use agent_error::{AgentError, Recovery};
 use futures_util::{Stream, StreamExt};
 
@@ -114,6 +114,8 @@ struct Ran {
     received: Vec<Instant>,
     /// The error it ended in, if any (always its last item).
     error: Option<StreamError>,
+    /// How the run went, as its stream told once it ended.
+    outcome: StreamOutcome,
 }
 
 impl Ran {
@@ -126,29 +128,41 @@ impl Ran {
     }
 }
 
-/// Reads a run to its end, within 10 s; nothing may come after its error.
-async fn run_to_end(stream: impl Stream<Item = Result<Event, StreamError>>) -> Ran {
-    let mut stream = pin!(stream);
+/// Reads a run to its end, within 10 s; nothing may come after its error, and its outcome
+/// is told only with its last item.
+async fn run_to_end<F>(mut stream: RunStream<F>) -> Ran
+where
+    F: Future<Output = (Result<(), StreamError>, StreamOutcome)>,
+{
     let run = async {
-        let mut ran = Ran {
-            events: Vec::new(),
-            received: Vec::new(),
-            error: None,
-        };
+        let mut events = Vec::new();
+        let mut received = Vec::new();
+        let mut error = None;
         while let Some(item) = stream.next().await {
             match item {
                 Ok(event) => {
-                    ran.received.push(Instant::now());
-                    ran.events.push(event);
+                    assert!(stream.outcome().is_none(), "no outcome before the end");
+                    received.push(Instant::now());
+                    events.push(event);
                 }
-                Err(error) => {
+                Err(e) => {
+                    // The error is the stream's last item: the outcome is told with it.
+                    assert!(stream.outcome().is_some(), "the outcome with the error");
                     assert!(stream.next().await.is_none(), "nothing after the error");
-                    ran.error = Some(error);
+                    error = Some(e);
                     break;
                 }
             }
         }
-        ran
+        let outcome = stream
+            .take_outcome()
+            .expect("an outcome once the stream ended");
+        Ran {
+            events,
+            received,
+            error,
+            outcome,
+        }
     };
     tokio::time::timeout(Duration::from_secs(10), run)
         .await
@@ -257,6 +271,22 @@ async fn the_retrier_reopens_a_stream_that_failed_before_it_spoke() {
         assert_eq!(ran.data(), expected, "{name}");
         assert_eq!(server.connections(), 2, "{name}");
         assert_eq!(*retried.lock().unwrap(), [code], "{name}");
+        // The outcome tells what a unary call's does: two attempts, the first failed with
+        // its code and the backoff waited after it.
+        let outcome = &ran.outcome;
+        assert_eq!(
+            (outcome.attempts, outcome.stop),
+            (2, Stop::Succeeded),
+            "{name}"
+        );
+        let record: Vec<_> = outcome
+            .record
+            .iter()
+            .map(|a| (a.number(), a.code()))
+            .collect();
+        assert_eq!(record, [(1, code)], "{name}");
+        assert_eq!(outcome.waited, slept.delays().iter().sum(), "{name}");
+        assert_eq!(outcome.candidate, None, "{name}");
         // No delay was asked for: the policy's first jittered backoff, at most 200 ms.
         let delays = slept.delays();
         assert_eq!(delays.len(), 1, "{name}");
@@ -310,6 +340,18 @@ async fn the_retrier_hands_back_a_stream_that_failed_after_text() {
             assert_eq!(e.partial_text(), kept, "{name}");
             assert!(retried.lock().unwrap().is_empty(), "{name}");
             assert!(slept.delays().is_empty(), "{name}");
+            let outcome = &ran.outcome;
+            assert_eq!(
+                (outcome.attempts, outcome.stop),
+                (1, Stop::Permanent),
+                "{name}"
+            );
+            let record: Vec<_> = outcome
+                .record
+                .iter()
+                .map(|a| (a.code(), a.wait()))
+                .collect();
+            assert_eq!(record, [(code, None)], "{name}");
         }
     }
 }
@@ -700,10 +742,22 @@ async fn a_rate_limited_candidate_falls_back_to_the_next_and_cools_down() {
     assert!(models.cooling_for(0).is_some());
     assert_eq!(models.cooling_for(1), None);
 
+    // The outcome covers the chain: the throttled candidate's attempt, then the answer.
+    let outcome = &ran.outcome;
+    assert_eq!((outcome.attempts, outcome.stop), (2, Stop::Succeeded));
+    let record: Vec<_> = outcome
+        .record
+        .iter()
+        .map(|a| (a.number(), a.code()))
+        .collect();
+    assert_eq!(record, [(1, "rate_limit")]);
+    assert_eq!(outcome.candidate.as_deref(), Some("1"));
+
     // While it cools down, the throttled candidate is not called at all.
     let ran = run_fallback(&models, &[&throttled, &healthy], &calls, &slept, KEEPING).await;
     assert!(ran.error.is_none(), "{:?}", ran.error);
     assert_eq!((throttled.connections(), healthy.connections()), (1, 2));
+    assert_eq!(ran.outcome.summary().to_string(), "1 attempt; succeeded");
 }
 
 #[tokio::test]
@@ -800,6 +854,29 @@ async fn a_chain_that_spoke_is_not_retried_from_the_start_when_the_next_candidat
     let ran = run_fallback(&models, &[&broken, &unavailable], &calls, &slept, KEEPING).await;
     assert_eq!(ran.data(), data(&[A_OPEN, A_HELLO]));
     assert_eq!((broken.connections(), unavailable.connections()), (1, 3));
+    // Every attempt along the chain, numbered as the events are: the cut on the first
+    // candidate, then the second's three 503s, with the waits between them.
+    let outcome = &ran.outcome;
+    assert_eq!(
+        (outcome.attempts, outcome.stop),
+        (4, Stop::AttemptsExhausted)
+    );
+    let record: Vec<_> = outcome
+        .record
+        .iter()
+        .map(|a| (a.number(), a.code(), a.wait().is_some()))
+        .collect();
+    assert_eq!(
+        record,
+        [
+            (1, "stream_interrupted", false),
+            (2, "provider_unavailable", true),
+            (3, "provider_unavailable", true),
+            (4, "provider_unavailable", false),
+        ]
+    );
+    assert_eq!(outcome.waited, slept.delays().iter().sum());
+    assert_eq!(outcome.candidate.as_deref(), Some("1"));
     let e = ran.error();
     assert_eq!(
         (e.is_retryable(), e.recovery(), e.partial_text()),

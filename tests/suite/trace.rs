@@ -271,3 +271,52 @@ fn a_fallback_logs_each_failed_candidate_and_a_stream_its_status_and_protocol() 
     assert_eq!(events[1].1["stream.provider"], "anthropic");
     assert_eq!(events[1].1["error.type"], "provider_unavailable");
 }
+
+/// A streamed run's outcome is one event as a unary run's is, with the candidate that ran
+/// last under a fallback chain.
+#[cfg(all(feature = "recover", feature = "stream", feature = "http"))]
+#[test]
+fn a_streamed_runs_outcome_is_one_event_as_a_unary_runs_is() {
+    use agent_error::http::StatusError;
+    use agent_error::recover::Fallback;
+    use agent_error::stream::Watch;
+    use futures_util::StreamExt;
+
+    let models = Fallback::new(["openai", "anthropic"]).retrier(Retrier::new().seed(3));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(async {
+        let mut stream = models.run_stream(
+            async |model: &&str, _resume: Option<&str>, _attempt| match *model {
+                "openai" => Err(StatusError::from_parts(
+                    429,
+                    &http::HeaderMap::new(),
+                    b"{\"error\":{\"message\":\"Rate limit reached for org-sk-1\",\"code\":\"rate_limit_exceeded\"}}",
+                )),
+                _ => Ok(Watch::new(futures_util::stream::iter([Ok::<_, std::io::Error>(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n",
+                )]))),
+            },
+            |_| async {},
+        );
+        while let Some(event) = stream.next().await {
+            event.unwrap();
+        }
+        stream.take_outcome().unwrap()
+    });
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        trace::record_stream_outcome(&outcome);
+    });
+    let events = capture.events.lock().unwrap();
+    let (level, fields) = &events[0];
+    assert_eq!(level, "INFO");
+    assert_eq!(fields["retry.attempts"], "2");
+    assert_eq!(fields["retry.stop"], "succeeded");
+    assert_eq!(fields["error.type"], "rate_limit");
+    assert_eq!(fields["retry.record"], "rate_limit");
+    assert_eq!(fields["fallback.candidate"], "anthropic");
+    assert_eq!(fields["message"], "2 attempts: rate_limit; succeeded");
+    assert!(!fields.values().any(|v| v.contains("sk-1")), "{fields:?}");
+}

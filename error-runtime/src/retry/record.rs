@@ -275,6 +275,21 @@ impl AttemptRecord {
         }
     }
 
+    /// Appends `other`'s attempts, numbered after `before` attempts (a chain's next run),
+    /// and counts the ones it left out.
+    #[cfg(all(feature = "stream", feature = "recover"))]
+    pub(crate) fn append(&mut self, other: &AttemptRecord, before: u32) {
+        for attempt in other.iter() {
+            self.failed(attempt.number.saturating_add(before), attempt.code);
+            self.waited(attempt.wait);
+        }
+        let omitted = other.omitted();
+        if omitted > 0 {
+            let log = self.spill.get_or_insert_with(Box::default);
+            log.omitted = log.omitted.saturating_add(omitted);
+        }
+    }
+
     /// A code outside the vocabulary: kept in place when it is the first (or the same as
     /// it), else out of place.
     fn own(&mut self, code: &str) -> u8 {
@@ -432,5 +447,32 @@ mod tests {
         record.failed(41, "bad]\ncode");
         assert_eq!(record.last().unwrap().code(), "unclassified");
         assert_eq!(record.last().unwrap().wait(), None);
+    }
+
+    /// A chain's records join with their attempts numbered along it, and what each left
+    /// out is counted.
+    #[cfg(all(feature = "stream", feature = "recover"))]
+    #[test]
+    fn records_appended_are_numbered_along_the_chain() {
+        let mut chain = AttemptRecord::default();
+        chain.failed(1, "rate_limit");
+        chain.waited(None);
+        let mut next = AttemptRecord::default();
+        for n in 1..=30u32 {
+            next.failed(n, "provider_unavailable");
+            next.waited(Some((Duration::from_millis(n.into()), WaitSource::Backoff)));
+        }
+        chain.append(&next, 1);
+        let numbers: Vec<u32> = chain.iter().map(|a| a.number()).collect();
+        assert_eq!(numbers[..3], [1, 2, 3]);
+        assert_eq!(*numbers.last().unwrap(), 31);
+        assert_eq!(chain.iter().next().unwrap().code(), "rate_limit");
+        assert_eq!(chain.iter().next().unwrap().wait(), None);
+        assert_eq!(
+            chain.last().unwrap().wait(),
+            Some((Duration::from_millis(30), WaitSource::Backoff))
+        );
+        // Kept and left out add up to every attempt of both.
+        assert_eq!(chain.len() as u32 + chain.omitted(), 31);
     }
 }

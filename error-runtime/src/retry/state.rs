@@ -119,10 +119,10 @@ impl<T, E> Outcome<T, E> {
 }
 
 /// [`Outcome::summary`].
-struct Summary<'a> {
-    attempts: u32,
-    record: &'a AttemptRecord,
-    stop: Stop,
+pub(super) struct Summary<'a> {
+    pub(super) attempts: u32,
+    pub(super) record: &'a AttemptRecord,
+    pub(super) stop: Stop,
 }
 
 impl fmt::Display for Summary<'_> {

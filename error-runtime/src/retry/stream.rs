@@ -13,6 +13,7 @@ use std::time::Duration;
 use futures_core::{Stream, TryStream};
 
 use super::retrier::{MakeAttempt, Retrier};
+use super::{AttemptRecord, Outcome, Stop};
 use crate::stream::{Event, StreamError, Watch};
 
 /// The most events a run reads ahead of its caller: they wait for the caller's polls, and
@@ -44,7 +45,7 @@ impl Queue {
 
     /// Hands `event` to the caller, once fewer than [`READ_AHEAD`] wait.
     ///
-    /// While the queue is full the run waits without a waker: [`Forward`], which alone polls
+    /// While the queue is full the run waits without a waker: [`RunStream`], which alone polls
     /// the run, polls it again as soon as the caller took every event waiting.
     async fn send(&self, event: Event) {
         let mut event = Some(event);
@@ -168,7 +169,7 @@ impl Retrier {
         &'a self,
         mut open: O,
         sleep: Sl,
-    ) -> impl Stream<Item = Result<Event, StreamError>> + 'a
+    ) -> RunStream<impl Future<Output = (Result<(), StreamError>, StreamOutcome)> + 'a>
     where
         O: FnMut(u32) -> Fut + 'a,
         Fut: Future<Output = Result<Watch<S>, OE>> + 'a,
@@ -186,29 +187,87 @@ impl Retrier {
                 open: &mut open,
                 queue: sink,
             };
-            self.run_async_with(opening, sleep, None, None).await.result
+            StreamOutcome::of(self.run_async_with(opening, sleep, None, None).await, None)
         };
-        Forward::new(run, queue)
+        RunStream::new(run, queue)
     }
 }
 
-/// A run's future read as a stream: the events it queued, then its error if it failed.
-pub(crate) struct Forward<F> {
+/// The stream of a run over streams ([`Retrier::run_stream`], and with the feature
+/// `recover`, `Fallback::run_stream`): each event as it
+/// arrives, whichever attempt it came from, then the [`StreamError`] the run ended in, if
+/// any. Once it has ended, [`outcome`](Self::outcome) tells how the run went, as a
+/// unary call's [`Outcome`](super::Outcome) does.
+///
+/// It is `Unpin`: read it with `StreamExt::next` as it is, no pinning needed.
+#[must_use = "a stream does nothing unless polled"]
+pub struct RunStream<F> {
     run: Pin<Box<F>>,
     queue: Queue,
     /// The run's end: `Some(Err)` to yield once the queue is empty.
     ended: Option<Result<(), StreamError>>,
+    outcome: Option<StreamOutcome>,
     done: bool,
 }
 
-impl<F> Forward<F> {
+impl<F> std::fmt::Debug for RunStream<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunStream")
+            .field("outcome", &self.outcome)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F> RunStream<F> {
     pub(crate) fn new(run: F, queue: Queue) -> Self {
-        Forward {
+        RunStream {
             run: Box::pin(run),
             queue,
             ended: None,
+            outcome: None,
             done: false,
         }
+    }
+
+    /// How the run went: `None` until the stream has yielded its last item (the error it
+    /// ended in, when it failed) or ended.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// use agent_error::{retry::{Retrier, Stop}, stream::Watch};
+    /// use futures_util::StreamExt;
+    ///
+    /// // The first attempt is cut before any text, the second completes.
+    /// let bodies = [
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n",
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n",
+    /// ];
+    /// let retrier = Retrier::new().seed(1);
+    /// let mut events = retrier.run_stream(
+    ///     |attempt| async move {
+    ///         let body = bodies[attempt as usize - 1];
+    ///         Ok::<_, std::io::Error>(Watch::new(futures_util::stream::iter([Ok::<_, std::io::Error>(body)])))
+    ///     },
+    ///     |_delay| async {},
+    /// );
+    /// while let Some(event) = events.next().await {
+    ///     event.unwrap();
+    /// }
+    /// let outcome = events.outcome().unwrap();
+    /// assert_eq!((outcome.attempts, outcome.stop), (2, Stop::Succeeded));
+    /// assert_eq!(outcome.record.last().unwrap().code(), "stream_interrupted");
+    /// assert_eq!(outcome.summary().to_string(), "2 attempts: stream_interrupted (waited 160ms, backoff); succeeded");
+    /// # });
+    /// ```
+    pub fn outcome(&self) -> Option<&StreamOutcome> {
+        self.outcome.as_ref().filter(|_| self.done)
+    }
+
+    /// The outcome, taken: `None` until the stream has yielded its last item or ended, or
+    /// once taken.
+    pub fn take_outcome(&mut self) -> Option<StreamOutcome> {
+        self.outcome.take_if(|_| self.done)
     }
 
     fn pop(&self) -> Option<Event> {
@@ -216,9 +275,136 @@ impl<F> Forward<F> {
     }
 }
 
-impl<F> Stream for Forward<F>
+/// How a run over streams went, once its stream has ended: what a unary call's
+/// [`Outcome`] tells, without the result (the stream yielded it). Under a fallback chain
+/// (`Fallback::run_stream`), it covers the whole chain: attempts are counted
+/// along it, as [`Event::attempt`] counts them, and the record holds every candidate's
+/// failed attempts.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct StreamOutcome {
+    /// Attempts made in all, the first one included (every candidate's openings, under a
+    /// fallback chain): 0 when a chain called no candidate.
+    pub attempts: u32,
+    /// How the last run ended (under a fallback chain, the last candidate's run; when it
+    /// called none, [`Stop::Paused`]: every candidate was cooling down).
+    pub stop: Stop,
+    /// The delays waited in all.
+    pub waited: Duration,
+    /// Each failed attempt's code, the wait after it and where that wait came from,
+    /// numbered along the chain (capped: see [`AttemptRecord`]).
+    pub record: AttemptRecord,
+    /// The candidate that ran last, under a fallback chain: the one that answered, or the
+    /// last that failed. `None` under a retrier alone.
+    pub candidate: Option<Arc<str>>,
+    /// Under a fallback chain, each candidate run in order, with its attempts.
+    runs: Vec<(Arc<str>, u32)>,
+}
+
+impl StreamOutcome {
+    /// A retrier's run over a stream: its result, and how it went.
+    pub(crate) fn of(
+        outcome: Outcome<(), StreamError>,
+        candidate: Option<Arc<str>>,
+    ) -> (Result<(), StreamError>, StreamOutcome) {
+        let Outcome {
+            result,
+            attempts,
+            stop,
+            waited,
+            record,
+        } = outcome;
+        let told = StreamOutcome {
+            attempts,
+            stop,
+            waited,
+            record,
+            candidate,
+            runs: Vec::new(),
+        };
+        (result, told)
+    }
+
+    /// A chain's outcome before any candidate ran.
+    #[cfg(feature = "recover")]
+    pub(crate) fn chain() -> StreamOutcome {
+        StreamOutcome {
+            attempts: 0,
+            stop: Stop::Paused,
+            waited: Duration::ZERO,
+            record: AttemptRecord::default(),
+            candidate: None,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Adds the run of the chain's next candidate, `name`.
+    #[cfg(feature = "recover")]
+    pub(crate) fn then<T, E>(&mut self, outcome: &Outcome<T, E>, name: &Arc<str>) {
+        self.record.append(&outcome.record, self.attempts);
+        self.attempts = self.attempts.saturating_add(outcome.attempts);
+        self.stop = outcome.stop;
+        self.waited = self.waited.saturating_add(outcome.waited);
+        self.candidate = Some(name.clone());
+        self.runs.push((name.clone(), outcome.attempts));
+    }
+
+    /// The candidate that made attempt `attempt` (numbered along the chain, as the record
+    /// and [`Event::attempt`] number them), under a fallback chain; `None` under a retrier
+    /// alone, or past the last attempt.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// use agent_error::{http::StatusError, recover::Fallback, stream::Watch};
+    /// use futures_util::StreamExt;
+    ///
+    /// let models = Fallback::new(["openai", "anthropic"]);
+    /// let mut stream = models.run_stream(
+    ///     async |model: &&str, _resume: Option<&str>, _attempt| match *model {
+    ///         "openai" => Err(StatusError::new(429)),
+    ///         _ => Ok(Watch::new(futures_util::stream::iter([Ok::<_, std::io::Error>(
+    ///             "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n",
+    ///         )]))),
+    ///     },
+    ///     |_delay| async {},
+    /// );
+    /// while let Some(event) = stream.next().await {
+    ///     event.unwrap();
+    /// }
+    /// let outcome = stream.outcome().unwrap();
+    /// let failed = outcome.record.last().unwrap();
+    /// assert_eq!((failed.number(), failed.code()), (1, "rate_limit"));
+    /// assert_eq!(outcome.candidate_of(1), Some("openai"));
+    /// assert_eq!(outcome.candidate_of(2), Some("anthropic"));
+    /// assert_eq!(outcome.candidate_of(3), None);
+    /// # });
+    /// ```
+    pub fn candidate_of(&self, attempt: u32) -> Option<&str> {
+        let mut before = 0u32;
+        for (name, attempts) in &self.runs {
+            let after = before.saturating_add(*attempts);
+            if attempt > before && attempt <= after {
+                return Some(name);
+            }
+            before = after;
+        }
+        None
+    }
+
+    /// The run in one line, for a log, as [`Outcome::summary`] writes it: `2 attempts:
+    /// stream_interrupted (waited 0ms, backoff); succeeded`.
+    pub fn summary(&self) -> impl std::fmt::Display + '_ {
+        super::state::Summary {
+            attempts: self.attempts,
+            record: &self.record,
+            stop: self.stop,
+        }
+    }
+}
+
+impl<F> Stream for RunStream<F>
 where
-    F: Future<Output = Result<(), StreamError>>,
+    F: Future<Output = (Result<(), StreamError>, StreamOutcome)>,
 {
     type Item = Result<Event, StreamError>;
 
@@ -231,9 +417,10 @@ where
             return Poll::Ready(None);
         }
         if this.ended.is_none()
-            && let Poll::Ready(end) = this.run.as_mut().poll(cx)
+            && let Poll::Ready((end, outcome)) = this.run.as_mut().poll(cx)
         {
             this.ended = Some(end);
+            this.outcome = Some(outcome);
         }
         if let Some(event) = this.pop() {
             return Poll::Ready(Some(Ok(event)));

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use agent_error_runtime::chain::ErrorChain;
 use agent_error_runtime::display;
-use agent_error_runtime::retry::{Outcome, Stop, WaitSource};
+use agent_error_runtime::retry::{AttemptRecord, Outcome, Stop, WaitSource};
 use opentelemetry::context::FutureExt;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
@@ -19,6 +19,14 @@ use crate::instruments::Instruments;
 use crate::known::Known;
 use crate::known::OTHER;
 use crate::names;
+
+/// What a run tells the operation's end, unary or streamed.
+struct Run<'r> {
+    attempts: u32,
+    stop: Stop,
+    record: &'r AttemptRecord,
+    summary: &'r dyn std::fmt::Display,
+}
 
 /// The most finish reasons written on a span; a response lists one a choice.
 const MAX_FINISH_REASONS: usize = 16;
@@ -239,58 +247,113 @@ impl Operation {
     where
         E: ErrorChain<M>,
     {
+        let error = outcome.result.as_ref().err().map(ErrorChain::error_chain);
+        let run = Run {
+            attempts: outcome.attempts,
+            stop: outcome.stop,
+            record: &outcome.record,
+            summary: &outcome.summary(),
+        };
+        self.end_run(&run, error, |_| None);
+    }
+
+    /// Ends the operation after a streamed run
+    /// ([`Retrier::run_stream`](agent_error_runtime::retry::Retrier::run_stream),
+    /// [`Fallback::run_stream`](agent_error_runtime::recover::Fallback::run_stream)), as
+    /// [`end`](Self::end) ends a unary one: `outcome` is what the stream told once it ended
+    /// ([`RunStream::outcome`](agent_error_runtime::stream::RunStream::outcome)), `error` the
+    /// error it ended in, if any. The span gets the same attributes, the metrics the same
+    /// counts; under a fallback chain, each failed attempt is counted with the candidate
+    /// that made it as `gen_ai.provider.name` (so do not also count the chain's failures
+    /// with [`Telemetry::instrument_fallback`](crate::Telemetry::instrument_fallback)).
+    #[cfg(feature = "stream")]
+    pub fn end_stream(
+        self,
+        outcome: &agent_error_runtime::stream::StreamOutcome,
+        error: Option<&agent_error_runtime::stream::StreamError>,
+    ) {
+        let run = Run {
+            attempts: outcome.attempts,
+            stop: outcome.stop,
+            record: &outcome.record,
+            summary: &outcome.summary(),
+        };
+        let error = error.map(|e| e as &(dyn StdError + 'static));
+        self.end_run(&run, error, |attempt| outcome.candidate_of(attempt));
+    }
+
+    /// What [`end`](Self::end) and [`end_stream`](Self::end_stream) write: `provider_of`
+    /// names the candidate that made an attempt, under a fallback chain.
+    fn end_run<'o>(
+        self,
+        run: &Run<'_>,
+        error: Option<&(dyn StdError + 'static)>,
+        provider_of: impl Fn(u32) -> Option<&'o str>,
+    ) {
         let span = self.cx.span();
         span.set_attribute(KeyValue::new(
             names::RETRY_ATTEMPTS,
-            i64::from(outcome.attempts),
+            i64::from(run.attempts),
         ));
-        span.set_attribute(KeyValue::new(names::RETRY_STOP, outcome.stop.as_str()));
-        if !outcome.record.is_empty() {
-            span.set_attribute(KeyValue::new(
-                names::RETRY_RECORD,
-                outcome.summary().to_string(),
-            ));
+        span.set_attribute(KeyValue::new(names::RETRY_STOP, run.stop.as_str()));
+        if !run.record.is_empty() {
+            span.set_attribute(KeyValue::new(names::RETRY_RECORD, run.summary.to_string()));
         }
         let inner = &self.instruments;
         let base = self.call.metric_attributes();
-        let with = |extra: &[KeyValue]| -> Vec<KeyValue> {
-            base.iter().cloned().chain(extra.iter().cloned()).collect()
+        let with = |provider: Option<&str>, extra: &[KeyValue]| -> Vec<KeyValue> {
+            let mut all: Vec<KeyValue> = match provider {
+                Some(name) => base
+                    .iter()
+                    .filter(|kv| kv.key.as_str() != names::GEN_AI_PROVIDER_NAME)
+                    .cloned()
+                    .chain([KeyValue::new(names::GEN_AI_PROVIDER_NAME, name.to_string())])
+                    .collect(),
+                None => base.clone(),
+            };
+            all.extend(extra.iter().cloned());
+            all
         };
-        for attempt in outcome.record.iter() {
+        for attempt in run.record.iter() {
+            let provider = provider_of(attempt.number());
             let code = KeyValue::new(
                 names::ERROR_TYPE,
                 self.known.error_type(attempt.code()).to_string(),
             );
-            inner.failures.add(1, &with(std::slice::from_ref(&code)));
+            inner
+                .failures
+                .add(1, &with(provider, std::slice::from_ref(&code)));
             let Some((_, source)) = attempt.wait() else {
                 continue;
             };
             let source_kv = KeyValue::new(names::WAIT_SOURCE, source.as_str());
             inner
                 .retries
-                .add(1, &with(&[code.clone(), source_kv.clone()]));
+                .add(1, &with(provider, &[code.clone(), source_kv.clone()]));
             if matches!(
                 source,
                 WaitSource::Header | WaitSource::Body | WaitSource::Message | WaitSource::Reset
             ) {
-                inner.pauses.add(1, &with(&[code, source_kv]));
+                inner.pauses.add(1, &with(provider, &[code, source_kv]));
             }
         }
-        let omitted = u64::from(outcome.record.omitted());
+        let omitted = u64::from(run.record.omitted());
         if omitted > 0 {
             // Attempts the capped record left out: failed, each followed by a retry.
             inner.failures.add(omitted, &base);
             inner.retries.add(omitted, &base);
         }
-        let error = outcome.result.as_ref().err().map(ErrorChain::error_chain);
-        if outcome.stop == Stop::Paused {
+        if run.stop == Stop::Paused {
             let code = error.map_or_else(|| OTHER.to_string(), |e| type_of(e, &self.known));
             inner.pauses.add(
                 1,
-                &with(&[
-                    KeyValue::new(names::ERROR_TYPE, code),
-                    KeyValue::new(names::WAIT_SOURCE, "gate"),
-                ]),
+                &with(
+                    None,
+                    &[
+                        KeyValue::new(names::ERROR_TYPE, code),
+                        KeyValue::new(names::WAIT_SOURCE, "gate"),
+                    ],
+                ),
             );
         }
         self.end_with(error);

@@ -169,10 +169,12 @@ impl Telemetry {
 
     /// `fallback`, counting each candidate that failed in `agent_error.failures` with
     /// `error.type` and the candidate's name as `gen_ai.provider.name` (see
-    /// [`Fallback::on_fallback`], which this sets). A fallback call gives no retrier's
-    /// [`Outcome`] to [`Operation::end`], and a streamed one none at all: this is how their
-    /// failures reach the metrics, streamed or not. Name the candidates by provider
-    /// (`openai`, `anthropic`), not by request, so that the series stay few.
+    /// [`Fallback::on_fallback`], which this sets). A unary fallback call gives no
+    /// retrier's [`Outcome`] to [`Operation::end`]: this is how its failures reach the
+    /// metrics. (A streamed call's outcome does, through `Operation::end_stream`, which
+    /// counts each failed attempt itself: a chain whose streams end so is not instrumented
+    /// here, or its failures count twice.) Name the candidates by provider (`openai`,
+    /// `anthropic`), not by request, so that the series stay few.
     ///
     /// ```
     /// use agent_error::opentelemetry::Telemetry;

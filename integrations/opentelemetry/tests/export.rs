@@ -121,6 +121,24 @@ impl Drop for Provider {
 }
 
 async fn provider(script: &'static [u16]) -> Provider {
+    serve(script, answer).await
+}
+
+/// [`provider`], whose answer is a stream of server-sent events.
+async fn streaming_provider(script: &'static [u16]) -> Provider {
+    serve(script, |status| match status {
+        200 => (
+            StatusCode::OK,
+            [("content-type", "text/event-stream")],
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+        )
+            .into_response(),
+        status => answer(status),
+    })
+    .await
+}
+
+async fn serve(script: &'static [u16], answer: fn(u16) -> axum::response::Response) -> Provider {
     let calls = Arc::new(AtomicU32::new(0));
     let app = axum::Router::new().route(
         "/v1/chat",
@@ -690,4 +708,156 @@ async fn a_streamed_fallback_calls_failures_are_counted_by_candidate() {
     assert_eq!(failures[0].1, 1.0);
     let duration = collector.points("gen_ai.client.operation.duration");
     assert_eq!(duration.len(), 1);
+}
+
+/// Opens a streamed chat on `url`: its response's head checked, its events watched.
+async fn open_stream(
+    client: &reqwest::Client,
+    url: &str,
+) -> Result<
+    agent_error::stream::Watch<
+        impl futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + use<>,
+    >,
+    BoxError,
+> {
+    let response = client.post(url).body("{}").send().await?;
+    Ok(agent_error::reqwest::watch_as(response, "llm.stream").await?)
+}
+
+/// A streamed call gives what a unary one gives: one operation span with the run's
+/// attempts, stop and record, a child span each opening, the failures, retries and pauses
+/// by code, and the duration.
+#[tokio::test]
+async fn a_streamed_call_is_one_operation_as_a_unary_call_is() {
+    use futures_util::StreamExt;
+
+    let collector = Collector::new();
+    let provider = streaming_provider(&[429, 503, 200]).await;
+    let client = reqwest::Client::new();
+    let call = GenAiCall::new("chat").provider("openai").model("gpt-test");
+
+    let operation = collector.telemetry.start(&call);
+    let retrier = Retrier::new();
+    let mut stream = retrier.run_stream(
+        |attempt| operation.attempt(attempt, open_stream(&client, &provider.url)),
+        tokio_sleep,
+    );
+    let mut text = String::new();
+    let mut failed = None;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => text.push_str(&event.text().unwrap_or_default()),
+            Err(e) => failed = Some(e),
+        }
+    }
+    assert!(failed.is_none(), "{failed:?}");
+    assert_eq!(text, "hi");
+    let outcome = stream.take_outcome().unwrap();
+    // The stream's opener borrows the operation: the stream goes before the operation ends.
+    drop(stream);
+    assert_eq!((outcome.attempts, outcome.stop), (3, Stop::Succeeded));
+    operation.finish_reasons(["stop"]);
+    operation.end_stream(&outcome, failed.as_ref());
+
+    let spans = collector.spans();
+    let op = spans.iter().find(|s| s.name == "chat gpt-test").unwrap();
+    assert!(has(&op.attributes, "agent_error.retry.stop", "succeeded"));
+    assert_eq!(
+        attribute(&op.attributes, "agent_error.retry.attempts"),
+        Some(&Value::I64(3))
+    );
+    let record = attribute(&op.attributes, "agent_error.retry.record")
+        .unwrap()
+        .as_str();
+    assert!(
+        record.starts_with(
+            "3 attempts: rate_limit (waited 40ms, header), provider_unavailable (waited "
+        ),
+        "{record}"
+    );
+    assert!(record.ends_with("backoff); succeeded"), "{record}");
+    let mut attempts: Vec<&SpanData> = spans.iter().filter(|s| s.name == "chat attempt").collect();
+    attempts.sort_by_key(|s| s.start_time);
+    assert_eq!(attempts.len(), 3);
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a.parent_span_id == op.span_context.span_id())
+    );
+    assert!(has(&attempts[0].attributes, "error.type", "rate_limit"));
+    assert!(has(
+        &attempts[1].attributes,
+        "error.type",
+        "provider_unavailable"
+    ));
+    assert!(attribute(&attempts[2].attributes, "error.type").is_none());
+    assert_secret_kept_out(&spans);
+
+    let failures = collector.points("agent_error.failures");
+    let failed = |code: &str| {
+        failures
+            .iter()
+            .find(|(a, _)| has(a, "error.type", code) && has(a, "gen_ai.provider.name", "openai"))
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(failed("rate_limit"), Some(1.0));
+    assert_eq!(failed("provider_unavailable"), Some(1.0));
+    assert_eq!(failures.len(), 2);
+    let retries = collector.points("agent_error.retries");
+    assert_eq!(retries.len(), 2, "{retries:?}");
+    let pauses = collector.points("agent_error.pauses");
+    assert_eq!(pauses.len(), 1, "{pauses:?}");
+    assert!(has(&pauses[0].0, "error.type", "rate_limit"));
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+    assert!(attribute(&duration[0].0, "error.type").is_none());
+}
+
+/// Under a fallback chain, a streamed call's failed attempts are counted by the candidate
+/// that made them, and a chain that ran out of candidates ends its operation with the
+/// deciding error's type.
+#[tokio::test]
+async fn a_streamed_fallback_call_counts_each_failure_by_its_candidate() {
+    use agent_error::recover::Fallback;
+    use futures_util::StreamExt;
+
+    let collector = Collector::new();
+    let openai = streaming_provider(&[429]).await;
+    let anthropic = streaming_provider(&[401]).await;
+    let client = reqwest::Client::new();
+    let models = Fallback::named([("openai", &openai.url), ("anthropic", &anthropic.url)]);
+    let operation = collector
+        .telemetry
+        .start(&GenAiCall::new("chat").model("gpt-test"));
+    let mut stream = models.run_stream(
+        async |url: &&String, _resume: Option<&str>, attempt| {
+            operation.attempt(attempt, open_stream(&client, url)).await
+        },
+        tokio_sleep,
+    );
+    let mut failed = None;
+    while let Some(item) = stream.next().await {
+        if let Err(e) = item {
+            failed = Some(e);
+        }
+    }
+    let failed = failed.expect("the chain ran out of candidates");
+    let outcome = stream.take_outcome().unwrap();
+    drop(stream);
+    assert_eq!(outcome.attempts, 2);
+    assert_eq!(outcome.candidate.as_deref(), Some("anthropic"));
+    operation.end_stream(&outcome, Some(&failed));
+
+    let failures = collector.points("agent_error.failures");
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert!(failures.iter().any(|(a, v)| *v == 1.0
+        && has(a, "error.type", "rate_limit")
+        && has(a, "gen_ai.provider.name", "openai")));
+    assert!(failures.iter().any(|(a, v)| *v == 1.0
+        && has(a, "error.type", "auth_error")
+        && has(a, "gen_ai.provider.name", "anthropic")));
+    let duration = collector.points("gen_ai.client.operation.duration");
+    assert_eq!(duration.len(), 1);
+    assert!(has(&duration[0].0, "error.type", "auth_error"));
+    assert_secret_kept_out(&collector.spans());
 }

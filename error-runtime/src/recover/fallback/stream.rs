@@ -6,12 +6,12 @@ use std::future::Future;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use futures_core::{Stream, TryStream};
+use futures_core::TryStream;
 
 use super::{Call, Candidate, Fallback};
 use crate::retry::MakeAttempt;
-use crate::retry::stream::{Forward, Queue, attempt};
-use crate::stream::{Delivered, Event, StreamError, Watch};
+use crate::retry::stream::{Queue, attempt};
+use crate::stream::{Delivered, RunStream, StreamError, StreamOutcome, Watch};
 use crate::{AgentError, Recovery, codes};
 
 /// A stream on one candidate, for the retrier's async loop: each attempt's future borrows
@@ -61,12 +61,14 @@ impl<C> Fallback<C> {
     /// an error that asks for another candidate does, as for any call. A permanent failure
     /// stops the chain.
     ///
-    /// Each event says which attempt of the chain it came from ([`Event::attempt`], counted
+    /// Each event says which attempt of the chain it came from ([`Event::attempt`](crate::stream::Event::attempt), counted
     /// along the chain, every candidate's openings included) and which candidate sent it
-    /// ([`Event::candidate`]), and the first of each attempt says it starts one
-    /// ([`Event::starts_attempt`]). [`on_fallback`](Self::on_fallback) hears of each
+    /// ([`Event::candidate`](crate::stream::Event::candidate)), and the first of each attempt says it starts one
+    /// ([`Event::starts_attempt`](crate::stream::Event::starts_attempt)). [`on_fallback`](Self::on_fallback) hears of each
     /// candidate that failed, as for a unary call. As under the retrier, the stream is
-    /// read at most 16 events ahead of the caller.
+    /// read at most 16 events ahead of the caller. Once the stream has ended,
+    /// [`RunStream::outcome`] tells how the chain went: its attempts, every failed one's
+    /// code and wait along the chain, how the last run stopped and which candidate ran last.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
@@ -74,29 +76,34 @@ impl<C> Fallback<C> {
     /// use futures_util::StreamExt;
     ///
     /// let models = Fallback::new(["primary", "secondary"]);
-    /// let events: Vec<_> = models
-    ///     .run_stream(
-    ///         async |model: &&str, resume: Option<&str>, _attempt| {
-    ///             let body = match (*model, resume) {
-    ///                 // The primary speaks, then its connection drops.
-    ///                 ("primary", _) => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".to_owned(),
-    ///                 // The secondary continues from what was delivered.
-    ///                 (_, Some(said)) => format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{said}lo\"}}}}]}}\n\ndata: [DONE]\n\n"),
-    ///                 (_, None) => unreachable!(),
-    ///             };
-    ///             let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(body)]);
-    ///             Ok::<_, std::io::Error>(Watch::new(chunks).keep_text(1 << 20))
-    ///         },
-    ///         |_delay| async {},
-    ///     )
-    ///     .collect()
-    ///     .await;
-    /// let data: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().data().to_owned()).collect();
-    /// assert!(data[1].contains("Hello"));
+    /// let mut stream = models.run_stream(
+    ///     async |model: &&str, resume: Option<&str>, _attempt| {
+    ///         let body = match (*model, resume) {
+    ///             // The primary speaks, then its connection drops.
+    ///             ("primary", _) => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".to_owned(),
+    ///             // The secondary continues from what was delivered.
+    ///             (_, Some(said)) => format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{said}lo\"}}}}]}}\n\ndata: [DONE]\n\n"),
+    ///             (_, None) => unreachable!(),
+    ///         };
+    ///         let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(body)]);
+    ///         Ok::<_, std::io::Error>(Watch::new(chunks).keep_text(1 << 20))
+    ///     },
+    ///     |_delay| async {},
+    /// );
+    /// let mut events = Vec::new();
+    /// while let Some(event) = stream.next().await {
+    ///     events.push(event.unwrap());
+    /// }
+    /// assert!(events[1].data().contains("Hello"));
     /// assert_eq!(events.len(), 3);
     /// // Each event names the candidate that sent it.
-    /// let from: Vec<_> = events.iter().map(|e| e.as_ref().unwrap().candidate()).collect();
+    /// let from: Vec<_> = events.iter().map(|e| e.candidate()).collect();
     /// assert_eq!(from, [Some("primary"), Some("secondary"), Some("secondary")]);
+    /// // How the chain went: the primary's cut, then the secondary's answer.
+    /// let outcome = stream.outcome().unwrap();
+    /// assert_eq!(outcome.attempts, 2);
+    /// assert_eq!(outcome.candidate.as_deref(), Some("secondary"));
+    /// assert_eq!(outcome.summary().to_string(), "2 attempts: stream_interrupted; succeeded");
     /// // The primary broke after it spoke: no cooldown, the next call starts there.
     /// assert_eq!(models.cooling_for(0), None);
     /// # });
@@ -105,7 +112,7 @@ impl<C> Fallback<C> {
         &'a self,
         mut open: O,
         mut sleep: Sl,
-    ) -> impl Stream<Item = Result<Event, StreamError>> + 'a
+    ) -> RunStream<impl Future<Output = (Result<(), StreamError>, StreamOutcome)> + 'a>
     where
         O: AsyncFnMut(&C, Option<&str>, u32) -> Result<Watch<S>, OE> + 'a,
         S: TryStream<Ok = B, Error = E> + 'a,
@@ -129,6 +136,7 @@ impl<C> Fallback<C> {
             // decides.
             let mut spoke = Spoke::default();
             let mut before_each = Vec::new();
+            let mut told = StreamOutcome::chain();
             while let Some(index) = call.next() {
                 let Ok(pace) = self.pace_on(index, &call).await else {
                     call.skipped.push(index);
@@ -157,6 +165,7 @@ impl<C> Fallback<C> {
                 {
                     spoke.add(e);
                 }
+                told.then(&outcome, &self.candidates[index].name);
                 let answer = call.after(index, outcome, began.into_inner());
                 if answer.is_none() {
                     before_each.push(before);
@@ -166,12 +175,12 @@ impl<C> Fallback<C> {
                     self.share_cooldown(&**store, shared).await;
                 }
                 if answer.is_some() {
-                    return Ok(());
+                    return (Ok(()), told);
                 }
             }
-            Err(chain_error(call, before_each))
+            (Err(chain_error(call, before_each)), told)
         };
-        Forward::new(run, queue)
+        RunStream::new(run, queue)
     }
 }
 
@@ -243,6 +252,8 @@ mod tests {
     use std::sync::Mutex;
 
     use futures_util::StreamExt;
+
+    use crate::stream::Event;
 
     use super::*;
 
