@@ -299,6 +299,33 @@ pub(super) fn names_a_short_window(text: &str) -> bool {
         || (any(compiled(SOON, &SOONER)) && !any(compiled(LONG_PERIOD, &LONG)))
 }
 
+/// The status a message writes, from 400 to 599: three digits at most three words after
+/// `HTTP`, `status` or `code` ("HTTP 401", "HTTP/1.1 503", "Request failed with status code
+/// 429", "Error code: 429"), or in angle brackets opening it (`<503> InternalError…`).
+/// A relay that writes its upstream's status so says what the upstream answered.
+pub(super) fn status_in(text: &str) -> Option<u16> {
+    let status = |word: &str| {
+        (word.len() == 3 && word.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| word.parse::<u16>().ok())
+            .flatten()
+            .filter(|status| (400..=599).contains(status))
+    };
+    let bracketed = text.trim_start().strip_prefix('<').and_then(|rest| {
+        let number = rest.get(..3)?;
+        rest[3..].starts_with('>').then(|| status(number)).flatten()
+    });
+    if bracketed.is_some() {
+        return bracketed;
+    }
+    let text = Prepared::new(text);
+    (1..text.words.len()).find_map(|at| {
+        let found = status(text.word(at))?;
+        (at.saturating_sub(3)..at)
+            .any(|before| matches!(text.word(before), "http" | "status" | "code" | "statuscode"))
+            .then_some(found)
+    })
+}
+
 /// The first family that matches, unless the same text says something that outweighs it.
 /// Words of a content policy give way to words that say the server failed (an overload, an
 /// internal error, a timeout): "the content filter service is unavailable" is an outage,
