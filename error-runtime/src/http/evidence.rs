@@ -141,7 +141,13 @@ impl Evidence {
     /// What the failure is, by the order of evidence above, and what decided it; `None`
     /// when nothing says anything (no status, and a body that names and says nothing).
     pub(crate) fn decide(&self) -> Option<(Kind, Decision)> {
-        let (kind, why) = match self.status {
+        // A success whose body is an error document with its own status (`{"object":
+        // "error", "code": 404, …}`) is that error: the server put the wrong status on it.
+        let status = match (self.status, self.body.status) {
+            (Some(200..=299), Some(said @ 400..=599)) => Some(said),
+            (status, _) => status,
+        };
+        let (kind, why) = match status {
             Some(status) if status < 400 => {
                 Some((Kind::of_status(status), Decision::Status(status)))
             }
@@ -172,8 +178,14 @@ impl Evidence {
             .iter()
             .flatten()
             .any(|hint| hint.kind == Kind::ContextOverflow);
+        // A 404 whose words say the request asks for what no endpoint supports ("No
+        // endpoints found that support tool use") is the request's fault, not a missing model.
+        let bad_request = body
+            .phrase
+            .is_some_and(|hint| hint.kind == Kind::InvalidInput);
         let by_status = match status {
             Some(402) => Some(Kind::BudgetExhausted),
+            Some(404) if bad_request => None,
             Some(404) => Some(Kind::NotFound),
             Some(413) if says_overflow => Some(Kind::ContextOverflow),
             Some(413) => Some(Kind::RequestTooLarge),
