@@ -1558,7 +1558,11 @@ fn each_word_family_decides_in_other_languages() {
             "rate_limit",
         ),
         (400, "同時リクエスト数の上限に達しました", "rate_limit"),
-        (400, "Permisos insuficientes para esta operación", "auth_error"),
+        (
+            400,
+            "Permisos insuficientes para esta operación",
+            "auth_error",
+        ),
         (400, "権限が不足しています", "auth_error"),
         (
             429,
@@ -1566,8 +1570,16 @@ fn each_word_family_decides_in_other_languages() {
             "provider_unavailable",
         ),
         (429, "利用限度に達しました", "budget_exhausted"),
-        (500, "Dieses Modell unterstützt keine Werkzeuge", "invalid_input"),
-        (500, "このモデルはツールをサポートしていません", "invalid_input"),
+        (
+            500,
+            "Dieses Modell unterstützt keine Werkzeuge",
+            "invalid_input",
+        ),
+        (
+            500,
+            "このモデルはツールをサポートしていません",
+            "invalid_input",
+        ),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1787,7 +1799,10 @@ fn your_vocabulary_is_read_first() {
 fn a_404_whose_words_blame_the_request_is_a_bad_request() {
     let message = |text: &str| format!(r#"{{"error":{{"message":"{text}","code":404}}}}"#);
     for (text, expected) in [
-        ("No endpoints found that support image input", "invalid_input"),
+        (
+            "No endpoints found that support image input",
+            "invalid_input",
+        ),
         ("This model does not support tools", "invalid_input"),
         ("Invalid parameter: top_k", "invalid_input"),
         ("No endpoints found for acme/model-x", "not_found"),
@@ -1841,7 +1856,8 @@ fn a_body_a_wrapper_holds_in_another_member_is_read() {
     let wrapped = r#"{"message":"Acme API error.","data":{"error":{"type":"overloaded_error","message":"Overloaded"}}}"#;
     assert_eq!(read(wrapped).as_deref(), Some("provider_unavailable"));
     // The body's own `error` object comes first.
-    let own = r#"{"error":{"type":"authentication_error"},"data":{"error":{"type":"overloaded_error"}}}"#;
+    let own =
+        r#"{"error":{"type":"authentication_error"},"data":{"error":{"type":"overloaded_error"}}}"#;
     assert_eq!(read(own).as_deref(), Some("auth_error"));
 }
 

@@ -64,9 +64,10 @@ fn corpus_files() -> Vec<PathBuf> {
     files_in("tests/corpus")
 }
 
-/// The sets held out from the rules: nobody reads them while writing rules. Each is drawn
-/// for a release from sources the corpus and the earlier sets do not use: `tests/heldout/`
-/// the first, `tests/heldout/second/` the second, `tests/heldout/third/` the third.
+/// The sets held out from the rules. Each is drawn for a release from sources the corpus and
+/// the earlier sets do not use: `tests/heldout/` the first, `tests/heldout/second/` the
+/// second, `tests/heldout/third/` the third. These three were read on 2026-12-08 to fix the
+/// kinds of their misses (see `tests/heldout/README.md`); a fresh set measures the next.
 const HELD_OUT_SETS: [&str; 3] = [
     "tests/heldout",
     "tests/heldout/second",
