@@ -317,13 +317,27 @@ pub(super) fn status_in(text: &str) -> Option<u16> {
     if bracketed.is_some() {
         return bracketed;
     }
-    let text = Prepared::new(text);
-    (1..text.words.len()).find_map(|at| {
-        let found = status(text.word(at))?;
-        (at.saturating_sub(3)..at)
-            .any(|before| matches!(text.word(before), "http" | "status" | "code" | "statuscode"))
-            .then_some(found)
-    })
+    // One pass over the words, remembering how far back the last word that names a status
+    // stood.
+    let text = &text[..floor_char_boundary(text, READ)];
+    let mut since_label: Option<usize> = None;
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+    {
+        if let Some(found) = status(word).filter(|_| since_label.is_some_and(|n| n < 3)) {
+            return Some(found);
+        }
+        let label = ["http", "status", "code", "statuscode"]
+            .iter()
+            .any(|label| word.eq_ignore_ascii_case(label));
+        since_label = if label {
+            Some(0)
+        } else {
+            since_label.map(|n| n + 1)
+        };
+    }
+    None
 }
 
 /// The first family that matches, unless the same text says something that outweighs it.
