@@ -1278,6 +1278,74 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
             "content moderation failed with an internal error",
             "provider_unavailable",
         ),
+        // A cap on what the model writes, asked above it: a parameter, not a long prompt.
+        (
+            400,
+            "max_tokens must be less than or equal to 4096 for this model",
+            "invalid_input",
+        ),
+        (
+            400,
+            "The max tokens you requested exceeds what this model writes",
+            "invalid_input",
+        ),
+        (500, "max_tokens 必须小于等于 4096", "invalid_input"),
+        // A limit of requests in flight, the caller's; the server's own capacity, an outage.
+        (
+            400,
+            "You have reached the limit of concurrent requests for this key",
+            "rate_limit",
+        ),
+        (
+            429,
+            "Requests are throttled due to system capacity limits, try later",
+            "provider_unavailable",
+        ),
+        (429, "服务并发已满，请稍后", "provider_unavailable"),
+        // A billing limit, and a usage cap in Chinese.
+        (
+            429,
+            "Billing limit reached for this key",
+            "budget_exhausted",
+        ),
+        (429, "该密钥已达到用量上限", "budget_exhausted"),
+        // No authorisation, a key of the wrong kind, a key without the permission.
+        (400, "Request made with no auth header", "auth_error"),
+        (
+            400,
+            "This endpoint cannot be called with this key type",
+            "auth_error",
+        ),
+        (
+            400,
+            "You have insufficient permissions for this operation",
+            "auth_error",
+        ),
+        // A token of text is not a credential's token.
+        (
+            400,
+            "Invalid token id 200000 in the prompt",
+            "invalid_input",
+        ),
+        // A deadline of the function that served the call.
+        (502, "Function invocation timeout after 10s", "timeout"),
+        // An illegal parameter, and a request that could not be decoded.
+        (500, "Illegal argument: temperature", "invalid_input"),
+        (500, "请求参数非法", "invalid_input"),
+        (
+            500,
+            "json: cannot unmarshal number into Go struct field ChatRequest.stream of type bool",
+            "invalid_input",
+        ),
+        // A relay that could not decode its upstream's response failed on its side.
+        (
+            500,
+            "json: cannot unmarshal object into Go struct field ChatResponse.usage of type int",
+            "provider_unavailable",
+        ),
+        // A feature of the request that no endpoint supports.
+        (500, "This model does not support tools", "invalid_input"),
+        (500, "该模型不支持工具调用", "invalid_input"),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1482,6 +1550,36 @@ fn each_word_family_decides_in_other_languages() {
             "provider_unavailable",
         ),
         (400, "Modello non trovato", "not_found"),
+        // The families of requests in flight, permissions, the server's capacity, a usage
+        // cap and an unsupported feature.
+        (
+            400,
+            "Las solicitudes simultáneas superan lo permitido",
+            "rate_limit",
+        ),
+        (400, "同時リクエスト数の上限に達しました", "rate_limit"),
+        (
+            400,
+            "Permisos insuficientes para esta operación",
+            "auth_error",
+        ),
+        (400, "権限が不足しています", "auth_error"),
+        (
+            429,
+            "Capacidad del sistema excedida, inténtelo más tarde",
+            "provider_unavailable",
+        ),
+        (429, "利用限度に達しました", "budget_exhausted"),
+        (
+            500,
+            "Dieses Modell unterstützt keine Werkzeuge",
+            "invalid_input",
+        ),
+        (
+            500,
+            "このモデルはツールをサポートしていません",
+            "invalid_input",
+        ),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1692,4 +1790,95 @@ fn your_vocabulary_is_read_first() {
         r#"{"message":"The ACME gerbils are resting, sorry"}"#,
     );
     assert_eq!(said.code(), "provider_unavailable");
+}
+
+/// On a 404, words that say the request asks what no endpoint of the model supports (tools,
+/// image input) or that the request is malformed outweigh the status: the request must
+/// change, while a missing model stays `not_found`.
+#[test]
+fn a_404_whose_words_blame_the_request_is_a_bad_request() {
+    let message = |text: &str| format!(r#"{{"error":{{"message":"{text}","code":404}}}}"#);
+    for (text, expected) in [
+        (
+            "No endpoints found that support image input",
+            "invalid_input",
+        ),
+        ("This model does not support tools", "invalid_input"),
+        ("Invalid parameter: top_k", "invalid_input"),
+        ("No endpoints found for acme/model-x", "not_found"),
+        ("The model acme/model-x does not exist", "not_found"),
+        ("", "not_found"),
+    ] {
+        assert_eq!(code(404, &message(text)), expected, "{text}");
+    }
+}
+
+/// A body that came without a status stands for the status it writes: in the message, as a
+/// relay writes its upstream's ("Request failed with status code 401", "HTTP 403",
+/// `<429>`), which says more than the relay's own number; or in a field of its own
+/// (`error.status_code`, a top-level `status`).
+#[test]
+fn a_status_written_in_a_body_stands_for_the_missing_one() {
+    let read = |body: &str| agent_error::http::classify_body(body).map(|e| e.code().to_owned());
+    for (body, expected) in [
+        (
+            r#"{"error":{"message":"Request failed with status code 401","type":"api_error","code":500}}"#,
+            "auth_error",
+        ),
+        ("Upstream error: HTTP 403", "auth_error"),
+        (
+            r#"{"error":{"message":"<401> Access to this model was denied."}}"#,
+            "auth_error",
+        ),
+        (
+            r#"{"error":{"status_code":404,"error":{"type":"","message":""}}}"#,
+            "not_found",
+        ),
+        (
+            r#"{"status":403,"error":"Forbidden","message":"x"}"#,
+            "auth_error",
+        ),
+    ] {
+        assert_eq!(read(body).as_deref(), Some(expected), "{body}");
+    }
+    // A number that is not a status, or that only counts something, is not read as one.
+    assert_eq!(read(r#"{"error":{"message":"code 1214 returned"}}"#), None);
+    assert_eq!(read(r#"{"error":{"message":"sent 404 tokens"}}"#), None);
+}
+
+/// A wrapper's own object around a provider's body: a member that holds an `error` is read
+/// as that error, and an `error` that is only a label gives way to it.
+#[test]
+fn a_body_a_wrapper_holds_in_another_member_is_read() {
+    let read = |body: &str| agent_error::http::classify_body(body).map(|e| e.code().to_owned());
+    let labelled = r#"{"error":"Upstream provider error","response":{"error":{"code":"insufficient_quota","message":"out of money"}}}"#;
+    assert_eq!(read(labelled).as_deref(), Some("budget_exhausted"));
+    let wrapped = r#"{"message":"Acme API error.","data":{"error":{"type":"overloaded_error","message":"Overloaded"}}}"#;
+    assert_eq!(read(wrapped).as_deref(), Some("provider_unavailable"));
+    // The body's own `error` object comes first.
+    let own =
+        r#"{"error":{"type":"authentication_error"},"data":{"error":{"type":"overloaded_error"}}}"#;
+    assert_eq!(read(own).as_deref(), Some("auth_error"));
+}
+
+/// A success whose body is an error document with a status of its own (a server that
+/// answers every error with 200) is that error; any other success body is not read.
+#[test]
+fn a_success_carrying_an_error_document_is_that_error() {
+    let document = r#"{"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404}"#;
+    let e = parts(200, &[], document);
+    assert_eq!((e.code(), e.is_retryable()), ("not_found", false));
+    assert_eq!(
+        code(200, r#"{"error":{"message":"insufficient balance"}}"#),
+        "http_error"
+    );
+    assert_eq!(code(200, r#"{"code":200,"message":"ok"}"#), "http_error");
+}
+
+/// A server that crashed on the call (a recovered panic) failed on its side.
+#[test]
+fn a_server_crash_is_an_outage() {
+    let body = r#"{"error":{"message":"Panic detected, error: runtime error: index out of range","type":"gateway_panic"}}"#;
+    let e = agent_error::http::classify_body(body).unwrap();
+    assert_eq!((e.code(), e.is_retryable()), ("provider_unavailable", true));
 }

@@ -64,9 +64,10 @@ fn corpus_files() -> Vec<PathBuf> {
     files_in("tests/corpus")
 }
 
-/// The sets held out from the rules: nobody reads them while writing rules. Each is drawn
-/// for a release from sources the corpus and the earlier sets do not use: `tests/heldout/`
-/// the first, `tests/heldout/second/` the second, `tests/heldout/third/` the third.
+/// The sets held out from the rules. Each is drawn for a release from sources the corpus and
+/// the earlier sets do not use: `tests/heldout/` the first, `tests/heldout/second/` the
+/// second, `tests/heldout/third/` the third. These three were read on 2026-12-08 to fix the
+/// kinds of their misses (see `tests/heldout/README.md`); a fresh set measures the next.
 const HELD_OUT_SETS: [&str; 3] = [
     "tests/heldout",
     "tests/heldout/second",
@@ -372,9 +373,12 @@ fn the_held_out_set_shares_no_source_with_the_corpus() {
 /// figures only (how many match what they mean, how many would be retried that must not
 /// be), never a case, so that running it does not show the set to whoever writes rules.
 /// `cargo test -p agent-error --all-features --test suite -- --ignored --nocapture held_out`.
+/// With `HELD_OUT_MISSES=1` it prints each miss too, for a set that has been declared read
+/// (see `tests/heldout/README.md`).
 #[test]
 #[ignore = "a measurement, run once per release"]
 fn held_out_figure() {
+    let show_misses = std::env::var_os("HELD_OUT_MISSES").is_some();
     for dir in HELD_OUT_SETS {
         let (mut count, mut matched, mut retried_wrongly) = (0, 0, 0);
         let mut providers = BTreeSet::new();
@@ -390,6 +394,21 @@ fn held_out_figure() {
                         && want.recovery == got.recovery,
                 );
                 retried_wrongly += usize::from(got.retryable && !want.retryable);
+                if show_misses
+                    && (want.code != got.code
+                        || want.retryable != got.retryable
+                        || want.recovery != got.recovery)
+                {
+                    eprintln!(
+                        "miss {} / {}: expected {} retryable={}; got {} retryable={}",
+                        path.display(),
+                        case.name,
+                        want.code,
+                        want.retryable,
+                        got.code,
+                        got.retryable
+                    );
+                }
             }
         }
         eprintln!(

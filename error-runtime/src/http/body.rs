@@ -161,6 +161,7 @@ fn read_at(body: &str, depth: u8) -> BodyHints {
     BodyHints {
         phrase: inner.phrase.or(phrase),
         message_delay: inner.message_delay.or_else(|| delay::in_message(body)),
+        status: inner.status.or_else(|| words::status_in(body)),
         ..inner
     }
 }
@@ -305,11 +306,16 @@ fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
                 }
             ) && message.is_some_and(words::names_a_short_window))
         });
+    // A status the message writes ("Request failed with status code 429", "HTTP 401") is
+    // the upstream's that a relay failed on: it says more than the relay's own number.
     let status = [
+        message.and_then(words::status_in),
         error.code_number,
+        error.status_code,
         error.code.as_deref().and_then(status_text),
         json.code_number,
         json.http_status_code,
+        json.status_number,
     ]
     .into_iter()
     .flatten()
@@ -443,17 +449,23 @@ fn status_text(code: &str) -> Option<u16> {
 
 /// The `error` the body's names and message are read from: `error`, else the Responses
 /// API's `response.error`, else an error object in another place (Tencent Cloud's
-/// `Response.Error`, iFlytek Spark's `header`).
+/// `Response.Error`, iFlytek Spark's `header`, Cloudflare's `errors`, a wrapper's member
+/// around a provider's body). An `error` that is only a string gives way to an error object
+/// found elsewhere: it is a wrapper's label ("Gemini API error") over the provider's body.
 fn error_of<'j, 'a>(json: &'j ErrorBody<'a>) -> &'j ErrorField<'a> {
-    [
+    let places = [
         &json.error,
         &json.response_error,
         &json.other_error,
         &json.errors,
-    ]
-    .into_iter()
-    .find(|error| **error != ErrorField::default())
-    .unwrap_or(&json.error)
+        &json.wrapped,
+    ];
+    let said = |error: &&ErrorField<'_>| **error != ErrorField::default();
+    places
+        .into_iter()
+        .find(|error| said(error) && !error.is_only_text())
+        .or_else(|| places.into_iter().find(said))
+        .unwrap_or(&json.error)
 }
 
 /// Google's quota reading: a `QuotaFailure` (or a message naming the quota's metric) says a

@@ -4,7 +4,7 @@
 //! | # | evidence | example | decides |
 //! |---|---|---|---|
 //! | 1 | server hints in headers | `x-should-retry`, `retry-after-ms`, `Retry-After` | retrying and the wait, over everything below |
-//! | 2 | a status whose meaning is specific | 402, 404, 413, 498, 529 | `budget_exhausted`, `not_found`, `request_too_large` (a context overflow if the body says so), `provider_unavailable` |
+//! | 2 | a status whose meaning is specific | 402, 404 (unless its words blame the request), 413, 498, 529 | `budget_exhausted`, `not_found`, `request_too_large` (a context overflow if the body says so), `provider_unavailable` |
 //! | 3 | the body's specific names | `insufficient_quota`, `context_length_exceeded`, Google's `API_KEY_INVALID` reason or daily quota, AWS's `ThrottlingException` (body or `x-amzn-ErrorType`), a moderation flag | what they name |
 //! | 4 | word families in the message, outside quotes | "credit balance is too low", "Request too large … tokens per min", "prompt is too long", "content management policy", "余额不足" | `budget_exhausted`, `request_too_large`, `context_overflow`, `content_filtered`, … |
 //! | 5 | the body's generic type | `invalid_request_error`, `rate_limit_exceeded`, `api_error`, `RESOURCE_EXHAUSTED` | what it names |
@@ -19,7 +19,10 @@
 //! error: a 401 whose body says `invalid_request_error` is an auth error, while a relay
 //! that answers a provider's refusal with a 500 and keeps the provider's type relays a
 //! request that sending again would not mend.
-//! Body evidence counts on an error status (400 and up) or when there is no status at all.
+//! Body evidence counts on an error status (400 and up) or when there is no status at all,
+//! and on a success whose body is an error document with a status of its own (400 to 599),
+//! read as that status. A 404 whose message's words say the request is at fault (what no
+//! endpoint supports, a malformed parameter) is `invalid_input`.
 //! A server error (5xx) is never made a request too large by its body; it is a context
 //! overflow only when its body names or says one (llama.cpp answers an overflow with a 500),
 //! and a filtered request when its words say a content policy refused it (relays and streams
@@ -141,7 +144,13 @@ impl Evidence {
     /// What the failure is, by the order of evidence above, and what decided it; `None`
     /// when nothing says anything (no status, and a body that names and says nothing).
     pub(crate) fn decide(&self) -> Option<(Kind, Decision)> {
-        let (kind, why) = match self.status {
+        // A success whose body is an error document with its own status (`{"object":
+        // "error", "code": 404, …}`) is that error: the server put the wrong status on it.
+        let status = match (self.status, self.body.status) {
+            (Some(200..=299), Some(said @ 400..=599)) => Some(said),
+            (status, _) => status,
+        };
+        let (kind, why) = match status {
             Some(status) if status < 400 => {
                 Some((Kind::of_status(status), Decision::Status(status)))
             }
@@ -172,8 +181,14 @@ impl Evidence {
             .iter()
             .flatten()
             .any(|hint| hint.kind == Kind::ContextOverflow);
+        // A 404 whose words say the request asks for what no endpoint supports ("No
+        // endpoints found that support tool use") is the request's fault, not a missing model.
+        let bad_request = body
+            .phrase
+            .is_some_and(|hint| hint.kind == Kind::InvalidInput);
         let by_status = match status {
             Some(402) => Some(Kind::BudgetExhausted),
+            Some(404) if bad_request => None,
             Some(404) => Some(Kind::NotFound),
             Some(413) if says_overflow => Some(Kind::ContextOverflow),
             Some(413) => Some(Kind::RequestTooLarge),

@@ -45,8 +45,12 @@ pub(super) struct ErrorBody<'a> {
     pub(super) code_number: Option<u16>,
     /// The document's `error_type` (Text Generation Inference).
     pub(super) error_type: Option<Cow<'a, str>>,
-    /// The document's `http_status_code` when it is a status-sized whole number.
+    /// The document's `http_status_code`, `status_code` or `statusCode` when it is a
+    /// status-sized whole number.
     pub(super) http_status_code: Option<u16>,
+    /// The document's `status` when it is a status-sized whole number (`{"status": 429,
+    /// "error": "…", "message": "…"}`).
+    pub(super) status_number: Option<u16>,
     /// The document's `__type` (AWS: `ThrottlingException`, or a namespaced
     /// `com.amazon…#ThrottlingException`).
     pub(super) amzn_type: Option<Cow<'a, str>>,
@@ -68,6 +72,9 @@ pub(super) struct ErrorBody<'a> {
     /// The first element of the document's `errors` list (Cloudflare's), read as an
     /// `error` is.
     pub(super) errors: ErrorField<'a>,
+    /// The `error` of the first other member that holds one: a wrapper's own object around
+    /// a provider's body (`{"message": "OpenAI API error.", "details": {"error": {…}}}`).
+    pub(super) wrapped: ErrorField<'a>,
     /// The document's `error`.
     pub(super) error: ErrorField<'a>,
 }
@@ -85,6 +92,9 @@ pub(super) struct ErrorField<'a> {
     pub(super) code: Option<Cow<'a, str>>,
     /// `error.code` when it is a status-sized whole number (vLLM, Google).
     pub(super) code_number: Option<u16>,
+    /// `error.status_code`, `error.statusCode` or `error.http_status_code` when it is a
+    /// status-sized whole number (a gateway relaying its upstream's status).
+    pub(super) status_code: Option<u16>,
     /// `error.message`, or the string `error.message.error` (LiteLLM's guardrails).
     pub(super) message: Option<Cow<'a, str>>,
     /// What `error.details` says (Google).
@@ -96,6 +106,14 @@ pub(super) struct ErrorField<'a> {
     /// A number of seconds to wait: `retryAfter`, `retry_after`, `retry_after_seconds`,
     /// `reset_seconds` or `resets_in_seconds`.
     pub(super) retry_after: Option<f64>,
+}
+
+impl ErrorField<'_> {
+    /// Whether `error` is a string: a label such as a wrapper's `"error": "Gemini API
+    /// error"` (a string holds nothing else).
+    pub(super) fn is_only_text(&self) -> bool {
+        self.text.is_some()
+    }
 }
 
 /// What OpenRouter's `metadata` says.
@@ -180,7 +198,9 @@ impl<'a> Reader<'a> {
                         (others[6], others[7]) = (None, None);
                         body.detail = reader.text_value()?;
                     }
-                    "status" => others[8] = reader.text_value()?,
+                    "status" => {
+                        (others[8], body.status_number) = reader.text_or_number()?;
+                    }
                     "text" => others[9] = reader.text_value()?,
                     "errors" => body.errors = reader.first_error()?,
                     "msg" | "error_msg" | "errmsg" | "errorMessage" | "error_message" => {
@@ -199,7 +219,9 @@ impl<'a> Reader<'a> {
                     "code" => (body.code, body.code_number) = reader.text_or_number()?,
                     "error_code" => body.error_code = reader.text_value()?,
                     "error_type" => body.error_type = reader.text_value()?,
-                    "http_status_code" => body.http_status_code = reader.small_integer()?,
+                    "http_status_code" | "status_code" | "statusCode" => {
+                        body.http_status_code = reader.small_integer()?;
+                    }
                     "__type" => body.amzn_type = reader.text_value()?,
                     "Output" => body.output_type = reader.member("__type")?,
                     "estimated_time" => body.estimated_time = reader.decimal()?,
@@ -213,6 +235,11 @@ impl<'a> Reader<'a> {
                     | "reset_seconds"
                     | "resets_in_seconds" => body.retry_after = reader.decimal()?,
                     "error" => body.error = reader.error_value()?,
+                    // A wrapper's member around a provider's body: the first that holds an
+                    // `error` counts.
+                    _ if body.wrapped == ErrorField::default() => {
+                        body.wrapped = reader.member_error("error")?;
+                    }
                     _ => reader.skip_value()?,
                 }
                 Ok(())
@@ -272,6 +299,9 @@ impl<'a> Reader<'a> {
                     "type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
                     "code" | "Code" => (error.code, error.code_number) = reader.text_or_number()?,
+                    "status_code" | "statusCode" | "http_status_code" => {
+                        error.status_code = reader.small_integer()?;
+                    }
                     "retryAfter"
                     | "retry_after"
                     | "retry_after_seconds"

@@ -185,7 +185,7 @@ const NOT_FOUND: CodeDoc = row(
     codes::NOT_FOUND,
     "HTTP 404",
     "HTTP 404 Not Found: {body}",
-    "The model or resource does not exist (a 404 whatever its body's generic type: a missing model does not appear by waiting).",
+    "The model or resource does not exist (a 404 whatever its body's generic type: a missing model does not appear by waiting; a 404 whose words say the request asks what no endpoint supports is `invalid_input`).",
     &[],
     RetryPolicy::NEVER,
     Recovery::Abort,

@@ -236,7 +236,13 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::Unavailable, name: "high load", patterns: &[
         "too_busy|high_demand|heavy_load|high_load|high_traffic|peak_load|experiencing_high|currently_experiencing",
         "over_capacity|at_capacity|no_capacity|insufficient_capacity|out_of_capacity",
-        "アクセスが集中", "混雑", "사용량이 많", "요청이 많아",
+        // The server's own capacity or concurrency, not the caller's rate: "throttled due to
+        // system capacity limits", "service concurrency has reached its limit".
+        "capacity ~ exceeded|reached|insufficient|limit|limits|constraints",
+        "server|service|system|global|instance ~ concurrency|concurrent_requests ~ limit*|reached|exceeded|full|maximum",
+        "服务并发", "服務並發", "系统并发", "系統並發", "服务器并发", "伺服器並發", "系统容量", "系統容量", "容量限制",
+        "capacidad|capacidade|capacité|kapazität|capacità ~ del_sistema|do_sistema|du_système|du_serveur|des_systems|des_servers|del_servidor|do_servidor|del_sistema|excedida|agotada|esgotada|dépassée|erschöpft|überschritten|esaurita",
+        "アクセスが集中", "混雑", "システムの容量", "사용량이 많", "요청이 많아", "시스템 용량", "мощност", "нагрузк",
     ]},
     // A request that alone exceeds a limit waiting cannot lift.
     Family { kind: Kind::RequestTooLarge, name: "too large", patterns: &[
@@ -260,7 +266,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "exhaust*|insufficient|depleted|exceeded|no|out_of|reached|used_up ~ quota*|allocation*",
         "daily|monthly|weekly|hourly|per_day|per_month|per_week|per_hour|perday|permonth|rpd|tpd|day|month|week ~ limit*|quota*|cap|caps|allocation*|usage|allowance",
         "limit*|quota*|cap|allocation*|allowance ~ per_day|per_month|per_week|perday|day|month|week|hours",
-        "usage_limit*|usage_cap*|spend*_limit*|spending_cap*|plan_limit*|tier_limit*|free_tier*|usage_quota",
+        "usage_limit*|usage_cap*|spend*_limit*|spending_cap*|billing_limit*|billing_cap*|plan_limit*|tier_limit*|free_tier*|usage_quota",
         "reached|exceeded|hit ~ usage|plan|tier|subscription ~ limit*|cap*|quota*",
         "plan|tier|subscription ~ does_not_include|not_included|doesn_t_include|not_available|limit*|upgrade",
         "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
@@ -273,12 +279,19 @@ pub(super) const FAMILIES: &[Family] = &[
         "クォータ", "割り当て", "할당량", "사용 한도", "사용량 한도", "квот", "дневной лимит", "месячный лимит", "лимит исчерпан",
         "今日", "每日", "每天", "每月", "本月", "免费额度", "免费次数", "使用上限", "利用上限", "次数已用", "次數已用",
         "使用量已达", "用量已达", "使用量已達", "用量已達", "用量已用完",
+        "用量上限", "用量限额", "用量限額", "使用限额", "使用限額", "利用限度", "лимит использования",
     ]},
     // A cap on what the model may write: the request asks for more than the model writes,
     // whatever its prompt (a bad parameter, not a long prompt).
     Family { kind: Kind::InvalidInput, name: "output cap", patterns: &[
         "maximum_output|max_output|maximum_completion|max_completion|output_limit|output_token_limit",
         "max_tokens|max_new_tokens|max_completion_tokens ~ must_be_greater_than|must_be_at_least|must_be_positive ~ 0|zero|1",
+        // Above what the model writes at most: "max_tokens for … must be less than or equal
+        // to 8000", "The maximum tokens you requested exceeds the model limit".
+        "max_tokens|max_new_tokens|max_completion_tokens|max_output_tokens|maximum_tokens|max_tokens_to_sample ~ must_be_less_than|must_be_at_most|must_be_smaller_than|must_be_lower_than|cannot_exceed|can_not_exceed|must_not_exceed|should_not_exceed|should_be_less_than",
+        "maximum_tokens|max_tokens|maximum_output_tokens|max_output_tokens ~ you_requested|requested ~ exceed*",
+        "max_tokens|max_new_tokens|max_completion_tokens|max_output_tokens ~ 必须小于*|不能超过*|不能大于*|超过模型*|超出模型*|超过最大*|超出最大*",
+        "max_tokens|max_new_tokens|max_completion_tokens|max_output_tokens ~ debe_ser_menor|deve_ser_menor|doit_être_inférieur|muss_kleiner|deve_essere_minore|no_puede_superar|não_pode_exceder|ne_peut_pas_dépasser|darf_nicht_überschreiten",
     ]},
     // The context window, in every provider's words.
     Family { kind: Kind::ContextOverflow, name: "context window", patterns: &[
@@ -316,9 +329,30 @@ pub(super) const FAMILIES: &[Family] = &[
         "viola|violación|violação|viole|violent|verstößt|verstoß|violazione ~~ política*|politique*|richtlinie*|norma*|regla*|regras|règles",
         "不適切", "ポリシー違反", "ポリシーに違反", "부적절", "정책 위반", "정책에 위반", "유해", "нарушение политики", "нарушает", "неприемлем",
     ]},
+    // What the request asks of the model that no endpoint of it supports (tools, images, a
+    // `tool_choice`): the request or the model must change, whatever the status says.
+    Family { kind: Kind::InvalidInput, name: "unsupported feature", patterns: &[
+        "no ~ endpoints|endpoint|providers|provider|deployments|backends ~~ support|supports|supporting|that_support",
+        "not_support|does_not_support|doesn_t_support|do_not_support|don_t_support|no_support_for|unsupported ~ tool|tools|tool_use|tool_calls|tool_calling|tool_choice|function_call*|function_calling|functions|image|images|image_input|vision|audio|video|multimodal|streaming|json_mode|response_format|structured_output*|logprobs",
+        "tool|tools|tool_use|tool_calls|tool_calling|tool_choice|function_call*|function_calling|image_input|vision|json_mode|response_format|structured_output* ~ not_supported|is_not_supported|are_not_supported|unsupported",
+        "no_admite|no_soporta|não_suporta|não_oferece_suporte|ne_prend_pas_en_charge|ne_supporte_pas|unterstützt_kein*|unterstützt_nicht|non_supporta ~~ herramientas|ferramentas|outils|werkzeuge|strumenti|tools|imágenes|imagens|images|bilder|immagini|funciones|funções|fonctions|funktionen|funzioni",
+        "不支持工具", "不支援工具", "不支持函数调用", "不支援函數呼叫", "不支持图片", "不支持图像", "不支援圖片", "不支持视觉", "不支持多模态",
+        "ツールをサポートしていません", "画像をサポートしていません", "도구를 지원하지", "이미지를 지원하지", "не поддерживает инструмент", "не поддерживает изображен",
+    ]},
+    // A token of text (a prompt given as token ids), not a credential's token.
+    Family { kind: Kind::InvalidInput, name: "text tokens", patterns: &[
+        "invalid|unknown|illegal|bad ~ token_in_prompt|token_in_the_prompt|token_in_input|token_id|token_ids",
+        "token_id|token_ids ~~ out_of_range|out_of_vocab*|vocab*|exceed*|must_be|invalid",
+        "out_of_vocab*",
+    ]},
     // Who may call at all: a person must act.
     Family { kind: Kind::Auth, name: "credentials", patterns: &[
-        "invalid|incorrect|missing|expired|revoked|disabled|wrong|bad|unknown|no|malformed ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|bearer*|credential*|authorization|authentication",
+        "invalid|incorrect|missing|expired|revoked|disabled|wrong|bad|unknown|no|malformed ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|bearer*|credential*|authorization|authentication|auth",
+        // A key of the wrong kind, or one without the permission the call needs.
+        "key_type|token_type|type_of_key|kind_of_key|session_key",
+        "insufficient|missing|lack|lacks|lacking|not_enough ~ permission*|scope*|privilege*",
+        "permisos_insuficientes|permissões_insuficientes|permissions_insuffisantes|unzureichende_berechtigung*|permessi_insufficienti|sin_permiso*|sem_permissão|keine_berechtigung|fehlende_berechtigung*",
+        "権限が不足", "권한이 부족", "недостаточно прав", "нет прав",
         "api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|credential*|authorization ~ invalid|incorrect|missing|expired|revoked|not_valid|is_invalid|required|not_provided",
         "unauthori*|unauthenticated|not_authori*|authentication_failed|authentication_error|auth_failed|auth_failure|authfailure|access_denied|permission_denied|no_permission",
         "invalid_client|unauthorized_client|invalid_grant|invalid_token|expired_token",
@@ -357,6 +391,12 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::RateLimit, name: "rate limit", patterns: &[
         "rate ~ limit*", "ratelimit*|rate_limited|throttl*|slow_down",
         "too_many ~ requests|calls|concurrent|connections",
+        // A limit of requests in flight: waiting for them to finish helps.
+        "limit|limits|maximum|max ~ concurren*|simultaneous|parallel_requests|in_flight",
+        "concurren*|simultaneous|parallel ~ request*|connection*|call* ~ limit*|exceed*|reached",
+        "solicitudes|peticiones|requisições|solicitações|requêtes|richieste ~ simultáne*|simultâne*|simultané*|concurrent*|concorrent*|simultane*",
+        "gleichzeitige*|parallele ~ anfragen|anforderungen",
+        "同時リクエスト", "同時接続数", "同時実行数", "동시 요청", "동시 접속", "одновременных запросов", "параллельных запросов",
         "requests|request|calls ~ too_frequent*|too_fast|too_often|exceed*_limit",
         "already_in_progress|another_request_is_in_progress|request_in_progress|already_being_processed|still_being_processed",
         "正在输出", "正在輸出", "正在处理中", "正在處理中",
@@ -372,7 +412,7 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::Timeout, name: "timeout", patterns: &[
         "timed_out|deadline_exceeded|took_too_long|time_limit_exceeded|etimedout|esockettimedout",
         "timeout ~ error|exceeded|occurred|expired",
-        "request|gateway|upstream|connection|read|response|server ~ timeout",
+        "request|gateway|upstream|connection|read|response|server|function|invocation|execution|processing|inference|idle|socket|task|job ~ timeout",
         "a_timeout_occurred",
         "超时", "超時", "逾時",
         "tiempo_de_espera|tempo_de_espera|délai_d_attente|tempo_limite|délai|zeitlimit|tempo ~ agotado|esgotado|dépassé|expiré|excedido|überschritten|scaduto|superato",
@@ -382,7 +422,6 @@ pub(super) const FAMILIES: &[Family] = &[
     // The server failed, is overloaded or cannot take the call now.
     Family { kind: Kind::Unavailable, name: "overload", patterns: &[
         "overload*",
-        "capacity ~ exceeded|reached|insufficient|limit|constraints",
         "temporarily|currently ~ unavailable|overloaded|busy|down|unable|not_available",
         "service|server|model|upstream|backend|endpoint|engine|provider|deployment|instance ~ unavailable|busy|overloaded|down|not_available|not_ready|loading|starting",
         "internal ~ error|server_error", "server_had_an_error|bad_gateway|service_unavailable|no_healthy_upstream",
@@ -391,6 +430,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "currently_loading|is_loading|model_busy|failed_to_generate|incomplete_generation",
         "getaddrinfo|eai_again|enotfound|econnrefused|econnreset|ehostunreach|enetunreach|socket_hang_up|connection_refused|connection_reset|broken_pipe",
         "failed_to_get_response|no_response_from|compute_error|cuda_error|out_of_memory",
+        // The server crashed on the call.
+        "panic|panicked|panic_detected|segmentation_fault|segfault|server_crashed|worker_crashed|process_crashed",
+        "崩溃", "崩潰", "クラッシュ", "аварийно",
         "error_was_encountered_while_running_the_model|unable_to_process_your_request|try_your_request_again",
         "负载", "負載", "饱和", "飽和", "繁忙", "过载", "過載", "服务不可用", "服務不可用", "暂时不可用", "暫時無法", "服务异常", "服務異常",
         "系统异常", "系統異常", "服务器异常", "伺服器異常", "内部异常", "上游", "无可用", "無可用", "没有可用", "沒有可用", "内部错误", "內部錯誤", "系统错误", "系統錯誤", "稍后再试", "稍后重试", "稍後再試", "稍後重試",
@@ -403,11 +445,18 @@ pub(super) const FAMILIES: &[Family] = &[
     // A parameter the server does not support, whatever status it is sent with.
     Family { kind: Kind::InvalidInput, name: "bad request", patterns: &[
         "unsupported ~ param*|parameter*",
-        "invalid|bad|wrong|missing|malformed ~ param*|parameter*|argument*|field|fields|request_body",
-        "param*|parameter*|argument* ~ invalid|error|missing|is_invalid|are_invalid|not_valid",
+        "invalid|bad|wrong|missing|malformed|illegal ~ param*|parameter*|argument*|field|fields|request_body",
+        "param*|parameter*|argument* ~ invalid|error|missing|is_invalid|are_invalid|not_valid|illegal|is_illegal",
+        // A request the server could not decode into its types: Go's "json: cannot
+        // unmarshal object into Go struct field ChatRequest.messages …", axum's "Failed to
+        // deserialize the JSON body into the target type". A relay that could not decode its
+        // upstream's response ("… into Go struct field DetailResponse.detail") is not one.
+        "cannot_unmarshal|unable_to_unmarshal|failed_to_unmarshal ~~ struct_field|go_value ~~ request|requests|messages|prompt|tools|tool_choice|input",
+        "cannot_deserialize|unable_to_deserialize|failed_to_deserialize|could_not_deserialize ~~ request|request_body|json_body|messages|target_type",
         "bad_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
         "error_parsing|parse_error|failed_to_parse|could_not_parse|cannot_parse|unable_to_parse ~ input|request|json|body",
         "参数错误", "參數錯誤", "参数有误", "參數有誤", "参数不合法", "参数无效", "不能为空", "不能為空",
+        "参数非法", "參數非法", "非法参数", "非法參數", "非法请求", "非法請求", "请求非法", "請求非法", "不正な引数", "잘못된 매개변수",
         "请求有误", "請求有誤", "请求格式错误", "請求格式錯誤", "请求不合法", "請求不合法",
         "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
         "solicitud_inválida|petición_inválida|requisição_inválida|solicitação_inválida|requête_invalide|ungültige_anfrage|richiesta_non_valida",

@@ -184,7 +184,7 @@ impl StatusError {
     /// | # | evidence | examples | gives |
     /// |---|---|---|---|
     /// | 1 | server hints | `x-should-retry`, `retry-after-ms`, `Retry-After` | retrying and the wait |
-    /// | 2 | a status whose meaning is specific | 402, 404, 413 (a context overflow if the body says so), 498, 529 | `budget_exhausted`, `not_found`, `request_too_large`, `provider_unavailable` |
+    /// | 2 | a status whose meaning is specific | 402, 404 (unless its words blame the request: "No endpoints found that support tool use"), 413 (a context overflow if the body says so), 498, 529 | `budget_exhausted`, `not_found`, `request_too_large`, `provider_unavailable` |
     /// | 3 | the body's specific names | `error.code`, a specific `error.type` (`insufficient_quota`, `context_length_exceeded`, `content_policy_violation`, `model_not_found`, `billing_error`, `request_too_large`), Google's `details[].reason` (`API_KEY_INVALID`) and quotas (per day, or a limit of 0: `budget_exhausted`; per minute: `rate_limit`), AWS's `__type`, Azure's `innererror.code`, TGI's `error_type`, a moderation flag | what they name |
     /// | 4 | phrase families in the message | a spent budget ("credit balance is too low", "insufficient balance", "usage limit reached"), a request too large ("Request too large … tokens per min"), a context overflow ("prompt is too long", "maximum context length", "input length and `max_tokens` exceed context limit", …), a content policy, and a few more | `budget_exhausted`, `request_too_large`, `context_overflow`, `content_filtered`, … |
     /// | 5 | the body's generic type | `rate_limit_exceeded`, `rate_limit_error`, `overloaded_error`, `api_error`, `server_error`, Google's `RESOURCE_EXHAUSTED`, `UNAVAILABLE` | what it names |

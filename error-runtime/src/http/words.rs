@@ -299,6 +299,47 @@ pub(super) fn names_a_short_window(text: &str) -> bool {
         || (any(compiled(SOON, &SOONER)) && !any(compiled(LONG_PERIOD, &LONG)))
 }
 
+/// The status a message writes, from 400 to 599: three digits at most three words after
+/// `HTTP`, `status` or `code` ("HTTP 401", "HTTP/1.1 503", "Request failed with status code
+/// 429", "Error code: 429"), or in angle brackets opening it (`<503> InternalError…`).
+/// A relay that writes its upstream's status so says what the upstream answered.
+pub(super) fn status_in(text: &str) -> Option<u16> {
+    let status = |word: &str| {
+        (word.len() == 3 && word.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| word.parse::<u16>().ok())
+            .flatten()
+            .filter(|status| (400..=599).contains(status))
+    };
+    let bracketed = text.trim_start().strip_prefix('<').and_then(|rest| {
+        let number = rest.get(..3)?;
+        rest[3..].starts_with('>').then(|| status(number)).flatten()
+    });
+    if bracketed.is_some() {
+        return bracketed;
+    }
+    // One pass over the words, remembering how far back the last word that names a status
+    // stood.
+    let text = &text[..floor_char_boundary(text, READ)];
+    let mut since_label: Option<usize> = None;
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+    {
+        if let Some(found) = status(word).filter(|_| since_label.is_some_and(|n| n < 3)) {
+            return Some(found);
+        }
+        let label = ["http", "status", "code", "statuscode"]
+            .iter()
+            .any(|label| word.eq_ignore_ascii_case(label));
+        since_label = if label {
+            Some(0)
+        } else {
+            since_label.map(|n| n + 1)
+        };
+    }
+    None
+}
+
 /// The first family that matches, unless the same text says something that outweighs it.
 /// Words of a content policy give way to words that say the server failed (an overload, an
 /// internal error, a timeout): "the content filter service is unavailable" is an outage,

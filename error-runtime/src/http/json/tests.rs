@@ -32,7 +32,11 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         code: text(doc, "code"),
         code_number: doc.get("code").and_then(small),
         error_type: text(doc, "error_type"),
-        http_status_code: doc.get("http_status_code").and_then(small),
+        http_status_code: ["http_status_code", "status_code", "statusCode"]
+            .into_iter()
+            .find_map(|key| doc.get(key))
+            .and_then(small),
+        status_number: doc.get("status").and_then(small),
         amzn_type: text(doc, "__type"),
         output_type: doc.get("Output").and_then(|o| text(o, "__type")),
         estimated_time: doc.get("estimated_time").and_then(Value::as_f64),
@@ -70,7 +74,53 @@ fn expected(value: &Value) -> ErrorBody<'static> {
             (None, None) => error_field(&Value::Null),
         },
         retry_after: retry_after(doc),
+        wrapped: wrapped(doc),
     }
+}
+
+/// The `error` of the first member the reader does not know that holds one.
+fn wrapped(doc: &Value) -> ErrorField<'static> {
+    const KNOWN: &[&str] = &[
+        "type",
+        "message",
+        "detail",
+        "status",
+        "text",
+        "errors",
+        "msg",
+        "error_msg",
+        "errmsg",
+        "errorMessage",
+        "error_message",
+        "base_resp",
+        "code",
+        "error_code",
+        "error_type",
+        "http_status_code",
+        "status_code",
+        "statusCode",
+        "__type",
+        "Output",
+        "estimated_time",
+        "metadata",
+        "response",
+        "Response",
+        "header",
+        "retryAfter",
+        "retry_after",
+        "retry_after_seconds",
+        "reset_seconds",
+        "resets_in_seconds",
+        "error",
+    ];
+    doc.as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| !KNOWN.contains(&key.as_str()))
+        .filter_map(|(_, value)| value.get("error").filter(|_| value.is_object()))
+        .map(error_field)
+        .find(|error| *error != ErrorField::default())
+        .unwrap_or_default()
 }
 
 /// OpenRouter's `metadata`, as the reader should keep it.
@@ -122,6 +172,10 @@ fn error_field(error: &Value) -> ErrorField<'static> {
         status: text(error, "status"),
         code: text(error, "code").or_else(|| text(error, "Code")),
         code_number: error.get("code").or(error.get("Code")).and_then(small),
+        status_code: ["status_code", "statusCode", "http_status_code"]
+            .into_iter()
+            .find_map(|key| error.get(key))
+            .and_then(small),
         message,
         details: Details {
             retry_delays: details
