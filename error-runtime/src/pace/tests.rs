@@ -1010,8 +1010,17 @@ mod properties {
         Ok(())
     }
 
+    /// The cases each property runs: 512 in the edit loop; CI asks for 2048 with
+    /// `AGENT_ERROR_PACE_CASES` (`.ci/run`, with the timed tests).
+    fn cases() -> u32 {
+        std::env::var("AGENT_ERROR_PACE_CASES")
+            .ok()
+            .and_then(|cases| cases.parse().ok())
+            .unwrap_or(512)
+    }
+
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2048))]
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
 
         #[test]
         fn alone_no_number_holds_a_key_past_the_caps(ops in prop::collection::vec(op(), 0..40)) {
