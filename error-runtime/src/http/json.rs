@@ -182,6 +182,8 @@ impl<'a> Reader<'a> {
         let mut body = ErrorBody::default();
         // The messages in other shapes, in the order `ErrorBody::other_message` takes them.
         let mut others: [Option<Cow<'a, str>>; 10] = Default::default();
+        // What a `response` object holds besides its `error`: the document's own count first.
+        let (mut response_relayed, mut response_status) = (None, None);
         match self.peek() {
             Some(b'"') => body.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
@@ -236,10 +238,8 @@ impl<'a> Reader<'a> {
                     "estimated_time" => body.estimated_time = reader.decimal()?,
                     "metadata" => body.metadata = reader.metadata()?,
                     "response" => {
-                        let (error, relayed, status) = reader.response()?;
-                        body.response_error = error;
-                        body.relayed = body.relayed.take().or(relayed);
-                        body.http_status_code = body.http_status_code.or(status);
+                        (body.response_error, response_relayed, response_status) =
+                            reader.response()?;
                     }
                     "Response" => body.other_error = reader.member_error("Error")?,
                     "header" => body.other_error = reader.error_value()?,
@@ -261,6 +261,8 @@ impl<'a> Reader<'a> {
             _ => self.skip_value()?,
         }
         body.other_message = others.into_iter().flatten().next();
+        body.relayed = body.relayed.or(response_relayed);
+        body.http_status_code = body.http_status_code.or(response_status);
         Ok(body)
     }
 
