@@ -1706,6 +1706,22 @@ fn each_word_family_decides_in_other_languages() {
         (400, "Сессия устарела, войдите снова", "auth_error"),
         (400, "Por favor, inicia sesión de nuevo", "auth_error"),
         (400, "Bitte erneut anmelden", "auth_error"),
+        // A token limit to wait out.
+        (
+            429,
+            "Demasiados tokens, espere antes de intentarlo de nuevo",
+            "rate_limit",
+        ),
+        (
+            429,
+            "トークンが多すぎます。待ってから再試行してください",
+            "rate_limit",
+        ),
+        (
+            429,
+            "토큰이 너무 많습니다. 기다린 후 다시 시도하세요",
+            "rate_limit",
+        ),
         // A model named between the noun and "does not exist".
         (400, "Модель acme-large не существует", "not_found"),
         (400, "El modelo acme-large-v2 no existe", "not_found"),
@@ -1804,6 +1820,18 @@ fn what_outweighs_what_in_one_text() {
             "timeout",
         ),
         (400, "context window exceeded", "context_overflow"),
+        // A token limit that asks to be waited out is a rate limit; one that asks for a
+        // shorter prompt is a context window.
+        (
+            429,
+            "Too many input tokens right now: please wait before retrying",
+            "rate_limit",
+        ),
+        (
+            400,
+            "Too many tokens in the prompt: shorten it and try again",
+            "context_overflow",
+        ),
         // A limit per minute beside high demand names the caller's rate; high demand alone
         // is the server's load.
         (

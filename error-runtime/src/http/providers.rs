@@ -135,6 +135,9 @@ pub(super) const PLAN_LIMIT: &str = "plan limit";
 /// The name of the family of the server's own load ("high demand", "at capacity").
 pub(super) const HIGH_LOAD: &str = "high load";
 
+/// The name of the family of a limit counted over a stretch of time the text does not name.
+pub(super) const TIME_WINDOW: &str = "time window";
+
 /// The name of the family of a short window (per minute, per second).
 pub(super) const SHORT_FAMILY: &str = "short window";
 
@@ -286,14 +289,6 @@ pub(super) const FAMILIES: &[Family] = &[
         "今日", "每日", "每天", "每月", "本月", "免费额度", "免费次数", "使用上限", "利用上限", "次数已用", "次數已用",
         "使用量已达", "用量已达", "使用量已達", "用量已達", "用量已用完",
         "用量上限", "用量限额", "用量限額", "使用限额", "使用限額", "利用限度", "лимит использования",
-    ]},
-    // A limit counted over a stretch of time that the text does not name ("the maximum
-    // number of tokens allowed within a given time frame"): it comes back when the window
-    // moves on, so a token limit said so is a rate limit, not a context window.
-    Family { kind: Kind::RateLimit, name: "time window", patterns: &[
-        "allowed|limit*|exceed*|maximum|max|too_many|quota* ~~ time_frame|timeframe|time_window|time_period|period_of_time|rolling_window|sliding_window",
-        "limit*|límite|máximo|maximum|maximal*|massimo|excedid*|superad*|dépassé*|überschritten|permitid*|autorisé*|erlaubt*|consentit* ~~ período_de_tiempo|periodo_de_tiempo|intervalo_de_tiempo|ventana_de_tiempo|período_de_tempo|intervalo_de_tempo|janela_de_tempo|période_de_temps|laps_de_temps|intervalle_de_temps|zeitraum|zeitfenster|zeitintervall|periodo_di_tempo|intervallo_di_tempo|finestra_temporale",
-        "单位时间内", "單位時間內", "时间窗口内", "時間窗口內", "一定時間内", "単位時間あたり", "단위 시간당", "일정 시간 내", "за единицу времени", "промежуток времени",
     ]},
     // A cap on what the model may write: the request asks for more than the model writes,
     // whatever its prompt (a bad parameter, not a long prompt).
@@ -499,6 +494,18 @@ pub(super) const FAMILIES: &[Family] = &[
         "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
         "solicitud_inválida|petición_inválida|requisição_inválida|solicitação_inválida|requête_invalide|ungültige_anfrage|richiesta_non_valida",
         "パラメータ", "不正なリクエスト", "잘못된 요청", "매개변수", "파라미터", "неверный параметр", "неверный запрос", "некорректный запрос",
+    ]},
+    // A limit counted over a stretch of time the text does not name ("the maximum number
+    // of tokens allowed within a given time frame"), or one the text asks to wait out
+    // ("Too many tokens, please wait before trying again"): it comes back when the window
+    // moves on. Last, so that every other family speaks first; it outweighs the words of a
+    // context window (a token limit said so is a rate limit).
+    Family { kind: Kind::RateLimit, name: TIME_WINDOW, patterns: &[
+        "allowed|limit*|exceed*|maximum|max|too_many|quota* ~~ time_frame|timeframe|time_window|time_period|period_of_time|rolling_window|sliding_window",
+        "wait ~~ before_trying_again|before_retrying|before_sending|and_try_again|and_retry|then_retry|then_try_again",
+        "limit*|límite|máximo|maximum|maximal*|massimo|excedid*|superad*|dépassé*|überschritten|permitid*|autorisé*|erlaubt*|consentit* ~~ período_de_tiempo|periodo_de_tiempo|intervalo_de_tiempo|ventana_de_tiempo|período_de_tempo|intervalo_de_tempo|janela_de_tempo|période_de_temps|laps_de_temps|intervalle_de_temps|zeitraum|zeitfenster|zeitintervall|periodo_di_tempo|intervallo_di_tempo|finestra_temporale",
+        "espere|aguarde|attendez|warten_sie|attendi ~~ intentar*|volver_a_intentar|reintentar|tentar_novamente|réessayer|erneut_versuchen|riprovare",
+        "单位时间内", "單位時間內", "时间窗口内", "時間窗口內", "一定時間内", "単位時間あたり", "待ってから再試行", "단위 시간당", "일정 시간 내", "기다린 후 다시", "за единицу времени", "промежуток времени", "подождите и повторите",
     ]},
 ];
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use super::kind::Kind;
 use super::providers::{
-    FAMILIES, Family, HIGH_LOAD, LONG_PERIOD, SHORT_FAMILY, SHORT_WINDOW, SOON,
+    FAMILIES, Family, HIGH_LOAD, LONG_PERIOD, SHORT_FAMILY, SHORT_WINDOW, SOON, TIME_WINDOW,
 };
 use crate::core::summary::floor_char_boundary;
 
@@ -364,8 +364,9 @@ fn read(text: &Prepared) -> Option<Said> {
 /// failed: invalid request body" relays the provider's refusal, which sending again would
 /// not mend. The server's high load gives way to a limit counted per minute: "high demand
 /// … limited to 1 request per minute" names the caller's rate. Words of a context window
-/// give way to a timeout's: Go's "context deadline exceeded" is a deadline, not a prompt
-/// too long.
+/// give way to a timeout's (Go's "context deadline exceeded" is a deadline, not a prompt
+/// too long) and to a time window's ("too many tokens, please wait before trying again",
+/// "tokens allowed within a given time frame": a token limit that waiting lifts).
 fn outweighs(later: &Family, first: Said) -> bool {
     match first.kind {
         Kind::ContentFiltered => matches!(later.kind, Kind::Unavailable | Kind::Timeout),
@@ -373,7 +374,7 @@ fn outweighs(later: &Family, first: Said) -> bool {
             later.kind == Kind::InvalidInput
                 || (first.family == HIGH_LOAD && later.name == SHORT_FAMILY)
         }
-        Kind::ContextOverflow => later.kind == Kind::Timeout,
+        Kind::ContextOverflow => later.kind == Kind::Timeout || later.name == TIME_WINDOW,
         _ => false,
     }
 }
