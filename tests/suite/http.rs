@@ -1375,6 +1375,12 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
             "provider_unavailable",
         ),
         (401, "No API key provided", "auth_error"),
+        (
+            503,
+            "all upstream credentials are cooling down: no auth available",
+            "provider_unavailable",
+        ),
+        (401, "No auth credentials found", "auth_error"),
         // Content the service will not make.
         (
             400,

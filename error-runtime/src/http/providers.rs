@@ -333,6 +333,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "prohibited ~ content|material|text|image|request_content",
         // Content the service will not make: "Your prompt contains content we can't generate".
         "content ~~ can_t|cannot|can_not|unable_to|not_able_to|won_t|will_not ~ generate|produce|create|depict|render",
+        "unsafe ~ generation|generations|content|prompt|image|images|output|request",
         "contenido|conteúdo|contenu|inhalt|inhalte|contenuto ~~ no_podemos|no_se_puede|não_podemos|não_pode|ne_pouvons_pas|ne_peut_pas|nicht|non_possiamo|non_può ~~ generar|gerar|générer|generieren|erzeugen|erstellen|generare|generato|gerado|généré|generado",
         "无法生成该内容", "无法生成此内容", "无法生成这类内容", "無法生成該內容", "無法生成此內容", "生成できない内容", "生成できないコンテンツ", "생성할 수 없는 콘텐츠", "생성할 수 없는 내용", "не можем сгенерировать", "невозможно сгенерировать",
         "considered_high_risk|high_risk|data_inspection", "sensitive ~ content|words|information",
@@ -363,7 +364,10 @@ pub(super) const FAMILIES: &[Family] = &[
     // this group", `NO_KEYS_AVAILABLE`).
     Family { kind: Kind::Unavailable, name: "key pool", patterns: &[
         "no_active|no_available|no_usable|no_healthy|no_remaining ~ api_key*|apikey*|keys|key|accounts|credentials",
-        "no ~ api_keys|apikeys|keys|accounts ~ available|left|remaining|usable",
+        "no ~ api_keys|apikeys|keys|accounts|auth|credential*|auths ~ available|left|remaining|usable",
+        // The proxy's credentials cooling down after upstream errors, or its auth service
+        // out of reach: `auth_unavailable`, "check … cooldown state".
+        "auth|authentication|credential*|keys|accounts ~ unavailable|cooling_down|in_cooldown|cooldown",
         "all ~ api_keys|apikeys|keys|accounts|credentials ~~ exhausted|unavailable|rate_limited|blacklisted|cooling_down|in_cooldown|busy",
         "key_pool|keypool",
         "无可用密钥", "无可用的密钥", "没有可用的密钥", "没有可用密钥", "無可用金鑰", "沒有可用的金鑰", "沒有可用金鑰", "无可用key", "无可用的key", "没有可用的key", "密钥池", "金鑰池",
