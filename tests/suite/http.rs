@@ -1346,6 +1346,66 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
         // A feature of the request that no endpoint supports.
         (500, "This model does not support tools", "invalid_input"),
         (500, "该模型不支持工具调用", "invalid_input"),
+        // A token limit counted over a stretch of time is a rate limit, not a context window.
+        (
+            400,
+            "Maximum tokens allowed in this time period reached, wait and retry",
+            "rate_limit",
+        ),
+        (
+            429,
+            "Token usage exceeded the limit for the current time window",
+            "rate_limit",
+        ),
+        (400, "单位时间内调用的tokens数量超过上限", "rate_limit"),
+        // A gateway's own keys, all out for now, are its outage; a caller's missing key is not.
+        (
+            503,
+            "No available keys left in the pool, try again later",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "All API keys are rate limited right now",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "当前没有可用的密钥，请稍后再试",
+            "provider_unavailable",
+        ),
+        (401, "No API key provided", "auth_error"),
+        (
+            503,
+            "all upstream credentials are cooling down: no auth available",
+            "provider_unavailable",
+        ),
+        (401, "No auth credentials found", "auth_error"),
+        // Content the service will not make.
+        (
+            400,
+            "This request includes content that we cannot generate",
+            "content_filtered",
+        ),
+        (400, "无法生成此内容，请修改提示词", "content_filtered"),
+        // A credential the server could not read, and "sign in again"; a JSON token is text.
+        (
+            400,
+            "Failed to decode the bearer token in your request",
+            "auth_error",
+        ),
+        (400, "Session ended, please log in again", "auth_error"),
+        (
+            400,
+            "Failed to parse JSON: unexpected token at position 12",
+            "invalid_input",
+        ),
+        // A model named, unquoted, between the noun and "does not exist".
+        (
+            400,
+            "The model acme-chat-large-2025-01 does not exist",
+            "not_found",
+        ),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1580,6 +1640,98 @@ fn each_word_family_decides_in_other_languages() {
             "このモデルはツールをサポートしていません",
             "invalid_input",
         ),
+        // A token limit counted over a stretch of time.
+        (
+            400,
+            "一定時間内のトークン数の上限を超えました",
+            "rate_limit",
+        ),
+        (400, "단위 시간당 토큰 한도를 초과했습니다", "rate_limit"),
+        (
+            400,
+            "Превышен лимит токенов за единицу времени",
+            "rate_limit",
+        ),
+        (
+            400,
+            "Se superó el máximo de tokens permitido en el período de tiempo actual",
+            "rate_limit",
+        ),
+        (
+            400,
+            "Maximale Anzahl an Tokens im Zeitfenster überschritten",
+            "rate_limit",
+        ),
+        // A gateway's own keys, all out for now.
+        (503, "利用可能なAPIキーがありません", "provider_unavailable"),
+        (503, "사용 가능한 API 키가 없습니다", "provider_unavailable"),
+        (
+            503,
+            "Нет доступных ключей для этой группы",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "No hay claves disponibles en el grupo",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "Aucune clé active pour ce groupe",
+            "provider_unavailable",
+        ),
+        // Content the service will not make.
+        (
+            400,
+            "生成できないコンテンツが含まれています",
+            "content_filtered",
+        ),
+        (400, "생성할 수 없는 콘텐츠입니다", "content_filtered"),
+        (
+            400,
+            "Мы не можем сгенерировать такой контент",
+            "content_filtered",
+        ),
+        (
+            400,
+            "El contenido solicitado no se puede generar",
+            "content_filtered",
+        ),
+        (
+            400,
+            "Ce contenu ne peut pas être généré",
+            "content_filtered",
+        ),
+        // Signing in again.
+        (
+            400,
+            "セッションが切れました。再度ログインしてください",
+            "auth_error",
+        ),
+        (400, "다시 로그인해 주세요", "auth_error"),
+        (400, "Сессия устарела, войдите снова", "auth_error"),
+        (400, "Por favor, inicia sesión de nuevo", "auth_error"),
+        (400, "Bitte erneut anmelden", "auth_error"),
+        // A token limit to wait out.
+        (
+            429,
+            "Demasiados tokens, espere antes de intentarlo de nuevo",
+            "rate_limit",
+        ),
+        (
+            429,
+            "トークンが多すぎます。待ってから再試行してください",
+            "rate_limit",
+        ),
+        (
+            429,
+            "토큰이 너무 많습니다. 기다린 후 다시 시도하세요",
+            "rate_limit",
+        ),
+        // A model named between the noun and "does not exist".
+        (400, "Модель acme-large не существует", "not_found"),
+        (400, "El modelo acme-large-v2 no existe", "not_found"),
+        (400, "指定されたエンドポイントは存在しません", "not_found"),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1667,6 +1819,37 @@ fn what_outweighs_what_in_one_text() {
             "Quota exceeded for generativelanguage.googleapis.com/generate_requests_per_day.",
             "budget_exhausted",
         ),
+        // Go's context deadline is a timeout, not a context window.
+        (
+            400,
+            "Post https://api.example.com/v1/chat/completions: context deadline exceeded",
+            "timeout",
+        ),
+        (400, "context window exceeded", "context_overflow"),
+        // A token limit that asks to be waited out is a rate limit; one that asks for a
+        // shorter prompt is a context window.
+        (
+            429,
+            "Too many input tokens right now: please wait before retrying",
+            "rate_limit",
+        ),
+        (
+            400,
+            "Too many tokens in the prompt: shorten it and try again",
+            "context_overflow",
+        ),
+        // A limit per minute beside high demand names the caller's rate; high demand alone
+        // is the server's load.
+        (
+            429,
+            "High demand on this free model: limited to 2 requests per minute",
+            "rate_limit",
+        ),
+        (
+            429,
+            "The service is under high demand, please retry shortly",
+            "provider_unavailable",
+        ),
     ] {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
     }
@@ -1681,6 +1864,7 @@ fn what_outweighs_what_in_one_text() {
     );
     // The last part of a dotted name that says something decides.
     for (name, expected) in [
+        ("context_exceed", "context_overflow"),
         ("InternalError.Algo.InvalidParameter", "invalid_input"),
         ("Throttling.RateQuota", "rate_limit"),
         ("AllocationQuota.FreeTierOnly", "budget_exhausted"),
@@ -1881,4 +2065,26 @@ fn a_server_crash_is_an_outage() {
     let body = r#"{"error":{"message":"Panic detected, error: runtime error: index out of range","type":"gateway_panic"}}"#;
     let e = agent_error::http::classify_body(body).unwrap();
     assert_eq!((e.code(), e.is_retryable()), ("provider_unavailable", true));
+}
+
+/// A capitalised `Error`, a status in `http_code`, and a provider's body that a wrapper
+/// holds as a string (its `response` or `body`) are read as the body they stand for.
+#[test]
+fn a_body_held_as_a_string_or_under_a_capitalised_error_is_read() {
+    let read = |body: &str| {
+        agent_error::http::classify_body(body).map(|e| (e.code().to_owned(), e.status()))
+    };
+    let capitalised =
+        r#"{"Error":{"message":"x","type":"invalid_request_error","code":"insufficient_quota"}}"#;
+    assert_eq!(code(400, capitalised), "budget_exhausted");
+    let wrapped = r#"{"result":"failed","response":{"http_code":402,"response":"{\"error\":{\"code\":\"insufficient_quota\",\"message\":\"no money\"}}"}}"#;
+    assert_eq!(read(wrapped), Some(("budget_exhausted".to_owned(), 402)));
+    let body = r#"{"message":"Upstream failed","body":"{\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}"#;
+    assert_eq!(code(502, body), "provider_unavailable");
+    assert_eq!(
+        read(body).map(|(code, _)| code).as_deref(),
+        Some("provider_unavailable")
+    );
+    let status = r#"{"error":"Too Many Requests","http_code":429}"#;
+    assert_eq!(read(status), Some(("rate_limit".to_owned(), 429)));
 }

@@ -10,8 +10,8 @@ use super::evidence::Decision;
 use super::json::{self, Details, ErrorBody, ErrorField};
 use super::kind::Kind;
 use super::providers::{
-    CANCELLED, DAILY_QUOTA, GOOGLE_API_HOST, NAMES, PLAN_LIMIT, QUOTA_FOR, QUOTA_METRIC, Weight,
-    ZERO_LIMIT,
+    CANCELLED, DAILY_QUOTA, GOOGLE_API_HOST, NAMES, PLAN_LIMIT, QUOTA_FOR, QUOTA_METRIC,
+    SHORT_FAMILY, Weight, ZERO_LIMIT,
 };
 use super::{delay, duration, vocabulary, words};
 use crate::core::summary::floor_char_boundary;
@@ -271,7 +271,12 @@ fn python_to_json(text: &str) -> Option<String> {
 fn read_json(json: &ErrorBody<'_>, depth: u8) -> BodyHints {
     let error = error_of(json);
     let message = message(json);
-    let raw = error.metadata.raw.as_ref().or(json.metadata.raw.as_ref());
+    let raw = error
+        .metadata
+        .raw
+        .as_ref()
+        .or(json.metadata.raw.as_ref())
+        .or(json.relayed.as_ref());
     let inner_depth = depth.saturating_sub(1);
     let (upstream, rest): (BodyHints, Option<Cow<'_, str>>) = match (raw, message) {
         (Some(raw), _) if inner_depth > 0 => {
@@ -620,7 +625,7 @@ fn phrases_of(text: &str, unquote: bool) -> Option<Hint> {
         Hint {
             kind: if short { Kind::RateLimit } else { said.kind },
             why: Decision::MessageWords {
-                family: if short { "short window" } else { said.family },
+                family: if short { SHORT_FAMILY } else { said.family },
                 words: said.words,
             },
         }

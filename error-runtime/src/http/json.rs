@@ -75,8 +75,12 @@ pub(super) struct ErrorBody<'a> {
     /// The `error` of the first other member that holds one: a wrapper's own object around
     /// a provider's body (`{"message": "OpenAI API error.", "details": {"error": {…}}}`).
     pub(super) wrapped: ErrorField<'a>,
-    /// The document's `error`.
+    /// The document's `error` (or `Error`, capitalised).
     pub(super) error: ErrorField<'a>,
+    /// A provider's body that a wrapper holds as a string: a string `response`, `body`,
+    /// `raw`, `response_body` or `upstream_response`, or the string `response` or `body`
+    /// of a `response` object (`{"response": {"http_code": 429, "response": "{…}"}}`).
+    pub(super) relayed: Option<Cow<'a, str>>,
 }
 
 /// The `error` member of a provider's error body.
@@ -178,6 +182,8 @@ impl<'a> Reader<'a> {
         let mut body = ErrorBody::default();
         // The messages in other shapes, in the order `ErrorBody::other_message` takes them.
         let mut others: [Option<Cow<'a, str>>; 10] = Default::default();
+        // What a `response` object holds besides its `error`: the document's own count first.
+        let (mut response_relayed, mut response_status) = (None, None);
         match self.peek() {
             Some(b'"') => body.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
@@ -219,14 +225,22 @@ impl<'a> Reader<'a> {
                     "code" => (body.code, body.code_number) = reader.text_or_number()?,
                     "error_code" => body.error_code = reader.text_value()?,
                     "error_type" => body.error_type = reader.text_value()?,
-                    "http_status_code" | "status_code" | "statusCode" => {
+                    "http_status_code" | "status_code" | "statusCode" | "http_code" => {
                         body.http_status_code = reader.small_integer()?;
+                    }
+                    "response" | "body" | "raw" | "response_body" | "upstream_response"
+                        if reader.peek() == Some(b'"') =>
+                    {
+                        body.relayed = reader.text_value()?;
                     }
                     "__type" => body.amzn_type = reader.text_value()?,
                     "Output" => body.output_type = reader.member("__type")?,
                     "estimated_time" => body.estimated_time = reader.decimal()?,
                     "metadata" => body.metadata = reader.metadata()?,
-                    "response" => body.response_error = reader.response_error()?,
+                    "response" => {
+                        (body.response_error, response_relayed, response_status) =
+                            reader.response()?;
+                    }
                     "Response" => body.other_error = reader.member_error("Error")?,
                     "header" => body.other_error = reader.error_value()?,
                     "retryAfter"
@@ -234,7 +248,7 @@ impl<'a> Reader<'a> {
                     | "retry_after_seconds"
                     | "reset_seconds"
                     | "resets_in_seconds" => body.retry_after = reader.decimal()?,
-                    "error" => body.error = reader.error_value()?,
+                    "error" | "Error" => body.error = reader.error_value()?,
                     // A wrapper's member around a provider's body: the first that holds an
                     // `error` counts.
                     _ if body.wrapped == ErrorField::default() => {
@@ -247,6 +261,8 @@ impl<'a> Reader<'a> {
             _ => self.skip_value()?,
         }
         body.other_message = others.into_iter().flatten().next();
+        body.relayed = body.relayed.or(response_relayed);
+        body.http_status_code = body.http_status_code.or(response_status);
         Ok(body)
     }
 
@@ -296,10 +312,10 @@ impl<'a> Reader<'a> {
             Some(b'"') => error.text = Some(self.string()?),
             Some(b'{') => self.object(|reader, key| {
                 match key.as_ref() {
-                    "type" => error.kind = reader.text_value()?,
+                    "type" | "Type" => error.kind = reader.text_value()?,
                     "status" => error.status = reader.text_value()?,
                     "code" | "Code" => (error.code, error.code_number) = reader.text_or_number()?,
-                    "status_code" | "statusCode" | "http_status_code" => {
+                    "status_code" | "statusCode" | "http_status_code" | "http_code" => {
                         error.status_code = reader.small_integer()?;
                     }
                     "retryAfter"
@@ -384,9 +400,24 @@ impl<'a> Reader<'a> {
         Ok(metadata)
     }
 
-    /// `response`: its `error` member, read as a body's `error` is.
-    fn response_error(&mut self) -> Parsed<ErrorField<'a>> {
-        self.member_error("error")
+    /// A `response` object: its `error` member, read as a body's `error` is; the body it
+    /// holds as a string (`response` or `body`); and its status (`http_code`,
+    /// `status_code`, `statusCode`, `http_status_code`).
+    #[allow(clippy::type_complexity)]
+    fn response(&mut self) -> Parsed<(ErrorField<'a>, Option<Cow<'a, str>>, Option<u16>)> {
+        let (mut error, mut relayed, mut status) = (ErrorField::default(), None, None);
+        self.object_or_skip(|reader, key| {
+            match key.as_ref() {
+                "error" => error = reader.error_value()?,
+                "response" | "body" => relayed = reader.text_value()?,
+                "http_code" | "status_code" | "statusCode" | "http_status_code" => {
+                    status = reader.small_integer()?;
+                }
+                _ => reader.skip_value()?,
+            }
+            Ok(())
+        })?;
+        Ok((error, relayed, status))
     }
 
     /// The member `name` of an object, read as a body's `error` is.

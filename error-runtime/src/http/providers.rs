@@ -132,6 +132,15 @@ pub(super) struct Family {
 /// period ([`LONG_PERIOD`]).
 pub(super) const PLAN_LIMIT: &str = "plan limit";
 
+/// The name of the family of the server's own load ("high demand", "at capacity").
+pub(super) const HIGH_LOAD: &str = "high load";
+
+/// The name of the family of a limit counted over a stretch of time the text does not name.
+pub(super) const TIME_WINDOW: &str = "time window";
+
+/// The name of the family of a short window (per minute, per second).
+pub(super) const SHORT_FAMILY: &str = "short window";
+
 /// The patterns of a short window: a limit that counts per minute or per second comes back
 /// within a minute.
 pub(super) const SHORT_WINDOW: &[&str] = &[
@@ -233,7 +242,7 @@ pub(super) const FAMILIES: &[Family] = &[
     ]},
     // High demand: the server is busy for everyone now, whatever else the message says of
     // the request (a "size allowed during peak load" is the load's, not the request's).
-    Family { kind: Kind::Unavailable, name: "high load", patterns: &[
+    Family { kind: Kind::Unavailable, name: HIGH_LOAD, patterns: &[
         "too_busy|high_demand|heavy_load|high_load|high_traffic|peak_load|experiencing_high|currently_experiencing",
         "over_capacity|at_capacity|no_capacity|insufficient_capacity|out_of_capacity",
         // The server's own capacity or concurrency, not the caller's rate: "throttled due to
@@ -259,7 +268,7 @@ pub(super) const FAMILIES: &[Family] = &[
         "大きすぎ", "너무 큽", "크기가 너무", "용량 초과", "слишком больш", "слишком велик", "превышает максимальный размер",
     ]},
     // A short window: a limit counted per minute or per second.
-    Family { kind: Kind::RateLimit, name: "short window", patterns: SHORT_WINDOW },
+    Family { kind: Kind::RateLimit, name: SHORT_FAMILY, patterns: SHORT_WINDOW },
     // A plan's, a tier's or a quota's limit, spent for longer than a retry waits.
     Family { kind: Kind::BudgetExhausted, name: PLAN_LIMIT, patterns: &[
         "quota*|allocation* ~ exhaust*|insufficient|depleted|used_up|run_out|ran_out|spent|not_enough|no_remaining|exceeded|reached|limit|used|is_0|zero|empty",
@@ -297,7 +306,7 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::ContextOverflow, name: "context window", patterns: &[
         "context ~ length|window|size|limit|tokens ~ exceed*|too|over|maximum|limit|reached",
         "exceed*|over|beyond|maximum|max|longer_than|greater_than|larger_than|more_than|fit ~ context*",
-        "context ~ overflow*|exceeded|too_small|full",
+        "context ~ overflow*|exceed*|too_small|full",
         "tokens ~ must_be",
         "context_length_exceeded|context_window_exceeded|ctx_size|n_ctx|num_ctx|prompt_limit|prompt_too_long",
         "context_length|context_window|context_size|context_limit",
@@ -322,6 +331,11 @@ pub(super) const FAMILIES: &[Family] = &[
         "safety ~ system|filter*|policy|policies|settings|reasons|check*",
         "moderation*|guardrail*|flagged|inappropriate|harmful|objectionable|responsible_ai|usage_policies",
         "prohibited ~ content|material|text|image|request_content",
+        // Content the service will not make: "Your prompt contains content we can't generate".
+        "content ~~ can_t|cannot|can_not|unable_to|not_able_to|won_t|will_not ~ generate|produce|create|depict|render",
+        "unsafe ~ generation|generations|content|prompt|image|images|output|request",
+        "contenido|conteúdo|contenu|inhalt|inhalte|contenuto ~~ no_podemos|no_se_puede|não_podemos|não_pode|ne_pouvons_pas|ne_peut_pas|nicht|non_possiamo|non_può ~~ generar|gerar|générer|generieren|erzeugen|erstellen|generare|generato|gerado|généré|generado",
+        "无法生成该内容", "无法生成此内容", "无法生成这类内容", "無法生成該內容", "無法生成此內容", "生成できない内容", "生成できないコンテンツ", "생성할 수 없는 콘텐츠", "생성할 수 없는 내용", "не можем сгенерировать", "невозможно сгенерировать",
         "considered_high_risk|high_risk|data_inspection", "sensitive ~ content|words|information",
         "敏感", "违规", "違規", "内容安全", "內容安全", "不安全", "审核", "審核", "违禁", "違禁", "不合规", "风险", "風險",
         "合规问题", "合規問題", "阻止生成", "被拦截", "被攔截", "已拦截", "已攔截",
@@ -345,11 +359,31 @@ pub(super) const FAMILIES: &[Family] = &[
         "token_id|token_ids ~~ out_of_range|out_of_vocab*|vocab*|exceed*|must_be|invalid",
         "out_of_vocab*",
     ]},
+    // A gateway's own pool of upstream keys, all cooling down or blocked for now: the
+    // gateway's outage, not the caller's credential ("No active API keys available for
+    // this group", `NO_KEYS_AVAILABLE`).
+    Family { kind: Kind::Unavailable, name: "key pool", patterns: &[
+        "no_active|no_available|no_usable|no_healthy|no_remaining ~ api_key*|apikey*|keys|key|accounts|credentials",
+        "no ~ api_keys|apikeys|keys|accounts|auth|credential*|auths ~ available|left|remaining|usable",
+        // The proxy's credentials cooling down after upstream errors, or its auth service
+        // out of reach: `auth_unavailable`, "check … cooldown state".
+        "auth|authentication|credential*|keys|accounts ~ unavailable|cooling_down|in_cooldown|cooldown",
+        "all ~ api_keys|apikeys|keys|accounts|credentials ~~ exhausted|unavailable|rate_limited|blacklisted|cooling_down|in_cooldown|busy",
+        "key_pool|keypool",
+        "无可用密钥", "无可用的密钥", "没有可用的密钥", "没有可用密钥", "無可用金鑰", "沒有可用的金鑰", "沒有可用金鑰", "无可用key", "无可用的key", "没有可用的key", "密钥池", "金鑰池",
+        "利用可能なキーがありません", "利用可能なapiキーがありません", "사용 가능한 키가 없", "사용 가능한 api 키가 없", "нет доступных ключей", "нет активных ключей", "нет доступных api ключей",
+        "no_hay_claves|ninguna_clave|nenhuma_chave|aucune_clé|keine_verfügbaren_schlüssel|keine_aktiven_schlüssel|nessuna_chiave ~ disponible*|activa*|disponível|ativa|active|disponibile|attiva",
+    ]},
     // Who may call at all: a person must act.
     Family { kind: Kind::Auth, name: "credentials", patterns: &[
         "invalid|incorrect|missing|expired|revoked|disabled|wrong|bad|unknown|no|malformed ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|bearer*|credential*|authorization|authentication|auth",
         // A key of the wrong kind, or one without the permission the call needs.
         "key_type|token_type|type_of_key|kind_of_key|session_key",
+        // A credential the server could not read, and "sign in again".
+        "could_not_parse|cannot_parse|failed_to_parse|unable_to_parse|could_not_decode|failed_to_decode|could_not_verify|failed_to_verify|unable_to_verify|could_not_validate|failed_to_validate ~ api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|authentication|authorization|bearer*|credential*|jwt|id_token",
+        "sign_in_again|signing_in_again|log_in_again|logging_in_again|login_again|re_login|relogin|re_authenticate|reauthenticate",
+        "inicia_sesión_de_nuevo|vuelve_a_iniciar_sesión|inicie_sesión_nuevamente|faça_login_novamente|reconnectez_vous|connectez_vous_à_nouveau|erneut_anmelden|melden_sie_sich_erneut_an|accedi_di_nuovo",
+        "再度ログイン", "もう一度ログイン", "再ログイン", "다시 로그인", "войдите снова", "войдите заново", "повторно войдите", "авторизуйтесь заново", "авторизуйтесь снова",
         "insufficient|missing|lack|lacks|lacking|not_enough ~ permission*|scope*|privilege*",
         "permisos_insuficientes|permissões_insuficientes|permissions_insuffisantes|unzureichende_berechtigung*|permessi_insufficienti|sin_permiso*|sem_permissão|keine_berechtigung|fehlende_berechtigung*",
         "権限が不足", "권한이 부족", "недостаточно прав", "нет прав",
@@ -377,6 +411,9 @@ pub(super) const FAMILIES: &[Family] = &[
     Family { kind: Kind::NotFound, name: "not found", patterns: &[
         "model|deployment|endpoint|resource|version ~ not_found|does_not_exist|not_exist|doesn_t_exist|not_exists|unknown|decommissioned|retired|deprecated|discontinued",
         "no_such|unknown|nonexistent ~ model|deployment|endpoint|version",
+        // A model named unquoted between the noun and the verb ("The model gpt-4o-mini-2024-07-18 does not exist").
+        "model|deployment|modelo|modèle|modell|modello ~~ does_not_exist|doesn_t_exist|not_exist|not_exists|no_existe|não_existe|existe_pas|existiert_nicht|non_esiste",
+        "не существует", "存在しません", "존재하지 않",
         "could_not_route|no_route|route_not_found|no_route_matched|unknown_endpoint|endpoint_not_found",
         "price|pricing|ratio ~ not_set|is_not_set|not_configured|is_not_configured",
         "价格未配置", "倍率或价格未配置", "倍率未配置", "價格未配置",
@@ -461,6 +498,18 @@ pub(super) const FAMILIES: &[Family] = &[
         "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
         "solicitud_inválida|petición_inválida|requisição_inválida|solicitação_inválida|requête_invalide|ungültige_anfrage|richiesta_non_valida",
         "パラメータ", "不正なリクエスト", "잘못된 요청", "매개변수", "파라미터", "неверный параметр", "неверный запрос", "некорректный запрос",
+    ]},
+    // A limit counted over a stretch of time the text does not name ("the maximum number
+    // of tokens allowed within a given time frame"), or one the text asks to wait out
+    // ("Too many tokens, please wait before trying again"): it comes back when the window
+    // moves on. Last, so that every other family speaks first; it outweighs the words of a
+    // context window (a token limit said so is a rate limit).
+    Family { kind: Kind::RateLimit, name: TIME_WINDOW, patterns: &[
+        "allowed|limit*|exceed*|maximum|max|too_many|quota* ~~ time_frame|timeframe|time_window|time_period|period_of_time|rolling_window|sliding_window",
+        "wait ~~ before_trying_again|before_retrying|before_sending|and_try_again|and_retry|then_retry|then_try_again",
+        "limit*|límite|máximo|maximum|maximal*|massimo|excedid*|superad*|dépassé*|überschritten|permitid*|autorisé*|erlaubt*|consentit* ~~ período_de_tiempo|periodo_de_tiempo|intervalo_de_tiempo|ventana_de_tiempo|período_de_tempo|intervalo_de_tempo|janela_de_tempo|période_de_temps|laps_de_temps|intervalle_de_temps|zeitraum|zeitfenster|zeitintervall|periodo_di_tempo|intervallo_di_tempo|finestra_temporale",
+        "espere|aguarde|attendez|warten_sie|attendi ~~ intentar*|volver_a_intentar|reintentar|tentar_novamente|réessayer|erneut_versuchen|riprovare",
+        "单位时间内", "單位時間內", "时间窗口内", "時間窗口內", "一定時間内", "単位時間あたり", "待ってから再試行", "단위 시간당", "일정 시간 내", "기다린 후 다시", "за единицу времени", "промежуток времени", "подождите и повторите",
     ]},
 ];
 

@@ -6,7 +6,9 @@
 use std::sync::OnceLock;
 
 use super::kind::Kind;
-use super::providers::{FAMILIES, Family, LONG_PERIOD, SHORT_WINDOW, SOON};
+use super::providers::{
+    FAMILIES, Family, HIGH_LOAD, LONG_PERIOD, SHORT_FAMILY, SHORT_WINDOW, SOON, TIME_WINDOW,
+};
 use crate::core::summary::floor_char_boundary;
 
 /// The most of a text that is read, in bytes.
@@ -340,28 +342,41 @@ pub(super) fn status_in(text: &str) -> Option<u16> {
     None
 }
 
-/// The first family that matches, unless the same text says something that outweighs it.
-/// Words of a content policy give way to words that say the server failed (an overload, an
-/// internal error, a timeout): "the content filter service is unavailable" is an outage,
-/// not a refusal. Words of an outage give way to words of a bad request: a relay's
-/// "upstream request failed: invalid request body" relays the provider's refusal, which
-/// sending again would not mend.
+/// The first family that matches, unless the same text says something that outweighs it
+/// ([`outweighs`]).
 fn read(text: &Prepared) -> Option<Said> {
     let families = families();
     let (place, first) = families
         .iter()
         .enumerate()
         .find_map(|(place, (family, patterns))| Some((place, says(family, patterns, text)?)))?;
-    let outweighed_by: &[Kind] = match first.kind {
-        Kind::ContentFiltered => &[Kind::Unavailable, Kind::Timeout],
-        Kind::Unavailable => &[Kind::InvalidInput],
-        _ => return Some(first),
-    };
     let outweighing = families[place + 1..]
         .iter()
-        .filter(|(family, _)| outweighed_by.contains(&family.kind))
+        .filter(|(family, _)| outweighs(family, first))
         .find_map(|(family, patterns)| says(family, patterns, text));
     Some(outweighing.unwrap_or(first))
+}
+
+/// Whether words of `later` outweigh `first`'s in the same text. Words of a content policy
+/// give way to words that say the server failed (an overload, an internal error, a
+/// timeout): "the content filter service is unavailable" is an outage, not a refusal.
+/// Words of an outage give way to words of a bad request: a relay's "upstream request
+/// failed: invalid request body" relays the provider's refusal, which sending again would
+/// not mend. The server's high load gives way to a limit counted per minute: "high demand
+/// … limited to 1 request per minute" names the caller's rate. Words of a context window
+/// give way to a timeout's (Go's "context deadline exceeded" is a deadline, not a prompt
+/// too long) and to a time window's ("too many tokens, please wait before trying again",
+/// "tokens allowed within a given time frame": a token limit that waiting lifts).
+fn outweighs(later: &Family, first: Said) -> bool {
+    match first.kind {
+        Kind::ContentFiltered => matches!(later.kind, Kind::Unavailable | Kind::Timeout),
+        Kind::Unavailable => {
+            later.kind == Kind::InvalidInput
+                || (first.family == HIGH_LOAD && later.name == SHORT_FAMILY)
+        }
+        Kind::ContextOverflow => later.kind == Kind::Timeout || later.name == TIME_WINDOW,
+        _ => false,
+    }
 }
 
 /// What `family` says of `text`, when one of its `patterns` (read once) matches.

@@ -32,10 +32,17 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         code: text(doc, "code"),
         code_number: doc.get("code").and_then(small),
         error_type: text(doc, "error_type"),
-        http_status_code: ["http_status_code", "status_code", "statusCode"]
+        http_status_code: ["http_status_code", "status_code", "statusCode", "http_code"]
             .into_iter()
             .find_map(|key| doc.get(key))
-            .and_then(small),
+            .and_then(small)
+            .or_else(|| {
+                let response = doc.get("response")?;
+                ["http_code", "status_code", "statusCode", "http_status_code"]
+                    .into_iter()
+                    .find_map(|key| response.get(key))
+                    .and_then(small)
+            }),
         status_number: doc.get("status").and_then(small),
         amzn_type: text(doc, "__type"),
         output_type: doc.get("Output").and_then(|o| text(o, "__type")),
@@ -67,7 +74,11 @@ fn expected(value: &Value) -> ErrorBody<'static> {
                 .and_then(|r| r.get("error"))
                 .unwrap_or(&Value::Null),
         ),
-        error: error_field(doc.get("error").unwrap_or(&Value::Null)),
+        error: error_field(
+            doc.get("error")
+                .or(doc.get("Error"))
+                .unwrap_or(&Value::Null),
+        ),
         other_error: match (doc.get("Response"), doc.get("header")) {
             (_, Some(header)) => error_field(header),
             (Some(response), None) => error_field(response.get("Error").unwrap_or(&Value::Null)),
@@ -75,6 +86,19 @@ fn expected(value: &Value) -> ErrorBody<'static> {
         },
         retry_after: retry_after(doc),
         wrapped: wrapped(doc),
+        relayed: [
+            "response",
+            "body",
+            "raw",
+            "response_body",
+            "upstream_response",
+        ]
+        .into_iter()
+        .find_map(|key| text(doc, key))
+        .or_else(|| {
+            let response = doc.get("response")?;
+            text(response, "response").or_else(|| text(response, "body"))
+        }),
     }
 }
 
@@ -105,6 +129,7 @@ fn wrapped(doc: &Value) -> ErrorField<'static> {
         "metadata",
         "response",
         "Response",
+        "Error",
         "header",
         "retryAfter",
         "retry_after",
@@ -168,11 +193,11 @@ fn error_field(error: &Value) -> ErrorField<'static> {
         .or_else(|| text(error, "msg").filter(|_| error.get("message").is_none()));
     ErrorField {
         text: error.as_str().map(owned),
-        kind: text(error, "type"),
+        kind: text(error, "type").or_else(|| text(error, "Type")),
         status: text(error, "status"),
         code: text(error, "code").or_else(|| text(error, "Code")),
         code_number: error.get("code").or(error.get("Code")).and_then(small),
-        status_code: ["status_code", "statusCode", "http_status_code"]
+        status_code: ["status_code", "statusCode", "http_status_code", "http_code"]
             .into_iter()
             .find_map(|key| error.get(key))
             .and_then(small),
