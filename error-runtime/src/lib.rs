@@ -44,9 +44,7 @@
 //! behind features named after the foreign crate.
 
 #![warn(missing_docs)]
-// One `unsafe` block, allowed where it stands: reading a `dyn Error` vtable's address for the
-// registry's cache (`core/registry/cache.rs`).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 // The core layer: no feature, and no import from the capabilities below.
 mod core;

@@ -34,6 +34,7 @@
 //!
 //! The guide's chapter "Across a fleet" gives the key layout and the failure modes.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod pace;

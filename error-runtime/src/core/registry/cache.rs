@@ -4,6 +4,7 @@
 
 use std::error::Error as StdError;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,6 +43,8 @@ const KNOWN: usize = 2;
 ///   link, never return a wrong one.
 /// - Vtables are never freed while the program can still reach them (the registry's own
 ///   link-time lists would dangle first), so an address is not reused by another type.
+/// - The address is read in safe code, from what a wide pointer's `Hash` writes; if that
+///   does not hold what `metadata_word` checks, the cache is off and every link scanned.
 ///
 pub(crate) struct VtableCache {
     keys: [AtomicUsize; SLOTS],
@@ -140,17 +143,42 @@ fn probes(key: usize) -> impl Iterator<Item = usize> {
     (0..PROBES).map(move |i| (hash as usize + i) & (SLOTS - 1))
 }
 
-// A `*const dyn Error` is two words, its data address and its vtable address; Rust does not
-// guarantee their order, which `metadata_word` finds at run time.
-const _: () = assert!(size_of::<*const dyn StdError>() == 2 * size_of::<usize>());
+/// The two words of a `*const dyn Error`, its data address and its vtable address, as its
+/// `Hash` writes them (two `write_usize`), or `None` if it writes anything else. Stable Rust
+/// has no safe accessor for the vtable (`ptr::metadata` is unstable), and `Hash` is the one
+/// stable impl that writes it out; which word comes first is not promised, and
+/// `metadata_word` finds it at run time. Inlined, this is the two loads a transmute was.
+fn words(link: &(dyn StdError + 'static)) -> Option<[usize; 2]> {
+    let mut words = Words::default();
+    std::ptr::from_ref(link).hash(&mut words);
+    (words.written == 2).then_some(words.words)
+}
 
-#[allow(unsafe_code)]
-fn words(link: &(dyn StdError + 'static)) -> [usize; 2] {
-    let wide: *const (dyn StdError + 'static) = link;
-    // SAFETY: both types are two words (asserted above); a wide pointer to a trait object is
-    // two plain addresses and any bit pattern is a valid `[usize; 2]`. The addresses are only
-    // compared, never turned back into pointers.
-    unsafe { std::mem::transmute::<*const (dyn StdError + 'static), [usize; 2]>(wide) }
+/// A `Hasher` that keeps the words it is given instead of hashing them.
+#[derive(Default)]
+struct Words {
+    words: [usize; 2],
+    /// How many words were written; `usize::MAX` once anything but a word was.
+    written: usize,
+}
+
+impl Hasher for Words {
+    #[inline]
+    fn write_usize(&mut self, word: usize) {
+        if let Some(slot) = self.words.get_mut(self.written) {
+            *slot = word;
+        }
+        self.written = self.written.saturating_add(1);
+    }
+
+    #[inline]
+    fn write(&mut self, _: &[u8]) {
+        self.written = usize::MAX;
+    }
+
+    fn finish(&self) -> u64 {
+        0
+    }
 }
 
 /// The address of `link`'s vtable, or `None` when the layout of a wide pointer is not the
@@ -158,14 +186,16 @@ fn words(link: &(dyn StdError + 'static)) -> [usize; 2] {
 fn vtable(link: &(dyn StdError + 'static)) -> Option<usize> {
     static WORD: OnceLock<Option<usize>> = OnceLock::new();
     let word = (*WORD.get_or_init(metadata_word))?;
-    Some(words(link)[word]).filter(|&address| address != 0)
+    words(link)
+        .map(|words| words[word])
+        .filter(|&address| address != 0)
 }
 
 /// Which word of a `*const dyn Error` is the vtable: two values of one type share it, and
 /// the other word is each value's own address. `None` if that does not hold.
 fn metadata_word() -> Option<usize> {
     static PROBE: [Probe; 2] = [Probe(0), Probe(1)];
-    let (a, b) = (words(&PROBE[0]), words(&PROBE[1]));
+    let (a, b) = (words(&PROBE[0])?, words(&PROBE[1])?);
     let data = |p: &Probe| std::ptr::from_ref(p).addr();
     (0..2).find(|&word| {
         let other = 1 - word;
