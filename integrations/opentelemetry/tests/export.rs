@@ -202,6 +202,14 @@ async fn chat(client: &reqwest::Client, url: &str) -> Result<Vec<String>, BoxErr
     Ok(reasons)
 }
 
+/// The failures counted with `code` and `provider`, if any were.
+fn counted(failures: &[(Vec<KeyValue>, f64)], code: &str, provider: &str) -> Option<f64> {
+    failures
+        .iter()
+        .find(|(a, _)| has(a, "error.type", code) && has(a, "gen_ai.provider.name", provider))
+        .map(|(_, v)| *v)
+}
+
 /// The provider's body text reached no span: neither a name, an attribute, a status nor an
 /// event.
 fn assert_secret_kept_out(spans: &[SpanData]) {
@@ -324,14 +332,11 @@ async fn a_retried_call_is_one_operation_span_with_a_span_each_attempt_and_its_m
     assert!(attribute(attributes, "error.type").is_none());
 
     let failures = collector.points("agent_error.failures");
-    let failed = |code: &str| {
-        failures
-            .iter()
-            .find(|(a, _)| has(a, "error.type", code) && has(a, "gen_ai.provider.name", "openai"))
-            .map(|(_, v)| *v)
-    };
-    assert_eq!(failed("rate_limit"), Some(1.0));
-    assert_eq!(failed("provider_unavailable"), Some(1.0));
+    assert_eq!(counted(&failures, "rate_limit", "openai"), Some(1.0));
+    assert_eq!(
+        counted(&failures, "provider_unavailable", "openai"),
+        Some(1.0)
+    );
     assert_eq!(failures.len(), 2);
 
     let retries = collector.points("agent_error.retries");
@@ -794,14 +799,11 @@ async fn a_streamed_call_is_one_operation_as_a_unary_call_is() {
     assert_secret_kept_out(&spans);
 
     let failures = collector.points("agent_error.failures");
-    let failed = |code: &str| {
-        failures
-            .iter()
-            .find(|(a, _)| has(a, "error.type", code) && has(a, "gen_ai.provider.name", "openai"))
-            .map(|(_, v)| *v)
-    };
-    assert_eq!(failed("rate_limit"), Some(1.0));
-    assert_eq!(failed("provider_unavailable"), Some(1.0));
+    assert_eq!(counted(&failures, "rate_limit", "openai"), Some(1.0));
+    assert_eq!(
+        counted(&failures, "provider_unavailable", "openai"),
+        Some(1.0)
+    );
     assert_eq!(failures.len(), 2);
     let retries = collector.points("agent_error.retries");
     assert_eq!(retries.len(), 2, "{retries:?}");
@@ -850,12 +852,8 @@ async fn a_streamed_fallback_call_counts_each_failure_by_its_candidate() {
 
     let failures = collector.points("agent_error.failures");
     assert_eq!(failures.len(), 2, "{failures:?}");
-    assert!(failures.iter().any(|(a, v)| *v == 1.0
-        && has(a, "error.type", "rate_limit")
-        && has(a, "gen_ai.provider.name", "openai")));
-    assert!(failures.iter().any(|(a, v)| *v == 1.0
-        && has(a, "error.type", "auth_error")
-        && has(a, "gen_ai.provider.name", "anthropic")));
+    assert_eq!(counted(&failures, "rate_limit", "openai"), Some(1.0));
+    assert_eq!(counted(&failures, "auth_error", "anthropic"), Some(1.0));
     let duration = collector.points("gen_ai.client.operation.duration");
     assert_eq!(duration.len(), 1);
     assert!(has(&duration[0].0, "error.type", "auth_error"));
