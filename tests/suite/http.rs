@@ -1435,6 +1435,11 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
             "Roles must alternate between user and assistant",
             "invalid_input",
         ),
+        (
+            500,
+            "After the system message, user and assistant roles should be alternating",
+            "invalid_input",
+        ),
         // A gateway's pool of accounts, empty for now, is its outage.
         (
             503,

@@ -529,7 +529,8 @@ pub(super) const FAMILIES: &[Family] = &[
         "无效请求", "無效請求", "无效的请求", "無效的請求", "無効なリクエスト", "유효하지 않은 요청", "недопустимый запрос",
         // Messages out of the order the API takes: "roles must alternate between user and
         // assistant", "user or tool message(s) should alternate with assistant message(s)".
-        "must_alternate|should_alternate|must_strictly_alternate|should_strictly_alternate|need_to_alternate|needs_to_alternate|alternate_between_user|alternate_with_assistant",
+        "must|should|need_to|needs_to|has_to|have_to ~ alternate|alternating|alternated",
+        "alternate_between|alternates_between|alternating_between|alternate_with|alternating_with ~~ user|users|assistant|model|roles",
         "deben_alternar*|debe_alternar*|devem_alternar*|deve_alternar*|doivent_alterner|doit_alterner|abwechseln_müssen|müssen_sich_abwechseln|devono_alternare|deve_alternare",
         "必须交替", "必須交替", "需要交替", "应当交替", "應當交替", "交互に", "번갈아", "чередоваться", "должны чередоваться",
         "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
