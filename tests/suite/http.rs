@@ -1406,6 +1406,75 @@ fn each_word_family_decides_in_words_it_was_not_written_from() {
             "The model acme-chat-large-2025-01 does not exist",
             "not_found",
         ),
+        // A model the server calls invalid, and a long name before "does not exist".
+        (
+            400,
+            "Invalid model: acme-large. See the model list",
+            "not_found",
+        ),
+        (
+            400,
+            "The endpoint ep-2025-acme-chat-large-text-01 does not exist or you do not have access to it",
+            "not_found",
+        ),
+        (
+            400,
+            "The endpoint acme-chat-large does not exist",
+            "not_found",
+        ),
+        // A request rate that grows too fast is the caller's rate.
+        (400, "The request rate grew too quickly", "rate_limit"),
+        // "Invalid request", and messages out of the order the API takes.
+        (
+            500,
+            "Invalid request: temperature out of range",
+            "invalid_input",
+        ),
+        (
+            500,
+            "Roles must alternate between user and assistant",
+            "invalid_input",
+        ),
+        (
+            500,
+            "After the system message, user and assistant roles should be alternating",
+            "invalid_input",
+        ),
+        // A gateway's pool of accounts, empty for now, is its outage.
+        (
+            503,
+            "Account pool empty: upstream authentication failed",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "账号池暂无可用账号（上游账号鉴权失效）",
+            "provider_unavailable",
+        ),
+        // A caller not allowed to use what it asks for.
+        (
+            400,
+            "Your organization is not allowed to use this model",
+            "auth_error",
+        ),
+        // A limit the account set on itself, and a plan's usage window.
+        (
+            429,
+            "Your account has reached the configured inference limit",
+            "budget_exhausted",
+        ),
+        (
+            429,
+            "Usage window full for every account",
+            "budget_exhausted",
+        ),
+        (429, "账号用量窗口已达上限", "budget_exhausted"),
+        // A prompt held under a count of tokens.
+        (
+            400,
+            "inputs must have less than 4096 tokens",
+            "context_overflow",
+        ),
     ];
     for (status, text, expected) in table {
         assert_eq!(code(status, &message(text)), expected, "{status} {text}");
@@ -1680,6 +1749,62 @@ fn each_word_family_decides_in_other_languages() {
             "Aucune clé active pour ce groupe",
             "provider_unavailable",
         ),
+        // A model the server calls invalid.
+        (400, "無効なモデルが指定されました", "not_found"),
+        (400, "Modelo inválido: acme-large", "not_found"),
+        (400, "Ungültiges Modell angegeben", "not_found"),
+        // A request rate that grows too fast.
+        (400, "Las solicitudes llegan demasiado rápido", "rate_limit"),
+        (400, "Запросы отправляются слишком быстро", "rate_limit"),
+        // Messages out of the order the API takes.
+        (
+            500,
+            "Los roles deben alternar entre usuario y asistente",
+            "invalid_input",
+        ),
+        (
+            500,
+            "ユーザーとアシスタントのメッセージは交互に並べてください",
+            "invalid_input",
+        ),
+        (500, "用户与助手消息必须交替出现", "invalid_input"),
+        // A gateway's pool of accounts, empty for now.
+        (
+            503,
+            "利用可能なアカウントがありません（認証エラー）",
+            "provider_unavailable",
+        ),
+        (
+            503,
+            "Нет доступных аккаунтов: ошибка авторизации",
+            "provider_unavailable",
+        ),
+        // A caller not allowed to use what it asks for.
+        (400, "该项目不允许使用此模型", "auth_error"),
+        (400, "このモデルの使用が許可されていません", "auth_error"),
+        (
+            400,
+            "Проекту не разрешено использовать эту модель",
+            "auth_error",
+        ),
+        // A plan's usage window, a limit the account set on itself.
+        (
+            429,
+            "Límite de uso alcanzado para esta cuenta",
+            "budget_exhausted",
+        ),
+        (429, "账户已达到设置的推理限额", "budget_exhausted"),
+        // A prompt held under a count of tokens.
+        (
+            400,
+            "La entrada debe tener menos de 4096 tokens",
+            "context_overflow",
+        ),
+        (
+            400,
+            "入力は4096トークン未満にしてください",
+            "context_overflow",
+        ),
         // Content the service will not make.
         (
             400,
@@ -1838,6 +1963,18 @@ fn what_outweighs_what_in_one_text() {
             "Too many tokens in the prompt: shorten it and try again",
             "context_overflow",
         ),
+        // A rate said in words comes before a relay's "upstream error" around it.
+        (
+            502,
+            "Upstream error from Acme: Request rate increased too quickly, to keep the system stable",
+            "rate_limit",
+        ),
+        // A gateway's empty pool of accounts outweighs its upstream's credential words.
+        (
+            503,
+            "No available accounts in the pool (upstream token expired), retry later",
+            "provider_unavailable",
+        ),
         // A limit per minute beside high demand names the caller's rate; high demand alone
         // is the server's load.
         (
@@ -1862,6 +1999,9 @@ fn what_outweighs_what_in_one_text() {
         e.retry_after(),
         Some(std::time::Duration::from_millis(578_016))
     );
+    // A plan's usage window in the message outweighs a generic rate-limit type.
+    let window = r#"{"error":{"code":"rate_limit_reached","message":"Codex 账号用量窗口已达上限","type":"rate_limit_error"}}"#;
+    assert_eq!(code(429, window), "budget_exhausted");
     // The last part of a dotted name that says something decides.
     for (name, expected) in [
         ("context_exceed", "context_overflow"),
@@ -2057,6 +2197,30 @@ fn a_success_carrying_an_error_document_is_that_error() {
         "http_error"
     );
     assert_eq!(code(200, r#"{"code":200,"message":"ok"}"#), "http_error");
+}
+
+/// A server a proxy could not reach ("dial tcp …: connection refused", "No connection could
+/// be made because the target machine actively refused it") is out, in a body without a
+/// status too.
+#[test]
+fn a_server_out_of_reach_is_an_outage() {
+    let read = |body: &str| agent_error::http::classify_body(body).map(|e| e.code().to_owned());
+    for body in [
+        "Unable to round-trip http request to upstream: dial tcp 10.0.0.2:8000: i/o error",
+        "No connection could be made because the target machine actively refused it.",
+        "Failed to connect to the model server on port 8080",
+        "上游连接被拒绝",
+        "モデルサーバーへの接続に失敗しました",
+        "Не удалось подключиться к серверу модели",
+        "Impossible de se connecter au serveur du modèle",
+        "Verbindung abgelehnt vom Modellserver",
+    ] {
+        assert_eq!(
+            read(body).as_deref(),
+            Some("provider_unavailable"),
+            "{body}"
+        );
+    }
 }
 
 /// A server that crashed on the call (a recovered panic) failed on its side.

@@ -276,7 +276,12 @@ pub(super) const FAMILIES: &[Family] = &[
         "daily|monthly|weekly|hourly|per_day|per_month|per_week|per_hour|perday|permonth|rpd|tpd|day|month|week ~ limit*|quota*|cap|caps|allocation*|usage|allowance",
         "limit*|quota*|cap|allocation*|allowance ~ per_day|per_month|per_week|perday|day|month|week|hours",
         "usage_limit*|usage_cap*|spend*_limit*|spending_cap*|billing_limit*|billing_cap*|plan_limit*|tier_limit*|free_tier*|usage_quota",
-        "reached|exceeded|hit ~ usage|plan|tier|subscription ~ limit*|cap*|quota*",
+        "reached|exceeded|hit ~ usage|plan|tier|subscription|inference|consumption|set|configured ~ limit*|cap*|quota*",
+        // A plan's usage window (hours long): "Codex 账号用量窗口已达上限".
+        "usage_window|usage_windows|ventana_de_uso|janela_de_uso|fenêtre_d_utilisation|nutzungsfenster|finestra_di_utilizzo",
+        "用量窗口", "用量視窗", "使用量ウィンドウ", "사용량 창", "окно использования",
+        "inference_limit*|consumption_limit*|límite_de_uso|limite_de_uso|limite_d_utilisation|nutzungslimit|limite_di_utilizzo",
+        "推理限额", "推理限額", "消耗限额", "消耗限額", "推論上限", "추론 한도", "лимит инференса",
         "plan|tier|subscription ~ does_not_include|not_included|doesn_t_include|not_available|limit*|upgrade",
         "upgrade ~ plan|tier|subscription|account ~ to_continue|to_use|continue",
         "reached|exceeded|used ~ for_this_month|this_month|for_the_month|for_today|for_this_week|this_week|today",
@@ -314,6 +319,9 @@ pub(super) const FAMILIES: &[Family] = &[
         "maximum|max ~ prompt_length|input_length|sequence_length|model_length|context|tokens_allowed|number_of_tokens|token_limit",
         "input_token_count|token_count ~ exceed*",
         "too_many ~ tokens|input_tokens",
+        // A prompt held under a count of tokens: "`inputs` must have less than 4096 tokens".
+        "less_than|fewer_than|no_more_than|menos_de|menos_que|moins_de|weniger_als|meno_di ~ tokens|token",
+        "个token以内", "個token以內", "トークン未満", "토큰 미만",
         "tokens|token_limit ~ exceed*|exceeded|over_the_limit",
         "exceeded ~ model ~ token_limit",
         "reduce ~ length|prompt|messages|input",
@@ -369,10 +377,12 @@ pub(super) const FAMILIES: &[Family] = &[
         // out of reach: `auth_unavailable`, "check … cooldown state".
         "auth|authentication|credential*|keys|accounts ~ unavailable|cooling_down|in_cooldown|cooldown",
         "all ~ api_keys|apikeys|keys|accounts|credentials ~~ exhausted|unavailable|rate_limited|blacklisted|cooling_down|in_cooldown|busy",
-        "key_pool|keypool",
+        "key_pool|keypool|account_pool|accountpool",
+        "账号池", "帳號池", "账户池", "帳戶池", "无可用账号", "無可用帳號", "暂无可用账号", "暫無可用帳號", "没有可用账号", "没有可用的账号", "沒有可用帳號", "沒有可用的帳號",
+        "利用可能なアカウントがありません", "사용 가능한 계정이 없", "нет доступных аккаунтов", "нет доступных учетных записей",
         "无可用密钥", "无可用的密钥", "没有可用的密钥", "没有可用密钥", "無可用金鑰", "沒有可用的金鑰", "沒有可用金鑰", "无可用key", "无可用的key", "没有可用的key", "密钥池", "金鑰池",
         "利用可能なキーがありません", "利用可能なapiキーがありません", "사용 가능한 키가 없", "사용 가능한 api 키가 없", "нет доступных ключей", "нет активных ключей", "нет доступных api ключей",
-        "no_hay_claves|ninguna_clave|nenhuma_chave|aucune_clé|keine_verfügbaren_schlüssel|keine_aktiven_schlüssel|nessuna_chiave ~ disponible*|activa*|disponível|ativa|active|disponibile|attiva",
+        "no_hay_claves|ninguna_clave|nenhuma_chave|aucune_clé|keine_verfügbaren_schlüssel|keine_aktiven_schlüssel|nessuna_chiave|no_hay_cuentas|ninguna_cuenta|nenhuma_conta|aucun_compte|keine_verfügbaren_konten|nessun_account ~ disponible*|activa*|disponível|ativa|active|disponibile|attiva",
     ]},
     // Who may call at all: a person must act.
     Family { kind: Kind::Auth, name: "credentials", patterns: &[
@@ -385,6 +395,10 @@ pub(super) const FAMILIES: &[Family] = &[
         "inicia_sesión_de_nuevo|vuelve_a_iniciar_sesión|inicie_sesión_nuevamente|faça_login_novamente|reconnectez_vous|connectez_vous_à_nouveau|erneut_anmelden|melden_sie_sich_erneut_an|accedi_di_nuovo",
         "再度ログイン", "もう一度ログイン", "再ログイン", "다시 로그인", "войдите снова", "войдите заново", "повторно войдите", "авторизуйтесь заново", "авторизуйтесь снова",
         "insufficient|missing|lack|lacks|lacking|not_enough ~ permission*|scope*|privilege*",
+        // A caller not allowed what it asks: "Project … is not allowed to use Publisher Model …".
+        "not_allowed|not_permitted|isn_t_allowed|isn_t_permitted ~ to_use|to_access|access_to",
+        "no_tiene_permitido|no_está_permitido_usar|não_tem_permissão_para|não_é_permitido_usar|n_est_pas_autorisé_à|pas_autorisé_à_utiliser|darf_nicht_verwenden|nicht_berechtigt_zu|non_è_autorizzato_a|non_ha_il_permesso",
+        "不允许使用", "不允許使用", "不允许访问", "不允許訪問", "使用が許可されていません", "アクセスが許可されていません", "사용이 허용되지 않", "접근이 허용되지 않", "не разрешено использовать", "запрещено использовать",
         "permisos_insuficientes|permissões_insuficientes|permissions_insuffisantes|unzureichende_berechtigung*|permessi_insufficienti|sin_permiso*|sem_permissão|keine_berechtigung|fehlende_berechtigung*",
         "権限が不足", "권한이 부족", "недостаточно прав", "нет прав",
         "api_key*|apikey*|access_key|secret_key|api_token|access_token|auth_token|credential*|authorization ~ invalid|incorrect|missing|expired|revoked|not_valid|is_invalid|required|not_provided",
@@ -412,13 +426,21 @@ pub(super) const FAMILIES: &[Family] = &[
         "model|deployment|endpoint|resource|version ~ not_found|does_not_exist|not_exist|doesn_t_exist|not_exists|unknown|decommissioned|retired|deprecated|discontinued",
         "no_such|unknown|nonexistent ~ model|deployment|endpoint|version",
         // A model named unquoted between the noun and the verb ("The model gpt-4o-mini-2024-07-18 does not exist").
-        "model|deployment|modelo|modèle|modell|modello ~~ does_not_exist|doesn_t_exist|not_exist|not_exists|no_existe|não_existe|existe_pas|existiert_nicht|non_esiste",
+        "model|deployment|endpoint|modelo|modèle|modell|modello ~~ does_not_exist|doesn_t_exist|not_exist|not_exists|no_existe|não_existe|existe_pas|existiert_nicht|non_esiste",
         "не существует", "存在しません", "존재하지 않",
         "could_not_route|no_route|route_not_found|no_route_matched|unknown_endpoint|endpoint_not_found",
         "price|pricing|ratio ~ not_set|is_not_set|not_configured|is_not_configured",
         "价格未配置", "倍率或价格未配置", "倍率未配置", "價格未配置",
         "decommissioned|identifier_is_invalid",
         "invalid_model_name|not_a_valid_model|unknown_model|unsupported_model",
+        // A model name the server does not know: "Invalid model 'sonar-small-online'",
+        // "Invalid model id" (not what a model's parameters are).
+        "invalid_model|invalid_model_id|invalid_model_identifier|model_is_invalid|model_id_is_invalid|model_name_is_invalid",
+        "modelo_inválido|modelo_no_válido|modelo_não_válido|modèle_invalide|modèle_non_valide|ungültiges_modell|modello_non_valido",
+        "无效的模型", "無效的模型", "模型无效", "模型無效", "模型名称无效", "模型名稱無效", "無効なモデル", "잘못된 모델", "유효하지 않은 모델", "недопустимая модель", "неверная модель", "неверное имя модели",
+        // OpenAI's words, which others copy: "The model or endpoint doubao-embedding-large-text-240915
+        // does not exist or you do not have access to it" (a long name stands between).
+        "does_not_exist_or_you_do_not_have_access|does_not_exist_or_you_don_t_have_access|does_not_exist_or_you_have_no_access",
         "model ~~ not_supported|is_not_supported|isn_t_supported|is_unsupported|not_recognized|not_recognised",
         "模型不存在", "不存在该模型", "找不到模型", "未找到模型", "模型未找到", "无此模型", "模型已下线", "模型不存在", "不存在", "找不到",
         "modelo|modèle|modell|modello ~ no_encontrado|não_encontrado|introuvable|nicht_gefunden|non_trovato|no_existe|não_existe|existe_pas|existiert_nicht|inexistente|desconocido|desconhecido|inconnu|unbekannt|sconosciuto",
@@ -434,7 +456,10 @@ pub(super) const FAMILIES: &[Family] = &[
         "solicitudes|peticiones|requisições|solicitações|requêtes|richieste ~ simultáne*|simultâne*|simultané*|concurrent*|concorrent*|simultane*",
         "gleichzeitige*|parallele ~ anfragen|anforderungen",
         "同時リクエスト", "同時接続数", "同時実行数", "동시 요청", "동시 접속", "одновременных запросов", "параллельных запросов",
-        "requests|request|calls ~ too_frequent*|too_fast|too_often|exceed*_limit",
+        "requests|request|calls ~ too_frequent*|too_fast|too_often|too_quickly|too_rapidly|exceed*_limit",
+        // A request rate that grows too fast: "Request rate increased too quickly".
+        "solicitudes|peticiones|requisições|solicitações|requêtes|anfragen|richieste ~ demasiado_rápid*|muito_rápid*|trop_rapide*|zu_schnell|troppo_rapid*|troppo_velocemente",
+        "请求速度过快", "請求速度過快", "请求增长过快", "請求增長過快", "リクエストの増加が速すぎ", "リクエストが速すぎ", "요청 속도", "запросы слишком быстро", "слишком быстро",
         "already_in_progress|another_request_is_in_progress|request_in_progress|already_being_processed|still_being_processed",
         "正在输出", "正在輸出", "正在处理中", "正在處理中",
         "frequency ~ limit*|exceeded", "request_limit ~ exceeded|reached",
@@ -467,6 +492,12 @@ pub(super) const FAMILIES: &[Family] = &[
         "currently_loading|is_loading|model_busy|failed_to_generate|incomplete_generation",
         "getaddrinfo|eai_again|enotfound|econnrefused|econnreset|ehostunreach|enetunreach|socket_hang_up|connection_refused|connection_reset|broken_pipe",
         "failed_to_get_response|no_response_from|compute_error|cuda_error|out_of_memory",
+        // The server behind a proxy could not be reached: "dial tcp …: connectex: No
+        // connection could be made because the target machine actively refused it".
+        "dial_tcp|dial_udp|connectex|actively_refused|no_connection_could_be_made|could_not_connect|couldn_t_connect|failed_to_connect|unable_to_connect|cannot_connect|can_not_connect|connection_failed|connection_error",
+        "连接被拒绝", "連接被拒絕", "連線被拒", "拒绝连接", "拒絕連接", "无法连接", "無法連接", "無法連線", "连接失败", "連接失敗", "連線失敗",
+        "接続が拒否", "接続できません", "接続に失敗", "연결이 거부", "연결할 수 없", "연결 실패", "соединение отклонено", "отказано в подключении", "не удалось подключиться", "ошибка соединения", "ошибка подключения",
+        "no_se_pudo_conectar|conexión_rechazada|error_de_conexión|não_foi_possível_conectar|conexão_recusada|erro_de_conexão|impossible_de_se_connecter|connexion_refusée|échec_de_la_connexion|verbindung_abgelehnt|verbindung_fehlgeschlagen|verbindungsfehler|connessione_rifiutata|impossibile_connettersi|errore_di_connessione",
         // The server crashed on the call.
         "panic|panicked|panic_detected|segmentation_fault|segfault|server_crashed|worker_crashed|process_crashed",
         "崩溃", "崩潰", "クラッシュ", "аварийно",
@@ -490,11 +521,18 @@ pub(super) const FAMILIES: &[Family] = &[
         // upstream's response ("… into Go struct field DetailResponse.detail") is not one.
         "cannot_unmarshal|unable_to_unmarshal|failed_to_unmarshal ~~ struct_field|go_value ~~ request|requests|messages|prompt|tools|tool_choice|input",
         "cannot_deserialize|unable_to_deserialize|failed_to_deserialize|could_not_deserialize ~~ request|request_body|json_body|messages|target_type",
-        "bad_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
+        "bad_request|invalid_request|malformed_request|is_required|are_required|must_not_be_empty|cannot_be_empty|can_not_be_empty|must_be_provided|missing_required",
         "error_parsing|parse_error|failed_to_parse|could_not_parse|cannot_parse|unable_to_parse ~ input|request|json|body",
         "参数错误", "參數錯誤", "参数有误", "參數有誤", "参数不合法", "参数无效", "不能为空", "不能為空",
         "参数非法", "參數非法", "非法参数", "非法參數", "非法请求", "非法請求", "请求非法", "請求非法", "不正な引数", "잘못된 매개변수",
         "请求有误", "請求有誤", "请求格式错误", "請求格式錯誤", "请求不合法", "請求不合法",
+        "无效请求", "無效請求", "无效的请求", "無效的請求", "無効なリクエスト", "유효하지 않은 요청", "недопустимый запрос",
+        // Messages out of the order the API takes: "roles must alternate between user and
+        // assistant", "user or tool message(s) should alternate with assistant message(s)".
+        "must|should|need_to|needs_to|has_to|have_to ~ alternate|alternating|alternated",
+        "alternate_between|alternates_between|alternating_between|alternate_with|alternating_with ~~ user|users|assistant|model|roles",
+        "deben_alternar*|debe_alternar*|devem_alternar*|deve_alternar*|doivent_alterner|doit_alterner|abwechseln_müssen|müssen_sich_abwechseln|devono_alternare|deve_alternare",
+        "必须交替", "必須交替", "需要交替", "应当交替", "應當交替", "交互に", "번갈아", "чередоваться", "должны чередоваться",
         "parámetro|parámetros|parâmetro|parâmetros|paramètre|paramètres|parameter|parametro|parametri ~ inválid*|no_válid*|invalide*|ungültig*|non_valid*|faltante|obligatorio|obrigatório|manquant*|fehlt|mancante",
         "solicitud_inválida|petición_inválida|requisição_inválida|solicitação_inválida|requête_invalide|ungültige_anfrage|richiesta_non_valida",
         "パラメータ", "不正なリクエスト", "잘못된 요청", "매개변수", "파라미터", "неверный параметр", "неверный запрос", "некорректный запрос",
