@@ -6,6 +6,12 @@ JSON output (nightly), so that a change to the public surface is a number, not a
         -Z unstable-options --output-format json --document-hidden-items
     python3 scripts/public_items.py target/doc/agent_error_runtime.json [module ...]
     python3 scripts/public_items.py target/doc/agent_error_runtime.json --total
+    python3 scripts/public_items.py target/doc/agent_error_runtime.json --names
+    python3 scripts/public_items.py target/doc/agent_error_runtime.json --names \
+        scripts/public_surface.txt CHANGELOG.md
+
+The last form holds the surface (every feature on) against its list: a name that became
+public must be listed, under the list's last line, and named in the changelog.
 
 (On a stable toolchain, `RUSTC_BOOTSTRAP=1` lets rustdoc write its JSON.)
 
@@ -15,6 +21,7 @@ types defined or re-exported there.
 """
 
 import json
+import re
 import sys
 
 
@@ -70,12 +77,66 @@ def main() -> int:
                             count += 1000  # a hidden method on a public type
         return count
 
+    def methods_of(item):
+        """The names of the public, shown methods and constants of a type's inherent impls,
+        and of a trait's items."""
+        inner = target(item) or item
+        kinds = inner["inner"]
+        names = []
+        for kind in ("struct", "enum", "trait"):
+            if kind not in kinds:
+                continue
+            if kind == "trait":
+                ids = kinds[kind].get("items", [])
+            else:
+                ids = []
+                for i in kinds[kind].get("impls", []):
+                    imp = index.get(str(i))
+                    if imp is not None and imp["inner"]["impl"].get("trait") is None:
+                        ids.extend(imp["inner"]["impl"]["items"])
+            for m in ids:
+                mi = index.get(str(m))
+                if mi and mi.get("name") and (kind == "trait" or mi.get("visibility") == "public") and not hidden(mi):
+                    names.append(mi["name"])
+        return names
+
     def module_named(name):
         for item in members(root):
             inner = target(item)
             if item.get("name") == name and inner is not None and "module" in inner["inner"]:
                 return inner
         return None
+
+    if wanted[:1] == ["--names"]:
+        # Every path a user can write, from the root down (`module::Item`), and the public
+        # methods and constants of each type (`module::Type::method`), one a line, sorted.
+        paths, seen = set(), set()
+        stack = [([], root)]
+        while stack:
+            prefix, module = stack.pop()
+            if module["id"] in seen:
+                continue
+            seen.add(module["id"])
+            for item in members(module):
+                inner = target(item)
+                if hidden(item) or (inner is not None and hidden(inner)):
+                    continue
+                name = item.get("name") or (inner or {}).get("name")
+                if name is None:
+                    continue
+                if inner is not None and "module" in inner["inner"]:
+                    paths.add("::".join(prefix + [name]))
+                    stack.append((prefix + [name], inner))
+                    continue
+                path = "::".join(prefix + [name])
+                paths.add(path)
+                for method in methods_of(item):
+                    paths.add(f"{path}::{method}")
+        if len(wanted) == 3:
+            return check(paths, wanted[1], wanted[2])
+        for path in sorted(paths):
+            print(path)
+        return 0
 
     if wanted == ["--total"]:
         # Every public module, from the root down: the names a user can write (an item
@@ -116,6 +177,39 @@ def main() -> int:
             f"{methods} public associated items, {hidden_methods} hidden"
         )
     return 0
+
+
+SINCE = "# Added since the list above was taken:"
+
+
+def check(paths, listed_at, changelog_at):
+    """Holds the surface against its list: a public name not listed fails (list it, and say
+    it in the changelog), a name listed that is gone fails (take it out). A name listed after
+    the `SINCE` line must be said in the changelog (its last part, as a word)."""
+    listed, since, after = set(), set(), False
+    for line in open(listed_at, encoding="utf-8"):
+        line = line.strip()
+        if line == SINCE:
+            after = True
+        elif line and not line.startswith("#"):
+            (since if after else listed).add(line)
+    changelog = open(changelog_at, encoding="utf-8").read()
+    known = listed | since
+    new = sorted(paths - known)
+    gone = sorted(known - paths)
+    unsaid = sorted(
+        name for name in since
+        if not re.search(r"\b" + re.escape(name.split("::")[-1]) + r"\b", changelog)
+    )
+    for name in new:
+        print(f"public but not listed: {name} (add it under the last line of {listed_at}, "
+              f"and say it in {changelog_at})")
+    for name in gone:
+        print(f"listed but no longer public: {name} (take it out of {listed_at})")
+    for name in unsaid:
+        print(f"listed as added, but {changelog_at} does not name it: {name}")
+    print(f"public names and methods: {len(paths)} ({len(since)} added since the list)")
+    return 1 if new or gone or unsaid else 0
 
 
 if __name__ == "__main__":

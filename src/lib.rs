@@ -227,6 +227,8 @@
 )]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use agent_error_derive::AgentError;
 pub use agent_error_runtime::*;

@@ -45,6 +45,8 @@
 
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The core layer: no feature, and no import from the capabilities below.
 mod core;

@@ -3,6 +3,8 @@
 //! `error_event`, a failure after `200 OK` written as the error event of a provider's stream.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::error::Error as StdError;

@@ -44,6 +44,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 /// Streams: genai's `ChatStream` with its failures classified (feature `stream`).

@@ -41,6 +41,8 @@
 //! Supported: async-openai 0.43 (the version this crate is built and tested with).
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 /// Streams: async-openai's streams with their failures classified (feature `stream`).

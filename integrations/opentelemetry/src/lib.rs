@@ -45,6 +45,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod error;
 mod instruments;

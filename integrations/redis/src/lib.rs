@@ -35,6 +35,8 @@
 //! The guide's chapter "Across a fleet" gives the key layout and the failure modes.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod pace;

@@ -32,6 +32,8 @@
 //! the peer's text never reaches tool text, a person or a log.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::error::Error as StdError;

@@ -46,6 +46,8 @@
 //! no hints, whatever its message and `ErrorInfo` say.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::collections::HashMap;

@@ -11,6 +11,8 @@
 //! feeds it each response's headers, inside a `RetryLayer` whose retrier has no pacer.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::fmt;

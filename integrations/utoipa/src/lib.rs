@@ -78,6 +78,8 @@
 //! name the crate `utoipa`.
 
 #![forbid(unsafe_code)]
+// On docs.rs (nightly, `--cfg docsrs`): each item says which feature brings it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::collections::BTreeMap;
