@@ -1,11 +1,13 @@
 //! Property tests of `http::parse_retry_after`: never panics on any text, reads every
-//! delay-seconds value exactly (saturating beyond `u64` seconds), and every HTTP-date in
-//! the future as the delay to it.
+//! delay-seconds value exactly (saturating beyond `u64` seconds), decimal seconds too, and
+//! every HTTP-date in the future as the delay to it; and the pacer's reading of the header
+//! (`http::RateLimits`) agrees with it on every value.
 #![cfg(feature = "http")]
 
 use std::time::{Duration, SystemTime};
 
-use agent_error::http::parse_retry_after;
+use agent_error::http::{RateLimits, parse_retry_after};
+use http::{HeaderMap, HeaderValue};
 use proptest::prelude::*;
 
 fn now() -> SystemTime {
@@ -42,5 +44,34 @@ proptest! {
         prop_assert_eq!(parse_retry_after(&text, now()), Some(Duration::from_secs(offset + 1)));
         let earlier = now() - Duration::from_secs(offset + 1);
         prop_assert_eq!(parse_retry_after(&httpdate::fmt_http_date(earlier), now()), None);
+    }
+
+    #[test]
+    fn decimal_seconds_are_read_to_the_nanosecond(secs in 0u64..1_000_000, nanos in 0u32..1_000_000_000) {
+        let text = format!("{secs}.{nanos:09}");
+        prop_assert_eq!(parse_retry_after(&text, now()), Some(Duration::new(secs, nanos)));
+    }
+
+    /// One reading of `Retry-After`: what the retrier waits is what the pacer pauses for,
+    /// whatever the value (a date in the past is no wait for either: the retrier's backoff,
+    /// the pacer's zero), within the pacer's horizon of 25 hours; past it, the pacer refuses
+    /// the value and the retrier's `max_wait` ends the run.
+    #[test]
+    fn the_retrier_and_the_pacer_read_one_retry_after(
+        value in prop_oneof![
+            "[0-9]{1,25}",
+            "[0-9]{0,6}\\.[0-9]{0,12}",
+            (0u64..20_000_000).prop_map(|s| httpdate::fmt_http_date(now() + Duration::from_secs(s) - Duration::from_secs(10_000_000))),
+            "\\PC{0,12}",
+        ]
+    ) {
+        let mut headers = HeaderMap::new();
+        let Ok(header) = HeaderValue::from_str(&value) else { return Ok(()) };
+        headers.insert("retry-after", header);
+        let horizon = Duration::from_secs(25 * 60 * 60);
+        let retrier = parse_retry_after(&value, now())
+            .filter(|wait| !wait.is_zero() && *wait <= horizon);
+        let pacer = RateLimits::read(&headers, now()).retry_after.filter(|wait| !wait.is_zero());
+        prop_assert_eq!(retrier, pacer, "{:?}", value);
     }
 }

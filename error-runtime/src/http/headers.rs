@@ -8,9 +8,10 @@ use std::time::{Duration, SystemTime};
 
 use super::duration;
 
-/// Reads a `Retry-After` value: delay-seconds (`"120"`) or an HTTP-date in any of the
-/// three forms of RFC 9110 (`"Sun, 06 Nov 1994 08:49:37 GMT"`, `"Sunday, 06-Nov-94
-/// 08:49:37 GMT"`, `"Sun Nov  6 08:49:37 1994"`), as the delay from `now`.
+/// Reads a `Retry-After` value: delay-seconds (`"120"`, and the decimal seconds some servers
+/// send, `"1.5"`) or an HTTP-date in any of the three forms of RFC 9110 (`"Sun, 06 Nov 1994
+/// 08:49:37 GMT"`, `"Sunday, 06-Nov-94 08:49:37 GMT"`, `"Sun Nov  6 08:49:37 1994"`), as the
+/// delay from `now`. The retrier and the pacer read `Retry-After` with this one parser.
 ///
 /// `None` for anything invalid, negative, or a date in the past. Delay-seconds beyond what a
 /// `Duration` holds saturate at `Duration::MAX`, so that an absurd delay ends the retries
@@ -23,20 +24,38 @@ use super::duration;
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_717); // 1994-11-06 08:48:37 UTC
 /// assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
 /// assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), Some(Duration::from_secs(60)));
+/// assert_eq!(parse_retry_after("1.5", now), Some(Duration::from_millis(1_500)));
 /// assert_eq!(parse_retry_after("-1", now), None);
 /// assert_eq!(parse_retry_after("soon", now), None);
 /// ```
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(
-            value
-                .parse::<u64>()
-                .map_or(Duration::MAX, Duration::from_secs),
-        );
+    match retry_after_of(value.trim())? {
+        RetryAfter::Delay(delay) => Some(delay),
+        RetryAfter::Date(at) => at.duration_since(now).ok(),
     }
-    let date = httpdate::parse_http_date(value).ok()?;
-    date.duration_since(now).ok()
+}
+
+/// What a `Retry-After` value says, before a date is measured from the clock.
+pub(super) enum RetryAfter {
+    /// Delay-seconds, whole or decimal (saturating).
+    Delay(Duration),
+    /// An HTTP-date.
+    Date(SystemTime),
+}
+
+/// [`parse_retry_after`]'s reading of a trimmed value, for the readers that treat a date in
+/// the past otherwise (the pacer reads it as no wait left).
+pub(super) fn retry_after_of(value: &str) -> Option<RetryAfter> {
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        let seconds = value.parse::<u64>();
+        return Some(RetryAfter::Delay(
+            seconds.map_or(Duration::MAX, Duration::from_secs),
+        ));
+    }
+    if let Some(seconds) = duration::decimal(value, duration::SECOND) {
+        return Some(RetryAfter::Delay(seconds));
+    }
+    httpdate::parse_http_date(value).ok().map(RetryAfter::Date)
 }
 
 /// Reads an OpenAI `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` value: a Go

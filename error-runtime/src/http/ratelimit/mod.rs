@@ -469,17 +469,16 @@ fn delay_ms(text: &str) -> Value<Duration> {
     ahead(duration::decimal(text, duration::MILLISECOND))
 }
 
-/// `Retry-After`: seconds, integer or decimal, or an HTTP-date against the local clock (a
-/// date in the past is zero).
+/// `Retry-After`, read by the retrier's parser ([`parse_retry_after`](super::parse_retry_after)):
+/// seconds, integer or decimal, or an HTTP-date against the local clock (a date in the past
+/// is zero: no wait left).
 fn retry_after(text: &str, now: SystemTime) -> Value<Duration> {
     if text == "-1" {
         return Value::Unknown;
     }
-    if let Some(seconds) = duration::decimal(text, duration::SECOND) {
-        return ahead(Some(seconds));
-    }
-    match httpdate::parse_http_date(text) {
-        Ok(at) => ahead(until(Some(at), now)),
-        Err(_) => Value::Refused,
+    match super::headers::retry_after_of(text) {
+        Some(super::headers::RetryAfter::Delay(delay)) => ahead(Some(delay)),
+        Some(super::headers::RetryAfter::Date(at)) => ahead(until(Some(at), now)),
+        None => Value::Refused,
     }
 }
