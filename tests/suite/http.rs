@@ -64,7 +64,8 @@ fn retry_after_rejects_invalid_negative_and_past_values() {
         "soon",
         "-1",
         "+5",
-        "1.5",
+        "1.5.2",
+        ".",
         "12s",
         "Sun, 06 Nov 1994 08:49:37",
     ] {
@@ -81,6 +82,11 @@ fn retry_after_rejects_invalid_negative_and_past_values() {
     assert_eq!(
         parse_retry_after("Sun, 06 Nov 1994 08:47:37 GMT", now()),
         None
+    );
+    // Decimal seconds, as the official SDKs (and the pacer) read them.
+    assert_eq!(
+        parse_retry_after("1.5", now()),
+        Some(Duration::from_millis(1_500))
     );
 }
 
