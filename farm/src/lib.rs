@@ -17,8 +17,10 @@
 //! The error bodies are the providers' own, quoted in the repository's provider corpus.
 //! Every call's answer is drawn from its last user message alone ([`answer`]), so a consumer
 //! can check that it received each answer whole and once. A call whose last message is the
-//! assistant's start of that answer (a prefill, as after a stream that broke) gets the rest
-//! of it. [`Stats`] counts what each provider saw and sent: requests, 429s, output tokens
+//! assistant's start of that answer is answered as the real API answers it: Anthropic
+//! continues it (a prefill); OpenAI's Chat Completions writes a new, whole answer (the
+//! message is context); the OpenAI-compatible provider continues it only when asked as vLLM
+//! is (`continue_final_message: true` with `add_generation_prompt: false`). [`Stats`] counts what each provider saw and sent: requests, 429s, output tokens
 //! streamed, streams finished, retries of a refusal that cannot change;
 //! [`Farm::refused`] tells the calls that could not complete.
 //!

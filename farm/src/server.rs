@@ -233,11 +233,39 @@ struct Call {
     prompt: String,
     /// Its hash: what the farm keys the prompt's sightings, refusals and faults on.
     hash: u64,
-    /// The text of an assistant message after it, to continue from (a prefill).
+    /// The text of a trailing assistant message to continue from, where the endpoint
+    /// continues one (see [`continues`]); `None` where the model writes a new answer.
     resume: Option<String>,
     /// Tokens of every message.
     prompt_tokens: u64,
     stream: bool,
+}
+
+/// Whether `kind` continues a trailing assistant message in `body`, as its real API does:
+/// Anthropic's Messages API always (a prefill); OpenAI's Chat Completions never (the
+/// message is context, and the model writes a new answer); the OpenAI-compatible server,
+/// as vLLM does, only when the request asks with `continue_final_message: true` (and
+/// `add_generation_prompt: false`, which vLLM requires beside it).
+fn continues(kind: Kind, body: &Value) -> Result<bool, String> {
+    match kind {
+        Kind::Anthropic => Ok(true),
+        Kind::OpenAi => Ok(false),
+        Kind::Compatible => {
+            let asked = body.get("continue_final_message").and_then(Value::as_bool) == Some(true);
+            // vLLM's default for `add_generation_prompt` is true, and it refuses both.
+            let generation_prompt = body
+                .get("add_generation_prompt")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            if asked && generation_prompt {
+                return Err(
+                    "Cannot set both `continue_final_message` and `add_generation_prompt` to True."
+                        .into(),
+                );
+            }
+            Ok(asked)
+        }
+    }
 }
 
 fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, String> {
@@ -263,8 +291,16 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
         .and_then(|m| m.get("role"))
         .and_then(Value::as_str)
         == Some("assistant");
+    let continues = continues(kind, &value)?;
     let (prompt, resume) = if last_is_assistant && texts.len() >= 2 {
-        (texts[texts.len() - 2].clone(), texts.last().cloned())
+        let said = texts.last().cloned().unwrap_or_default();
+        // Anthropic refuses a prefill that ends in white space.
+        if kind == Kind::Anthropic && said.ends_with(char::is_whitespace) {
+            return Err(
+                "messages: final assistant content cannot end with trailing whitespace".into(),
+            );
+        }
+        (texts[texts.len() - 2].clone(), continues.then_some(said))
     } else {
         (texts.last().cloned().unwrap_or_default(), None)
     };
@@ -286,10 +322,10 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
     })
 }
 
-/// The pieces of the answer still to send: all of them, or, for a call that ends with an
+/// The pieces of the answer still to send: all of them, or, for a call that continues an
 /// assistant message holding the start of the answer, what follows it (cut mid-piece where
-/// the text it holds ends). An assistant message that is not the answer's start gets the
-/// whole answer, as a model would ignore it.
+/// the text it holds ends). An assistant message that is not the answer's start, or one
+/// the endpoint does not continue, gets the whole answer, as a model would write it.
 fn rest_of_answer(call: &Call) -> Vec<String> {
     let pieces = answer::pieces(&call.prompt);
     let Some(said) = call.resume.as_deref().filter(|s| !s.is_empty()) else {

@@ -152,8 +152,8 @@ mod tests {
     use super::*;
 
     /// This library's strategy through a short bad day with an incident every second: every
-    /// call that can complete completes, whole and once, and nothing is thrown away or
-    /// retried in vain.
+    /// call that can complete completes, whole and once, nothing is retried in vain, and
+    /// output is thrown away only by an answer started over where it could not go on.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn agent_error_gets_through_a_bad_day() {
         let mut config = farm_config(7);
@@ -190,15 +190,15 @@ mod tests {
         assert!(row.can_complete > 30, "{}", row.line());
         assert_eq!(row.completed, row.can_complete, "{}", row.line());
         assert_eq!(
-            (
-                row.shown_twice,
-                row.cut_as_complete,
-                row.thrown_away,
-                row.hopeless
-            ),
-            (0, 0, 0, 0),
+            (row.shown_twice, row.cut_as_complete, row.hopeless),
+            (0, 0, 0),
             "{}",
             row.line()
         );
+        // Output is thrown away only where an answer started over at OpenAI, which cannot
+        // continue one.
+        if row.restarted == 0 {
+            assert_eq!(row.thrown_away, 0, "{}", row.line());
+        }
     }
 }

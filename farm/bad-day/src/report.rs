@@ -18,6 +18,9 @@ pub struct Row {
     pub completed: usize,
     /// Calls whose shown text repeats part of the answer.
     pub shown_twice: usize,
+    /// Calls whose answer started over on screen after text was shown (a new attempt,
+    /// marked: the screen cleared and the answer shown again from its start).
+    pub restarted: usize,
     /// Calls the strategy took as complete with a text that is not the whole answer.
     pub cut_as_complete: usize,
     /// Output tokens the providers streamed that no completed answer kept.
@@ -61,6 +64,7 @@ impl Row {
         }
         let mut completed = 0;
         let mut shown_twice = 0;
+        let mut restarted = 0;
         let mut cut_as_complete = 0;
         let mut kept_tokens = 0;
         let mut times = Vec::new();
@@ -79,6 +83,9 @@ impl Row {
             if !whole.starts_with(&r.shown) {
                 shown_twice += 1;
             }
+            if r.restarts > 0 {
+                restarted += 1;
+            }
         }
         times.sort();
         let at = |q: f64| {
@@ -95,6 +102,7 @@ impl Row {
             can_complete,
             completed,
             shown_twice,
+            restarted,
             cut_as_complete,
             thrown_away: sum(|s| s.output_tokens).saturating_sub(kept_tokens),
             requests: sum(|s| s.requests),
@@ -116,7 +124,7 @@ impl Row {
             }
         };
         format!(
-            "| {} | {} | {} / {} ({:.1}%) | {} | {} | {} | {:.2} | {} ({:.1}%), {} ({:.1}%) | {:.2} s | {:.2} s | {} |",
+            "| {} | {} | {} / {} ({:.1}%) | {} | {} | {} | {} | {:.2} | {} ({:.1}%), {} ({:.1}%) | {:.2} s | {:.2} s | {} |",
             self.name,
             if self.replicas == 1 {
                 "1 replica".to_string()
@@ -127,6 +135,7 @@ impl Row {
             self.can_complete,
             share(self.completed as u64, self.can_complete as u64),
             self.shown_twice,
+            self.restarted,
             self.cut_as_complete,
             self.thrown_away,
             if self.completed == 0 {
@@ -148,7 +157,7 @@ impl Row {
 /// The table of `rows`, in Markdown.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| strategy | mode | completed, of those that can | text shown twice | cut taken as complete | output tokens thrown away | requests per completed call | 429s met, of them from the buckets | p50 | p99 | hopeless retries |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| strategy | mode | completed, of those that can | text shown twice | answer restarted on screen | cut taken as complete | output tokens thrown away | requests per completed call | 429s met, of them from the buckets | p50 | p99 | hopeless retries |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in rows {
         out.push_str(&row.line());

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use agent_error_farm::{Kind, LOW_CREDIT_KEY, Rng};
 
-use crate::strategies::{Call, Env, Replica, Strategy};
+use crate::strategies::{Call, Env, Replica, Screen, Strategy};
 
 /// The shape of a run.
 #[derive(Clone, Copy, Debug)]
@@ -35,8 +35,10 @@ pub struct Record {
     pub prompt: String,
     /// Whether the strategy took the answer as complete.
     pub ok: bool,
-    /// What it showed the user, in order.
+    /// What it showed the user, in order, since its last new attempt.
     pub shown: String,
+    /// New attempts that replaced text already shown.
+    pub restarts: u32,
     /// From the call's start to its end.
     pub took: Duration,
 }
@@ -129,17 +131,15 @@ async fn agent_loop(
                 break 'tasks;
             }
             let prompt = prompt(plan.seed, l, task, step);
-            let mut shown = String::new();
+            let mut screen = Screen::default();
             let began = Instant::now();
             let call = Call {
                 primary,
                 key,
                 prompt: &prompt,
             };
-            let outcome = {
-                let mut show = |text: &str| shown.push_str(text);
-                tokio::time::timeout(plan.call_cap, replica.call(call, &mut show)).await
-            };
+            let outcome =
+                tokio::time::timeout(plan.call_cap, replica.call(call, &mut screen)).await;
             let ok = matches!(outcome, Ok(Ok(())));
             if std::env::var_os("BAD_DAY_DEBUG").is_some() && !ok {
                 eprintln!(
@@ -154,7 +154,8 @@ async fn agent_loop(
                 .push(Record {
                     prompt,
                     ok,
-                    shown,
+                    shown: screen.text,
+                    restarts: screen.restarts,
                     took: began.elapsed(),
                 });
             if !ok {

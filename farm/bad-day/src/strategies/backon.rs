@@ -82,7 +82,7 @@ impl Replica for Hand {
                     return Err(Failure::Status(status, wait));
                 }
                 let mut show = show.lock().await;
-                read_stream(response, &mut **show)
+                read_stream(response, &mut show)
                     .await
                     .map_err(Failure::Stream)
             };

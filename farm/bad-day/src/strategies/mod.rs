@@ -42,9 +42,37 @@ pub struct Call<'a> {
     pub prompt: &'a str,
 }
 
-/// What a call's text is shown through: each piece of text as the strategy hands it to the
-/// user, in order.
-pub type Show<'a> = &'a mut (dyn FnMut(&str) + Send);
+/// What the user sees of one call: the text of the answer on screen, and the answers a
+/// strategy started over after text was shown, marked as a new attempt (the screen
+/// cleared, the text shown again from its start).
+#[derive(Clone, Debug, Default)]
+pub struct Screen {
+    /// The text on screen, in the order it was shown since the last new attempt.
+    pub text: String,
+    /// New attempts that replaced text already shown.
+    pub restarts: u32,
+    /// Bytes of text shown and then withdrawn by those new attempts.
+    pub withdrawn: usize,
+}
+
+impl Screen {
+    /// Shows a piece of text after what is on screen.
+    pub fn show(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Starts a new answer: what is on screen is withdrawn (counted) and the screen cleared.
+    pub fn new_attempt(&mut self) {
+        if !self.text.is_empty() {
+            self.restarts += 1;
+            self.withdrawn += self.text.len();
+            self.text.clear();
+        }
+    }
+}
+
+/// What a call's text is shown through.
+pub type Show<'a> = &'a mut Screen;
 
 /// A boxed future of a call.
 pub type CallFuture<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;

@@ -62,7 +62,7 @@ pub async fn read_stream(response: reqwest::Response, show: Show<'_>) -> Result<
         let chunk = chunk.map_err(|e| format!("stream: {e}"))?;
         for (name, data) in lines.feed(&chunk) {
             match read_event(&name, &data) {
-                Said::Text(text) => show(&text),
+                Said::Text(text) => show.show(&text),
                 Said::Done => return Ok(()),
                 Said::Error(data) => return Err(format!("error event: {data}")),
                 Said::Other => {}

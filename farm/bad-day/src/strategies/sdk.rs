@@ -77,7 +77,7 @@ impl Replica for OpenAiSdk {
                 let chunk = chunk.map_err(|e| e.to_string())?;
                 for choice in &chunk.choices {
                     if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
-                        show(text);
+                        show.show(text);
                     }
                 }
             }
