@@ -270,7 +270,8 @@ pub fn harsh_day(seed: u64) -> Config {
         rates: Rates {
             error_before_text: 0.1,
             error_after_text: 0.12,
-            cut: 0.1,
+            cut: 0.06,
+            clean_cut: 0.04,
             silent: 0.0,
             incident_every: Duration::from_secs(3),
             throttled_for: Duration::from_millis(800),

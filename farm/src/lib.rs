@@ -9,7 +9,9 @@
 //! - windows in which every call is throttled (429 with `Retry-After`, where the provider
 //!   sends headers) or the provider is overloaded (529 or 503);
 //! - streams that send an error event before their first delta, or after some text;
-//! - connections cut before the provider's last event, and streams that go silent;
+//! - connections cut before the provider's last event, streams that end cleanly without it
+//!   (a proper end of the body, which a hand-written reader takes as complete), and streams
+//!   that go silent;
 //! - one account whose credit runs out mid-run ([`LOW_CREDIT_KEY`]);
 //! - a context window: prompts above [`Config::context_tokens`] are refused as each
 //!   provider refuses them.

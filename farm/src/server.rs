@@ -52,8 +52,10 @@ pub struct Stats {
     pub error_before_text: u64,
     /// Streams that sent an error event after some text.
     pub error_after_text: u64,
-    /// Connections cut before the last event.
+    /// Connections cut before the last event (a transport error).
     pub cut: u64,
+    /// Streams ended cleanly before the last event (a proper end of the body).
+    pub clean_cut: u64,
     /// Streams that went silent.
     pub silent: u64,
     /// Output tokens sent in deltas, finished or not.
@@ -65,7 +67,7 @@ pub struct Stats {
 
 /// The counters behind [`Stats`].
 #[derive(Default)]
-struct Counters([AtomicU64; 16]);
+struct Counters([AtomicU64; 17]);
 
 #[derive(Clone, Copy)]
 enum Count {
@@ -82,6 +84,7 @@ enum Count {
     ErrorBeforeText,
     ErrorAfterText,
     Cut,
+    CleanCut,
     Silent,
     OutputTokens,
     HopelessRetries,
@@ -108,6 +111,7 @@ impl Counters {
             error_before_text: get(Count::ErrorBeforeText),
             error_after_text: get(Count::ErrorAfterText),
             cut: get(Count::Cut),
+            clean_cut: get(Count::CleanCut),
             silent: get(Count::Silent),
             output_tokens: get(Count::OutputTokens),
             hopeless_retries: get(Count::HopelessRetries),
@@ -557,6 +561,10 @@ fn plan(
                 p.config.delta_gap.max(Duration::from_millis(20)),
             ));
             steps.push(Step::Cut);
+        }
+        Some(Fault::CleanCut) => {
+            p.counters.add(Count::CleanCut, 1);
+            // The body ends here, as a server that closed the stream properly ends it.
         }
         Some(Fault::Silent) => {
             p.counters.add(Count::Silent, 1);

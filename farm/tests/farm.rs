@@ -105,10 +105,12 @@ async fn each_fault_reads_as_what_it_is() {
     // How the farm fails every stream, the code that failure reads as, and whether text
     // came before it.
     type Case = (fn(&mut Rates), &'static str, bool);
-    let cases: [Case; 4] = [
+    let cases: [Case; 5] = [
         (|r| r.error_before_text = 1.0, "provider_unavailable", false),
         (|r| r.error_after_text = 1.0, "provider_unavailable", true),
         (|r| r.cut = 1.0, "stream_interrupted", true),
+        // A clean end of the body without the last event is a cut all the same.
+        (|r| r.clean_cut = 1.0, "stream_interrupted", true),
         (|r| r.silent = 1.0, "timeout", true),
     ];
     for (i, (fault, code, spoke)) in cases.into_iter().enumerate() {
@@ -122,7 +124,10 @@ async fn each_fault_reads_as_what_it_is() {
             // What was sent is a prefix of the answer, never more.
             assert!(answer(prompt).starts_with(&text), "case {i}, {kind:?}");
             assert_eq!(!text.is_empty(), spoke, "case {i}, {kind:?}");
-            assert_eq!(farm.stats(kind).finished, 0);
+            let s = farm.stats(kind);
+            assert_eq!(s.finished, 0);
+            let faults = s.error_before_text + s.error_after_text + s.cut + s.clean_cut + s.silent;
+            assert_eq!(faults, 1, "case {i}, {kind:?}: {s:?}");
         }
     }
 }
