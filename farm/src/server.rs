@@ -1,7 +1,7 @@
 //! The providers' HTTP servers: one axum server a provider on a free loopback port, each
 //! deciding every call from its buckets, the day's incidents and the call's drawn fault.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -60,8 +60,11 @@ pub struct Stats {
     pub silent: u64,
     /// Output tokens sent in deltas, finished or not.
     pub output_tokens: u64,
-    /// Refusals that cannot change (a prompt over the context window, a spent credit) of
-    /// a prompt this provider had refused so already: retries that could not succeed.
+    /// Refusals that cannot change of a prompt refused so already: retries that could not
+    /// succeed. A prompt over the context window counts wherever it was refused before
+    /// (every provider of the farm has the same window, so sending it to the next one is
+    /// hopeless too); a spent credit counts where the same provider refused it before (the
+    /// account at another provider is another account).
     pub hopeless_retries: u64,
 }
 
@@ -131,17 +134,30 @@ struct Provider {
     seen: Mutex<HashMap<u64, u64>>,
     /// How many times each prompt (by hash) was refused for good.
     refused: Mutex<HashMap<u64, u64>>,
+    /// The prompts (by hash) some provider of the farm refused as over the context window.
+    too_long: Arc<Mutex<HashSet<u64>>>,
     /// Output tokens sent to [`LOW_CREDIT_KEY`].
     credit_used: AtomicU64,
     counters: Counters,
 }
 
 impl Provider {
-    /// Counts a refusal for good of `call`'s prompt, and a hopeless retry if it is not its first.
-    fn refuse(&self, call: &Call) {
+    /// Counts a refusal for good of `call`'s prompt (over the context window when
+    /// `too_long`, else for a spent credit), and a hopeless retry if it was refused so before
+    /// (see [`Stats::hopeless_retries`]).
+    fn refuse(&self, call: &Call, too_long: bool) {
         let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
         let n = refused.entry(call.hash).or_insert(0);
-        if *n > 0 {
+        let again = if too_long {
+            !self
+                .too_long
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(call.hash)
+        } else {
+            *n > 0
+        };
+        if again {
             self.counters.add(Count::HopelessRetries, 1);
         }
         *n += 1;
@@ -157,6 +173,7 @@ impl Farm {
     /// Starts the three providers on free ports of 127.0.0.1.
     pub async fn start(config: Config) -> io::Result<Farm> {
         let mut providers = Vec::new();
+        let too_long = Arc::new(Mutex::new(HashSet::new()));
         for kind in Kind::ALL {
             let provider = Arc::new(Provider {
                 kind,
@@ -171,6 +188,7 @@ impl Farm {
                 buckets: Mutex::new(HashMap::new()),
                 seen: Mutex::new(HashMap::new()),
                 refused: Mutex::new(HashMap::new()),
+                too_long: too_long.clone(),
                 credit_used: AtomicU64::new(0),
                 counters: Counters::default(),
             });
@@ -377,12 +395,12 @@ async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes)
     if call.key == LOW_CREDIT_KEY && p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
     {
         p.counters.add(Count::CreditSpent, 1);
-        p.refuse(&call);
+        p.refuse(&call, false);
         return reply(wire::credit_spent(p.kind));
     }
     if call.prompt_tokens > p.config.context_tokens {
         p.counters.add(Count::ContextOverflow, 1);
-        p.refuse(&call);
+        p.refuse(&call, true);
         return reply(wire::context_overflow(
             p.kind,
             call.prompt_tokens,

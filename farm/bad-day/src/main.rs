@@ -53,13 +53,16 @@ fn args() -> Args {
 
 /// The farm of every run: its bad day, with limits that the loops outrun (a minute's budget
 /// of 240 requests a key, refilled at 4 a second), streams of a delta every 12 ms, incidents
-/// every few seconds, and a silent stream held for 10 s before the provider drops it.
+/// every few seconds, a silent stream held for 10 s before the provider drops it, and a
+/// low-credit account that runs out at each provider after 400 output tokens, a few calls
+/// into the run.
 fn farm_config(seed: u64) -> Config {
     Config {
         requests_per_minute: 240,
         tokens_per_minute: 72_000,
         delta_gap: Duration::from_millis(12),
         silence: Duration::from_secs(10),
+        credit_tokens: 400,
         // An incident every five seconds or so: a run's work lasts seconds, not minutes.
         rates: Rates {
             incident_every: Duration::from_secs(5),

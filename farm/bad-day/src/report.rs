@@ -1,5 +1,6 @@
 //! What a run came to: the figures of one strategy in one mode, and the table.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use agent_error_farm::{Farm, Kind, answer, pieces};
@@ -12,7 +13,8 @@ pub struct Row {
     pub name: &'static str,
     /// The replicas that ran it.
     pub replicas: usize,
-    /// Calls that can complete (no provider refused them for good).
+    /// Calls that can complete: their prompt fits, and no provider refused them for good
+    /// (or they completed all the same, at another provider).
     pub can_complete: usize,
     /// Of those, answered whole and once, and taken as complete.
     pub completed: usize,
@@ -50,13 +52,19 @@ impl Row {
         records: &[Record],
         farm: &Farm,
     ) -> Row {
-        // A call can complete when its prompt fits and no provider refused it for good,
-        // whether the strategy got to make it or not, unless an earlier call of its task
-        // could not (the loop gives the task up there, whatever the strategy).
+        // A call can complete when its prompt fits and no provider refused it for good (or
+        // it completed all the same, at another provider), whether the strategy got to make
+        // it or not, unless an earlier call of its task could not (the loop gives the task
+        // up there, whatever the strategy).
+        let whole: HashSet<&str> = records
+            .iter()
+            .filter(|r| r.ok && r.shown == answer(&r.prompt))
+            .map(|r| r.prompt.as_str())
+            .collect();
         let mut can_complete = 0;
         for task in planned.chunks(steps) {
             for (prompt, fits) in task {
-                if !*fits || farm.refused(prompt) {
+                if !*fits || (farm.refused(prompt) && !whole.contains(prompt.as_str())) {
                     break;
                 }
                 can_complete += 1;
@@ -70,11 +78,8 @@ impl Row {
         let mut times = Vec::new();
         for r in records {
             let whole = answer(&r.prompt);
-            let refused = farm.refused(&r.prompt);
             if r.ok && r.shown == whole {
-                if !refused {
-                    completed += 1;
-                }
+                completed += 1;
                 kept_tokens += pieces(&r.prompt).len() as u64;
                 times.push(r.took);
             } else if r.ok && whole.starts_with(&r.shown) {
