@@ -42,6 +42,13 @@ pub struct Call<'a> {
     pub prompt: &'a str,
 }
 
+/// The providers a call may go to, in order: the loop's first, then Anthropic. Every
+/// strategy that falls back follows it (no retry does not; async-openai cannot: its client
+/// is bound to one base URL and speaks only OpenAI's protocol).
+pub fn fallback_order(primary: Kind) -> [Kind; 2] {
+    [primary, Kind::Anthropic]
+}
+
 /// What the user sees of one call: the text of the answer on screen, and the answers a
 /// strategy started over after text was shown, marked as a new attempt (the screen
 /// cleared, the text shown again from its start).

@@ -14,7 +14,7 @@ impl Strategy for NoRetry {
     }
 
     fn follows(&self) -> &'static str {
-        "reqwest's streaming example (`bytes_stream`), no retry"
+        "reqwest's streaming example (`bytes_stream`), no retry and no fallback"
     }
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {

@@ -22,7 +22,7 @@ impl Strategy for Sdk {
     }
 
     fn follows(&self) -> &'static str {
-        "async-openai's README and chat-stream example (`Client::with_config`, `create_stream`); its default retry layer (3 retries of 429, 5xx and connect errors before the stream opens)"
+        "async-openai's README and chat-stream example (`Client::with_config`, `create_stream`); its default retry layer (3 retries of 429, 5xx and connect errors before the stream opens); no fallback: its client is bound to one base URL and speaks OpenAI's protocol only"
     }
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
