@@ -233,6 +233,12 @@ impl Farm {
         })
     }
 
+    /// Whether [`LOW_CREDIT_KEY`]'s credit at `kind` is spent.
+    pub fn credit_spent(&self, kind: Kind) -> bool {
+        let p = &self.provider(kind).0;
+        p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
+    }
+
     /// The incidents of `kind`'s day, from the farm's start.
     pub fn incidents(&self, kind: Kind) -> &[Window] {
         &self.provider(kind).0.windows

@@ -62,16 +62,28 @@ fn primary_of(i: usize) -> Kind {
     }
 }
 
-/// Every call the plan makes if nothing fails: `(prompt, fits)`, where `fits` says whether
-/// the prompt fits the context window of `context` tokens.
-pub fn planned(plan: &Plan, context: u64) -> Vec<(String, bool)> {
+/// A call the plan makes if nothing fails.
+pub struct Planned {
+    /// Its prompt.
+    pub prompt: String,
+    /// Whether the prompt fits the context window.
+    pub fits: bool,
+    /// Whether its loop spends the account whose credit runs out.
+    pub low_credit: bool,
+}
+
+/// Every call the plan makes if nothing fails, with a context window of `context` tokens.
+pub fn planned(plan: &Plan, context: u64) -> Vec<Planned> {
     let mut out = Vec::new();
     for l in 0..plan.loops {
         for task in 0..plan.tasks {
             for step in 0..plan.steps {
-                let p = prompt(plan.seed, l, task, step);
-                let fits = agent_error_farm::tokens(&p) <= context;
-                out.push((p, fits));
+                let prompt = prompt(plan.seed, l, task, step);
+                out.push(Planned {
+                    fits: agent_error_farm::tokens(&prompt) <= context,
+                    low_credit: key_of(l) == LOW_CREDIT_KEY,
+                    prompt,
+                });
             }
         }
     }
@@ -143,7 +155,8 @@ async fn agent_loop(
             let ok = matches!(outcome, Ok(Ok(())));
             if std::env::var_os("BAD_DAY_DEBUG").is_some() && !ok {
                 eprintln!(
-                    "loop {l} {:?}: {:?}",
+                    "loop {l} at {:.1} s, after {:?}: {:?}",
+                    start.elapsed().as_secs_f64(),
                     began.elapsed(),
                     outcome.as_ref().map(|r| r.as_ref().err())
                 );
