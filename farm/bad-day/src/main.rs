@@ -1,5 +1,6 @@
 //! `cargo run --release -p agent-error-bad-day -- [--seeds A,B,…|--seed N] [--secs S]
-//! [--loops L] [--tasks T] [--only NAME] [--single]`: an agent's bad day, measured. Each
+//! [--loops L] [--tasks T] [--only NAME] [--single] [--litellm PYTHON]`: an agent's bad
+//! day, measured. Each
 //! strategy runs the same workload against a fresh provider farm for each seed (five by
 //! default, run at once), with one replica and then with a fleet of four (sharing Redis, for
 //! the strategies that can), and the table gives each figure's median over the seeds and
@@ -32,6 +33,7 @@ struct Args {
     tasks: usize,
     only: Option<String>,
     single: bool,
+    litellm: Option<String>,
 }
 
 fn args() -> Args {
@@ -56,6 +58,7 @@ fn args() -> Args {
         tasks: value("--tasks").and_then(|v| v.parse().ok()).unwrap_or(4),
         only: value("--only"),
         single: all.iter().any(|a| a == "--single"),
+        litellm: value("--litellm"),
     }
 }
 
@@ -151,22 +154,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.seeds, args.loops, args.tasks, args.secs
     );
     let began = std::time::Instant::now();
+    let mut all = strategies::all();
+    if let Some(python) = &args.litellm {
+        let litellm = strategies::litellm::LiteLlm::new(python)?;
+        all.insert(all.len() - 1, Box::new(litellm));
+    }
     let mut groups = Vec::new();
-    for strategy in strategies::all() {
+    for strategy in &all {
         if args.only.as_deref().is_some_and(|o| o != strategy.name()) {
             continue;
         }
-        let fleets: &[usize] = if args.single { &[1] } else { &[1, 4] };
+        let fleets: &[usize] = if args.single || !strategy.fleet() {
+            &[1]
+        } else {
+            &[1, 4]
+        };
         for &replicas in fleets {
             // The seeds run at once, each against a farm of its own: the runs mostly wait
             // on the farm's clock, and the whole table stays within minutes.
+            strategy.prepare(args.seeds.len());
             let run = std::time::Instant::now();
-            let rows = futures_util::future::join_all(
-                args.seeds
-                    .iter()
-                    .map(|&seed| run_one(&*strategy, replicas, seed, &args, redis_url)),
-            )
-            .await
+            let runs = args
+                .seeds
+                .iter()
+                .map(|&seed| run_one(&**strategy, replicas, seed, &args, redis_url));
+            let rows = if strategy.seeds_at_once() {
+                futures_util::future::join_all(runs).await
+            } else {
+                let mut rows = Vec::new();
+                for run in runs {
+                    rows.push(run.await);
+                }
+                rows
+            }
             .into_iter()
             .collect::<Result<Vec<_>, _>>()?;
             eprintln!(
@@ -190,7 +210,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!();
     println!("{}", report::spread_table(&groups));
     println!("What each strategy follows:");
-    for strategy in strategies::all() {
+    for strategy in &all {
         println!("- {}: {}", strategy.name(), strategy.follows());
     }
     Ok(())

@@ -9,6 +9,7 @@ use agent_error::redis::RedisStore;
 use agent_error_farm::Kind;
 
 pub mod backon;
+pub mod litellm;
 pub mod middleware;
 pub mod none;
 pub mod ours;
@@ -99,6 +100,18 @@ pub trait Strategy: Send + Sync {
     fn follows(&self) -> &'static str;
     /// A replica of an agent service using it.
     fn replica(&self, env: &Env) -> Box<dyn Replica>;
+    /// Whether it runs as a fleet too (four replicas).
+    fn fleet(&self) -> bool {
+        true
+    }
+    /// Readies what its next `runs` runs need, before they start.
+    fn prepare(&self, runs: usize) {
+        let _ = runs;
+    }
+    /// Whether its runs of the seeds may run at once.
+    fn seeds_at_once(&self) -> bool {
+        true
+    }
 }
 
 /// Every strategy, in the table's order.
