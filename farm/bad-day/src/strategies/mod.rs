@@ -124,3 +124,21 @@ pub fn all() -> Vec<Box<dyn Strategy>> {
         Box::new(ours::Library),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_attempt_withdraws_what_was_shown() {
+        let mut screen = Screen::default();
+        screen.new_attempt();
+        assert_eq!((screen.restarts, screen.withdrawn), (0, 0));
+        screen.show("The agent");
+        screen.show(" reads");
+        screen.new_attempt();
+        screen.show("The agent reads a file.");
+        assert_eq!(screen.text, "The agent reads a file.");
+        assert_eq!((screen.restarts, screen.withdrawn), (1, 15));
+    }
+}

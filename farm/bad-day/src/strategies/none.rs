@@ -72,3 +72,21 @@ pub async fn read_stream(response: reqwest::Response, show: Show<'_>) -> Result<
     // The body ended: most hand-written loops take that as the end of the answer.
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategies::Screen;
+
+    /// What "cut taken as complete" counts: a body that ends cleanly after a chunk, without
+    /// `data: [DONE]`, is a whole answer to a hand-written loop.
+    #[tokio::test]
+    async fn a_hand_written_loop_takes_a_clean_cut_as_the_end() {
+        let chunk = r#"data: {"choices":[{"index":0,"delta":{"content":"The agent"}}]}"#;
+        let body = format!("{chunk}\n\n");
+        let response = reqwest::Response::from(http::Response::new(body));
+        let mut screen = Screen::default();
+        assert_eq!(read_stream(response, &mut screen).await, Ok(()));
+        assert_eq!(screen.text, "The agent");
+    }
+}
