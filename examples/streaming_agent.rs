@@ -1,7 +1,11 @@
 //! A streaming agent loop to copy: each task streams its answer from the first healthy of
 //! two providers (`Fallback::run_stream` over a `Watch`), shows the text as it comes, goes
 //! on from what was shown when a stream breaks, waits when the failure says waiting helps,
-//! and gives up only when it says nothing will (`recover::decide`). Every failure is logged
+//! and gives up only when it says nothing will (`recover::decide`). Going on from what was
+//! shown takes a provider that continues an answer: Anthropic does (a trailing assistant
+//! message is a prefill), OpenAI's Chat API does not (it writes a new answer). So a task
+//! that broke goes on at Anthropic first; when only OpenAI answers, its answer starts over
+//! and the text shown is withdrawn, counted. Every failure is logged
 //! with `trace::record`, which keeps secrets out of the log, and every run of the chain with
 //! `trace::record_stream_outcome`: its attempts, their codes and waits, the provider.
 //!
@@ -32,8 +36,16 @@ use serde_json::json;
 /// continuation or wait the failures ask for.
 const RUNS: u32 = 8;
 
+/// Whether `kind` continues an answer from the text shown so far: Anthropic takes a trailing
+/// assistant message as a prefill; OpenAI's Chat Completions API reads it as context and
+/// writes a new answer (an OpenAI-compatible server may continue when asked: vLLM's
+/// `continue_final_message`, Mistral's `prefix`).
+fn continues(kind: Kind) -> bool {
+    kind == Kind::Anthropic
+}
+
 /// How the streams of one task are opened: the request each provider expects, with the text
-/// shown so far as the assistant's start when the answer is to be continued.
+/// shown so far as the assistant's start when the provider continues an answer.
 #[derive(Clone)]
 struct Providers {
     client: reqwest::Client,
@@ -53,7 +65,7 @@ impl Providers {
         Opening,
     > {
         let mut messages = vec![json!({"role": "user", "content": prompt})];
-        if !said.is_empty() {
+        if !said.is_empty() && continues(kind) {
             messages.push(json!({"role": "assistant", "content": said}));
         }
         let body = json!({"model": "farm-model", "max_tokens": 1024, "stream": true, "messages": messages});
@@ -110,17 +122,33 @@ impl std::error::Error for Opening {
     }
 }
 
+/// The two orders of the providers: a task starts at OpenAI, and goes on from text shown at
+/// the provider that can continue it.
+struct Chains {
+    start: Fallback<Kind>,
+    go_on: Fallback<Kind>,
+}
+
+/// What a task showed: the answer on screen at the end, and the bytes of text it showed and
+/// then withdrew when an answer started over.
+#[derive(Debug, Default)]
+struct Shown {
+    text: String,
+    withdrawn: usize,
+}
+
 /// One task of the agent: the answer it showed, or the failure it gave up on.
-async fn task(
-    chain: &Fallback<Kind>,
-    providers: &Providers,
-    prompt: &str,
-) -> Result<String, StreamError> {
+async fn task(chains: &Chains, providers: &Providers, prompt: &str) -> Result<Shown, StreamError> {
     // What the user has been shown of the answer so far, across runs of the chain.
-    let mut said = String::new();
+    let mut shown = Shown::default();
     let mut failures = 0;
     loop {
-        let before = said.clone();
+        let chain = if shown.text.is_empty() {
+            &chains.start
+        } else {
+            &chains.go_on
+        };
+        let before = shown.text.clone();
         let open = async |kind: &Kind, resume: Option<&str>, _attempt: u32| {
             // `resume` is what an earlier candidate of this run showed before it broke.
             let so_far = format!("{before}{}", resume.unwrap_or(""));
@@ -128,14 +156,22 @@ async fn task(
         };
         let mut events = chain.run_stream(open, tokio_sleep);
         let mut broke = None;
+        let mut speaking = None;
         while let Some(item) = events.next().await {
             match item {
                 // Show each piece of text as it arrives, whichever provider sent it.
-                // `event.candidate()` names the provider that sent it.
                 Ok(event) => {
-                    if let Some(text) = event.text() {
-                        said.push_str(&text);
+                    let Some(text) = event.text() else { continue };
+                    // The first text of an attempt on OpenAI (`event.candidate()` names the
+                    // provider) is the start of a new answer: what was shown is withdrawn.
+                    if speaking != event.attempt() {
+                        speaking = event.attempt();
+                        if event.candidate() == Some("openai") {
+                            shown.withdrawn += shown.text.len();
+                            shown.text.clear();
+                        }
                     }
+                    shown.text.push_str(&text);
                 }
                 Err(e) => broke = Some(e),
             }
@@ -146,7 +182,7 @@ async fn task(
             agent_error::trace::record_stream_outcome(outcome);
         }
         let Some(e) = broke else {
-            return Ok(said);
+            return Ok(shown);
         };
         agent_error::trace::record(&e);
         failures += 1;
@@ -166,6 +202,9 @@ pub struct Summary {
     pub completed: usize,
     /// Tasks that showed something other than their answer (text twice, or cut short).
     pub wrong: Vec<String>,
+    /// Tasks whose answer started over after text was shown, and the bytes withdrawn.
+    pub restarted: usize,
+    pub withdrawn: usize,
     /// Tasks given up, with the failure's code and recovery.
     pub given_up: Vec<(String, String, Recovery)>,
 }
@@ -182,24 +221,37 @@ pub async fn run(farm: &Farm, tasks: usize, at_once: usize) -> Summary {
     };
     // OpenAI first, Anthropic behind it; each candidate under the library's retrier, and a
     // log line for each candidate that fails (a 429 that hands the call on, a spent account).
-    let chain = Fallback::named([("openai", Kind::OpenAi), ("anthropic", Kind::Anthropic)])
-        .retrier(Retrier::new())
-        .on_fallback(agent_error::trace::on_fallback);
+    let chain = |order: [(&str, Kind); 2]| {
+        Fallback::named(order)
+            .retrier(Retrier::new())
+            .on_fallback(agent_error::trace::on_fallback)
+    };
+    let (openai, anthropic) = (("openai", Kind::OpenAi), ("anthropic", Kind::Anthropic));
+    let chains = Chains {
+        start: chain([openai, anthropic]),
+        go_on: chain([anthropic, openai]),
+    };
     let prompts: Vec<String> = (0..tasks)
         .map(|i| format!("task {i}: plan the next step"))
         .collect();
     let outcomes: Vec<_> = futures_util::stream::iter(&prompts)
         .map(|prompt| {
-            let (chain, providers) = (&chain, &providers);
-            async move { (prompt, task(chain, providers, prompt).await) }
+            let (chains, providers) = (&chains, &providers);
+            async move { (prompt, task(chains, providers, prompt).await) }
         })
         .buffer_unordered(at_once)
         .collect()
         .await;
     let mut summary = Summary::default();
     for (prompt, outcome) in outcomes {
+        if let Ok(shown) = &outcome
+            && shown.withdrawn > 0
+        {
+            summary.restarted += 1;
+            summary.withdrawn += shown.withdrawn;
+        }
         match outcome {
-            Ok(shown) if shown == agent_error_farm::answer(prompt) => summary.completed += 1,
+            Ok(shown) if shown.text == agent_error_farm::answer(prompt) => summary.completed += 1,
             Ok(_) => summary.wrong.push(prompt.clone()),
             Err(e) => {
                 let given_up = (prompt.clone(), e.code().to_owned(), e.recovery());
@@ -218,7 +270,8 @@ pub fn harsh_day(seed: u64) -> Config {
         rates: Rates {
             error_before_text: 0.1,
             error_after_text: 0.12,
-            cut: 0.1,
+            cut: 0.06,
+            clean_cut: 0.04,
             silent: 0.0,
             incident_every: Duration::from_secs(3),
             throttled_for: Duration::from_millis(800),
@@ -245,6 +298,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         summary.completed,
         summary.wrong.len(),
         summary.given_up.len()
+    );
+    println!(
+        "{} answers started over at OpenAI, which cannot continue one: {} bytes shown and withdrawn",
+        summary.restarted, summary.withdrawn
     );
     for (prompt, code, recovery) in &summary.given_up {
         println!("  gave up on {prompt:?}: {code} ({recovery})");

@@ -9,7 +9,9 @@
 //! - windows in which every call is throttled (429 with `Retry-After`, where the provider
 //!   sends headers) or the provider is overloaded (529 or 503);
 //! - streams that send an error event before their first delta, or after some text;
-//! - connections cut before the provider's last event, and streams that go silent;
+//! - connections cut before the provider's last event, streams that end cleanly without it
+//!   (a proper end of the body, which a hand-written reader takes as complete), and streams
+//!   that go silent;
 //! - one account whose credit runs out mid-run ([`LOW_CREDIT_KEY`]);
 //! - a context window: prompts above [`Config::context_tokens`] are refused as each
 //!   provider refuses them.
@@ -17,8 +19,10 @@
 //! The error bodies are the providers' own, quoted in the repository's provider corpus.
 //! Every call's answer is drawn from its last user message alone ([`answer`]), so a consumer
 //! can check that it received each answer whole and once. A call whose last message is the
-//! assistant's start of that answer (a prefill, as after a stream that broke) gets the rest
-//! of it. [`Stats`] counts what each provider saw and sent: requests, 429s, output tokens
+//! assistant's start of that answer is answered as the real API answers it: Anthropic
+//! continues it (a prefill); OpenAI's Chat Completions writes a new, whole answer (the
+//! message is context); the OpenAI-compatible provider continues it only when asked as vLLM
+//! is (`continue_final_message: true` with `add_generation_prompt: false`). [`Stats`] counts what each provider saw and sent: requests, 429s, output tokens
 //! streamed, streams finished, retries of a refusal that cannot change;
 //! [`Farm::refused`] tells the calls that could not complete.
 //!

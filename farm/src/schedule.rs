@@ -65,8 +65,13 @@ pub enum Fault {
     ErrorBeforeText,
     /// The stream sends an error event after some of its deltas.
     ErrorAfterText,
-    /// The connection is cut after some deltas, before the provider's last event.
+    /// The connection is cut after some deltas, before the provider's last event: a
+    /// transport error.
     Cut,
+    /// The stream ends cleanly after some deltas (a proper end of the body), without the
+    /// provider's last event: what a reader that takes the end of the body as the end of the
+    /// answer takes as complete.
+    CleanCut,
     /// The stream goes silent after some deltas, and stays open.
     Silent,
 }
@@ -80,6 +85,8 @@ pub struct Rates {
     pub error_after_text: f64,
     /// Of calls, the share whose connection is cut before the last event.
     pub cut: f64,
+    /// Of calls, the share whose stream ends cleanly before the last event.
+    pub clean_cut: f64,
     /// Of calls, the share whose stream goes silent.
     pub silent: f64,
     /// The mean time between the starts of two incidents.
@@ -95,7 +102,8 @@ impl Rates {
     pub const BAD_DAY: Rates = Rates {
         error_before_text: 0.05,
         error_after_text: 0.05,
-        cut: 0.04,
+        cut: 0.02,
+        clean_cut: 0.02,
         silent: 0.02,
         incident_every: Duration::from_secs(15),
         throttled_for: Duration::from_secs(2),
@@ -107,6 +115,7 @@ impl Rates {
         error_before_text: 0.0,
         error_after_text: 0.0,
         cut: 0.0,
+        clean_cut: 0.0,
         silent: 0.0,
         incident_every: Duration::ZERO,
         throttled_for: Duration::ZERO,
@@ -174,6 +183,7 @@ pub fn fault(
     for (share, fault) in [
         (rates.error_after_text, Fault::ErrorAfterText),
         (rates.cut, Fault::Cut),
+        (rates.clean_cut, Fault::CleanCut),
         (rates.silent, Fault::Silent),
     ] {
         edge += share;

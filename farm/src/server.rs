@@ -1,7 +1,7 @@
 //! The providers' HTTP servers: one axum server a provider on a free loopback port, each
 //! deciding every call from its buckets, the day's incidents and the call's drawn fault.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,20 +52,25 @@ pub struct Stats {
     pub error_before_text: u64,
     /// Streams that sent an error event after some text.
     pub error_after_text: u64,
-    /// Connections cut before the last event.
+    /// Connections cut before the last event (a transport error).
     pub cut: u64,
+    /// Streams ended cleanly before the last event (a proper end of the body).
+    pub clean_cut: u64,
     /// Streams that went silent.
     pub silent: u64,
     /// Output tokens sent in deltas, finished or not.
     pub output_tokens: u64,
-    /// Refusals that cannot change (a prompt over the context window, a spent credit) of
-    /// a prompt this provider had refused so already: retries that could not succeed.
+    /// Refusals that cannot change of a prompt refused so already: retries that could not
+    /// succeed. A prompt over the context window counts wherever it was refused before
+    /// (every provider of the farm has the same window, so sending it to the next one is
+    /// hopeless too); a spent credit counts where the same provider refused it before (the
+    /// account at another provider is another account).
     pub hopeless_retries: u64,
 }
 
 /// The counters behind [`Stats`].
 #[derive(Default)]
-struct Counters([AtomicU64; 16]);
+struct Counters([AtomicU64; 17]);
 
 #[derive(Clone, Copy)]
 enum Count {
@@ -82,6 +87,7 @@ enum Count {
     ErrorBeforeText,
     ErrorAfterText,
     Cut,
+    CleanCut,
     Silent,
     OutputTokens,
     HopelessRetries,
@@ -108,6 +114,7 @@ impl Counters {
             error_before_text: get(Count::ErrorBeforeText),
             error_after_text: get(Count::ErrorAfterText),
             cut: get(Count::Cut),
+            clean_cut: get(Count::CleanCut),
             silent: get(Count::Silent),
             output_tokens: get(Count::OutputTokens),
             hopeless_retries: get(Count::HopelessRetries),
@@ -127,17 +134,30 @@ struct Provider {
     seen: Mutex<HashMap<u64, u64>>,
     /// How many times each prompt (by hash) was refused for good.
     refused: Mutex<HashMap<u64, u64>>,
+    /// The prompts (by hash) some provider of the farm refused as over the context window.
+    too_long: Arc<Mutex<HashSet<u64>>>,
     /// Output tokens sent to [`LOW_CREDIT_KEY`].
     credit_used: AtomicU64,
     counters: Counters,
 }
 
 impl Provider {
-    /// Counts a refusal for good of `call`'s prompt, and a hopeless retry if it is not its first.
-    fn refuse(&self, call: &Call) {
+    /// Counts a refusal for good of `call`'s prompt (over the context window when
+    /// `too_long`, else for a spent credit), and a hopeless retry if it was refused so before
+    /// (see [`Stats::hopeless_retries`]).
+    fn refuse(&self, call: &Call, too_long: bool) {
         let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
         let n = refused.entry(call.hash).or_insert(0);
-        if *n > 0 {
+        let again = if too_long {
+            !self
+                .too_long
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(call.hash)
+        } else {
+            *n > 0
+        };
+        if again {
             self.counters.add(Count::HopelessRetries, 1);
         }
         *n += 1;
@@ -153,6 +173,7 @@ impl Farm {
     /// Starts the three providers on free ports of 127.0.0.1.
     pub async fn start(config: Config) -> io::Result<Farm> {
         let mut providers = Vec::new();
+        let too_long = Arc::new(Mutex::new(HashSet::new()));
         for kind in Kind::ALL {
             let provider = Arc::new(Provider {
                 kind,
@@ -167,6 +188,7 @@ impl Farm {
                 buckets: Mutex::new(HashMap::new()),
                 seen: Mutex::new(HashMap::new()),
                 refused: Mutex::new(HashMap::new()),
+                too_long: too_long.clone(),
                 credit_used: AtomicU64::new(0),
                 counters: Counters::default(),
             });
@@ -211,6 +233,12 @@ impl Farm {
         })
     }
 
+    /// Whether [`LOW_CREDIT_KEY`]'s credit at `kind` is spent.
+    pub fn credit_spent(&self, kind: Kind) -> bool {
+        let p = &self.provider(kind).0;
+        p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
+    }
+
     /// The incidents of `kind`'s day, from the farm's start.
     pub fn incidents(&self, kind: Kind) -> &[Window] {
         &self.provider(kind).0.windows
@@ -233,11 +261,39 @@ struct Call {
     prompt: String,
     /// Its hash: what the farm keys the prompt's sightings, refusals and faults on.
     hash: u64,
-    /// The text of an assistant message after it, to continue from (a prefill).
+    /// The text of a trailing assistant message to continue from, where the endpoint
+    /// continues one (see [`continues`]); `None` where the model writes a new answer.
     resume: Option<String>,
     /// Tokens of every message.
     prompt_tokens: u64,
     stream: bool,
+}
+
+/// Whether `kind` continues a trailing assistant message in `body`, as its real API does:
+/// Anthropic's Messages API always (a prefill); OpenAI's Chat Completions never (the
+/// message is context, and the model writes a new answer); the OpenAI-compatible server,
+/// as vLLM does, only when the request asks with `continue_final_message: true` (and
+/// `add_generation_prompt: false`, which vLLM requires beside it).
+fn continues(kind: Kind, body: &Value) -> Result<bool, String> {
+    match kind {
+        Kind::Anthropic => Ok(true),
+        Kind::OpenAi => Ok(false),
+        Kind::Compatible => {
+            let asked = body.get("continue_final_message").and_then(Value::as_bool) == Some(true);
+            // vLLM's default for `add_generation_prompt` is true, and it refuses both.
+            let generation_prompt = body
+                .get("add_generation_prompt")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            if asked && generation_prompt {
+                return Err(
+                    "Cannot set both `continue_final_message` and `add_generation_prompt` to True."
+                        .into(),
+                );
+            }
+            Ok(asked)
+        }
+    }
 }
 
 fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, String> {
@@ -263,8 +319,16 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
         .and_then(|m| m.get("role"))
         .and_then(Value::as_str)
         == Some("assistant");
+    let continues = continues(kind, &value)?;
     let (prompt, resume) = if last_is_assistant && texts.len() >= 2 {
-        (texts[texts.len() - 2].clone(), texts.last().cloned())
+        let said = texts.last().cloned().unwrap_or_default();
+        // Anthropic refuses a prefill that ends in white space.
+        if kind == Kind::Anthropic && said.ends_with(char::is_whitespace) {
+            return Err(
+                "messages: final assistant content cannot end with trailing whitespace".into(),
+            );
+        }
+        (texts[texts.len() - 2].clone(), continues.then_some(said))
     } else {
         (texts.last().cloned().unwrap_or_default(), None)
     };
@@ -286,10 +350,10 @@ fn read_call(kind: Kind, headers: &HeaderMap, body: &[u8]) -> Result<Call, Strin
     })
 }
 
-/// The pieces of the answer still to send: all of them, or, for a call that ends with an
+/// The pieces of the answer still to send: all of them, or, for a call that continues an
 /// assistant message holding the start of the answer, what follows it (cut mid-piece where
-/// the text it holds ends). An assistant message that is not the answer's start gets the
-/// whole answer, as a model would ignore it.
+/// the text it holds ends). An assistant message that is not the answer's start, or one
+/// the endpoint does not continue, gets the whole answer, as a model would write it.
 fn rest_of_answer(call: &Call) -> Vec<String> {
     let pieces = answer::pieces(&call.prompt);
     let Some(said) = call.resume.as_deref().filter(|s| !s.is_empty()) else {
@@ -337,12 +401,12 @@ async fn handle(State(p): State<Arc<Provider>>, headers: HeaderMap, body: Bytes)
     if call.key == LOW_CREDIT_KEY && p.credit_used.load(Ordering::Relaxed) >= p.config.credit_tokens
     {
         p.counters.add(Count::CreditSpent, 1);
-        p.refuse(&call);
+        p.refuse(&call, false);
         return reply(wire::credit_spent(p.kind));
     }
     if call.prompt_tokens > p.config.context_tokens {
         p.counters.add(Count::ContextOverflow, 1);
-        p.refuse(&call);
+        p.refuse(&call, true);
         return reply(wire::context_overflow(
             p.kind,
             call.prompt_tokens,
@@ -521,6 +585,10 @@ fn plan(
                 p.config.delta_gap.max(Duration::from_millis(20)),
             ));
             steps.push(Step::Cut);
+        }
+        Some(Fault::CleanCut) => {
+            p.counters.add(Count::CleanCut, 1);
+            // The body ends here, as a server that closed the stream properly ends it.
         }
         Some(Fault::Silent) => {
             p.counters.add(Count::Silent, 1);

@@ -7,6 +7,7 @@ use agent_error::AgentError;
 use agent_error::stream::StreamError;
 use agent_error_farm::{Config, Farm, Incident, Kind, LOW_CREDIT_KEY, Rates, answer};
 use futures_util::StreamExt;
+use serde_json::json;
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
@@ -104,10 +105,12 @@ async fn each_fault_reads_as_what_it_is() {
     // How the farm fails every stream, the code that failure reads as, and whether text
     // came before it.
     type Case = (fn(&mut Rates), &'static str, bool);
-    let cases: [Case; 4] = [
+    let cases: [Case; 5] = [
         (|r| r.error_before_text = 1.0, "provider_unavailable", false),
         (|r| r.error_after_text = 1.0, "provider_unavailable", true),
         (|r| r.cut = 1.0, "stream_interrupted", true),
+        // A clean end of the body without the last event is a cut all the same.
+        (|r| r.clean_cut = 1.0, "stream_interrupted", true),
         (|r| r.silent = 1.0, "timeout", true),
     ];
     for (i, (fault, code, spoke)) in cases.into_iter().enumerate() {
@@ -121,7 +124,10 @@ async fn each_fault_reads_as_what_it_is() {
             // What was sent is a prefix of the answer, never more.
             assert!(answer(prompt).starts_with(&text), "case {i}, {kind:?}");
             assert_eq!(!text.is_empty(), spoke, "case {i}, {kind:?}");
-            assert_eq!(farm.stats(kind).finished, 0);
+            let s = farm.stats(kind);
+            assert_eq!(s.finished, 0);
+            let faults = s.error_before_text + s.error_after_text + s.cut + s.clean_cut + s.silent;
+            assert_eq!(faults, 1, "case {i}, {kind:?}: {s:?}");
         }
     }
 }
@@ -157,36 +163,98 @@ async fn refusals_come_in_each_providers_shape() {
             (1, 1, 2)
         );
         assert_eq!(stats.bucket_throttled, 1);
-        // The same prompt refused for good twice: the second was hopeless.
-        assert_eq!(stats.hopeless_retries, 1);
+        // The same prompt refused for good twice: the second was hopeless. So is the long
+        // prompt sent to the next provider: every provider has the same context window.
+        let sent_before = usize::from(kind != Kind::OpenAi) as u64;
+        assert_eq!(stats.hopeless_retries, 1 + sent_before, "{kind:?}");
         assert!(farm.refused(&long) && farm.refused("hello") && !farm.refused("hello again"));
     }
 }
 
+/// A streamed call to `kind` whose messages end with the assistant's `said`, with `extra`
+/// fields in the body.
+async fn call_after(
+    farm: &Farm,
+    kind: Kind,
+    prompt: &str,
+    said: &str,
+    extra: serde_json::Value,
+) -> reqwest::Response {
+    let url = format!("{}{}", farm.url(kind), &kind.path()[3..]);
+    let mut body = serde_json::json!({
+        "model": "m", "max_tokens": 256, "stream": true,
+        "messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": said}],
+    });
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+        body.extend(extra.clone());
+    }
+    client()
+        .post(url)
+        .json(&body)
+        .bearer_auth("k")
+        .header("x-api-key", "k")
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
-async fn a_call_that_ends_with_the_start_of_its_answer_gets_the_rest() {
+async fn anthropic_continues_a_prefill() {
     let farm = Farm::start(Config::calm(7)).await.unwrap();
     let prompt = "continue me";
     let whole = answer(prompt);
-    for (kind, cut) in Kind::ALL.into_iter().zip([1, 9, whole.len() - 1]) {
+    for cut in [1, 9, whole.len() - 1] {
         let said = &whole[..cut];
-        let url = format!("{}{}", farm.url(kind), &kind.path()[3..]);
-        let body = serde_json::json!({
-            "model": "m", "max_tokens": 256, "stream": true,
-            "messages": [{"role": "user", "content": prompt}, {"role": "assistant", "content": said}],
-        });
-        let response = client()
-            .post(url)
-            .json(&body)
-            .bearer_auth("k")
-            .header("x-api-key", "k")
-            .send()
-            .await
-            .unwrap();
+        let response = call_after(&farm, Kind::Anthropic, prompt, said, json!({})).await;
         let (text, complete, error) = read(response).await;
-        assert!(error.is_none() && complete, "{kind:?}");
-        assert_eq!(format!("{said}{text}"), whole, "{kind:?}");
+        assert!(error.is_none() && complete, "{cut}");
+        assert_eq!(format!("{said}{text}"), whole, "{cut}");
     }
+    // As Anthropic does, a prefill that ends in white space is refused.
+    let e = refusal(call_after(&farm, Kind::Anthropic, prompt, "The ", json!({})).await).await;
+    assert_eq!(e.status(), 400, "{e}");
+}
+
+#[tokio::test]
+async fn openai_chat_writes_a_new_answer_after_an_assistant_message() {
+    let farm = Farm::start(Config::calm(7)).await.unwrap();
+    let prompt = "continue me";
+    let whole = answer(prompt);
+    // The trailing assistant message is context: the model writes its whole answer, even
+    // when asked with the switches of OpenAI-compatible servers (which OpenAI does not have).
+    for extra in [
+        json!({}),
+        json!({"continue_final_message": true, "add_generation_prompt": false}),
+    ] {
+        let response = call_after(&farm, Kind::OpenAi, prompt, &whole[..9], extra).await;
+        let (text, complete, error) = read(response).await;
+        assert!(error.is_none() && complete);
+        assert_eq!(text, whole);
+    }
+}
+
+#[tokio::test]
+async fn the_compatible_server_continues_only_when_asked() {
+    let farm = Farm::start(Config::calm(7)).await.unwrap();
+    let prompt = "continue me";
+    let whole = answer(prompt);
+    let said = &whole[..9];
+    // Not asked: a new answer.
+    let (text, _, error) =
+        read(call_after(&farm, Kind::Compatible, prompt, said, json!({})).await).await;
+    assert!(error.is_none());
+    assert_eq!(text, whole);
+    // Asked as vLLM is asked: the rest of the answer.
+    let asked = json!({"continue_final_message": true, "add_generation_prompt": false});
+    let (text, complete, error) =
+        read(call_after(&farm, Kind::Compatible, prompt, said, asked).await).await;
+    assert!(error.is_none() && complete);
+    assert_eq!(format!("{said}{text}"), whole);
+    // Asked without turning the generation prompt off: refused, as vLLM refuses it.
+    let half = json!({"continue_final_message": true});
+    let e = refusal(call_after(&farm, Kind::Compatible, prompt, said, half).await).await;
+    assert_eq!(e.status(), 400, "{e}");
+    assert_eq!(farm.stats(Kind::Compatible).malformed, 1);
 }
 
 #[tokio::test]

@@ -1,18 +1,34 @@
 //! The plumbing every strategy shares: the request a provider expects, and the text of one
 //! of its stream's events. What a strategy does about failures is its own.
 
+use std::time::Duration;
+
 use agent_error_farm::Kind;
 use serde_json::{Value, json};
 
 /// The model every call names.
 pub const MODEL: &str = "farm-model";
 
-/// The HTTP client every strategy builds on: straight to the farm on loopback, no proxy.
+/// How long every strategy waits for the next bytes of a response: reqwest's read timeout
+/// of every client, and the idle timeout of the library's watch.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The HTTP client every strategy builds on: straight to the farm on loopback, no proxy,
+/// and a silence of [`READ_TIMEOUT`] taken as a failure.
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
+        .read_timeout(READ_TIMEOUT)
         .build()
         .expect("a client")
+}
+
+/// Whether `kind` continues an answer from the assistant's text so far: Anthropic takes a
+/// trailing assistant message as a prefill; the OpenAI-compatible server (vLLM) does when
+/// asked (`continue_final_message`, which [`parts`] sends); OpenAI's Chat Completions API
+/// has no way to, and writes a new answer.
+pub fn continues(kind: Kind) -> bool {
+    kind != Kind::OpenAi
 }
 
 /// The request for one streamed call to `kind` at `base` (its base URL, `…/v1`), with the
@@ -45,7 +61,16 @@ pub fn parts(
     if let Some(said) = resume.filter(|s| !s.is_empty()) {
         messages.push(json!({"role": "assistant", "content": said}));
     }
-    let body = json!({"model": MODEL, "max_tokens": 1024, "stream": true, "messages": messages});
+    let mut body =
+        json!({"model": MODEL, "max_tokens": 1024, "stream": true, "messages": messages});
+    // vLLM continues the last message only when asked, and with the generation prompt off.
+    if kind == Kind::Compatible
+        && resume.is_some_and(|s| !s.is_empty())
+        && let Some(fields) = body.as_object_mut()
+    {
+        fields.insert("continue_final_message".into(), true.into());
+        fields.insert("add_generation_prompt".into(), false.into());
+    }
     let url = format!("{base}{}", &kind.path()[3..]);
     let mut headers = vec![("content-type", "application/json".to_string())];
     match kind {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use agent_error_farm::{Kind, LOW_CREDIT_KEY, Rng};
 
-use crate::strategies::{Call, Env, Replica, Strategy};
+use crate::strategies::{Call, Env, Replica, Screen, Strategy};
 
 /// The shape of a run.
 #[derive(Clone, Copy, Debug)]
@@ -35,8 +35,10 @@ pub struct Record {
     pub prompt: String,
     /// Whether the strategy took the answer as complete.
     pub ok: bool,
-    /// What it showed the user, in order.
+    /// What it showed the user, in order, since its last new attempt.
     pub shown: String,
+    /// New attempts that replaced text already shown.
+    pub restarts: u32,
     /// From the call's start to its end.
     pub took: Duration,
 }
@@ -60,16 +62,28 @@ fn primary_of(i: usize) -> Kind {
     }
 }
 
-/// Every call the plan makes if nothing fails: `(prompt, fits)`, where `fits` says whether
-/// the prompt fits the context window of `context` tokens.
-pub fn planned(plan: &Plan, context: u64) -> Vec<(String, bool)> {
+/// A call the plan makes if nothing fails.
+pub struct Planned {
+    /// Its prompt.
+    pub prompt: String,
+    /// Whether the prompt fits the context window.
+    pub fits: bool,
+    /// Whether its loop spends the account whose credit runs out.
+    pub low_credit: bool,
+}
+
+/// Every call the plan makes if nothing fails, with a context window of `context` tokens.
+pub fn planned(plan: &Plan, context: u64) -> Vec<Planned> {
     let mut out = Vec::new();
     for l in 0..plan.loops {
         for task in 0..plan.tasks {
             for step in 0..plan.steps {
-                let p = prompt(plan.seed, l, task, step);
-                let fits = agent_error_farm::tokens(&p) <= context;
-                out.push((p, fits));
+                let prompt = prompt(plan.seed, l, task, step);
+                out.push(Planned {
+                    fits: agent_error_farm::tokens(&prompt) <= context,
+                    low_credit: key_of(l) == LOW_CREDIT_KEY,
+                    prompt,
+                });
             }
         }
     }
@@ -129,21 +143,20 @@ async fn agent_loop(
                 break 'tasks;
             }
             let prompt = prompt(plan.seed, l, task, step);
-            let mut shown = String::new();
+            let mut screen = Screen::default();
             let began = Instant::now();
             let call = Call {
                 primary,
                 key,
                 prompt: &prompt,
             };
-            let outcome = {
-                let mut show = |text: &str| shown.push_str(text);
-                tokio::time::timeout(plan.call_cap, replica.call(call, &mut show)).await
-            };
+            let outcome =
+                tokio::time::timeout(plan.call_cap, replica.call(call, &mut screen)).await;
             let ok = matches!(outcome, Ok(Ok(())));
             if std::env::var_os("BAD_DAY_DEBUG").is_some() && !ok {
                 eprintln!(
-                    "loop {l} {:?}: {:?}",
+                    "loop {l} at {:.1} s, after {:?}: {:?}",
+                    start.elapsed().as_secs_f64(),
                     began.elapsed(),
                     outcome.as_ref().map(|r| r.as_ref().err())
                 );
@@ -154,7 +167,8 @@ async fn agent_loop(
                 .push(Record {
                     prompt,
                     ok,
-                    shown,
+                    shown: screen.text,
+                    restarts: screen.restarts,
                     took: began.elapsed(),
                 });
             if !ok {

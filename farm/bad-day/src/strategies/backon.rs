@@ -1,13 +1,14 @@
 //! backon with a hand-written `is_retryable`, and a stream that fails retried whole, the way
 //! open-source coding agents retry a turn: re-send the request, read the new stream from
-//! its start.
+//! its start. A call whose retries are spent without showing text falls back to the next
+//! provider, retried the same way.
 
 use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
 
 use super::none::read_stream;
-use super::{Call, CallFuture, Env, Replica, Show, Strategy};
+use super::{Call, CallFuture, Env, Replica, Show, Strategy, fallback_order};
 use crate::sse::request;
 
 /// backon around the whole call.
@@ -19,7 +20,7 @@ impl Strategy for Backon {
     }
 
     fn follows(&self) -> &'static str {
-        "backon's README (`Retryable::retry` with `ExponentialBuilder`, `when`, `adjust` for Retry-After); the stream retried whole as codex retries a turn"
+        "backon's README (`Retryable::retry` with `ExponentialBuilder`, `when`, `adjust` for Retry-After); the stream retried whole as codex retries a turn; a call that failed before it showed text falls back to Anthropic"
     }
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
@@ -58,52 +59,60 @@ impl Replica for Hand {
     fn call<'a>(&'a self, call: Call<'a>, show: Show<'a>) -> CallFuture<'a> {
         Box::pin(async move {
             let show = tokio::sync::Mutex::new(show);
-            let attempt = || async {
-                let base = self.env.url(call.primary);
-                let response = request(
-                    &self.client,
-                    base,
-                    call.primary,
-                    call.key,
-                    call.prompt,
-                    None,
-                )
-                .send()
-                .await
-                .map_err(|e| Failure::Send(e.to_string()))?;
-                let status = response.status().as_u16();
-                if status >= 400 {
-                    let wait = response
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.parse::<u64>().ok())
-                        .map(Duration::from_secs);
-                    return Err(Failure::Status(status, wait));
-                }
-                let mut show = show.lock().await;
-                read_stream(response, &mut **show)
+            let mut failure = String::new();
+            for kind in fallback_order(call.primary) {
+                let attempt = || async {
+                    let response = request(
+                        &self.client,
+                        self.env.url(kind),
+                        kind,
+                        call.key,
+                        call.prompt,
+                        None,
+                    )
+                    .send()
                     .await
-                    .map_err(Failure::Stream)
-            };
-            attempt
-                .retry(
-                    ExponentialBuilder::default()
-                        .with_max_times(4)
-                        .with_jitter(),
-                )
-                .sleep(tokio::time::sleep)
-                .when(is_retryable)
-                // `adjust` hears `None` once the retries are spent: keep it so.
-                .adjust(|f, backoff| match f {
-                    Failure::Status(_, Some(wait)) => backoff.map(|_| *wait),
-                    _ => backoff,
-                })
-                .await
-                .map_err(|f| match f {
-                    Failure::Status(status, _) => format!("status {status}"),
-                    Failure::Stream(why) | Failure::Send(why) => why,
-                })
+                    .map_err(|e| Failure::Send(e.to_string()))?;
+                    let status = response.status().as_u16();
+                    if status >= 400 {
+                        let wait = response
+                            .headers()
+                            .get("retry-after")
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.parse::<u64>().ok())
+                            .map(Duration::from_secs);
+                        return Err(Failure::Status(status, wait));
+                    }
+                    let mut show = show.lock().await;
+                    read_stream(response, &mut show)
+                        .await
+                        .map_err(Failure::Stream)
+                };
+                let outcome = attempt
+                    .retry(
+                        ExponentialBuilder::default()
+                            .with_max_times(4)
+                            .with_jitter(),
+                    )
+                    .sleep(tokio::time::sleep)
+                    .when(is_retryable)
+                    // `adjust` hears `None` once the retries are spent: keep it so.
+                    .adjust(|f, backoff| match f {
+                        Failure::Status(_, Some(wait)) => backoff.map(|_| *wait),
+                        _ => backoff,
+                    })
+                    .await;
+                failure = match outcome {
+                    Ok(()) => return Ok(()),
+                    Err(Failure::Status(status, _)) => format!("status {status}"),
+                    Err(Failure::Stream(why) | Failure::Send(why)) => why,
+                };
+                // Once text was shown, another provider would show the answer again.
+                if !show.lock().await.text.is_empty() {
+                    break;
+                }
+            }
+            Err(failure)
         })
     }
 }

@@ -14,7 +14,7 @@ impl Strategy for NoRetry {
     }
 
     fn follows(&self) -> &'static str {
-        "reqwest's streaming example (`bytes_stream`), no retry"
+        "reqwest's streaming example (`bytes_stream`), no retry and no fallback"
     }
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
@@ -62,7 +62,7 @@ pub async fn read_stream(response: reqwest::Response, show: Show<'_>) -> Result<
         let chunk = chunk.map_err(|e| format!("stream: {e}"))?;
         for (name, data) in lines.feed(&chunk) {
             match read_event(&name, &data) {
-                Said::Text(text) => show(&text),
+                Said::Text(text) => show.show(&text),
                 Said::Done => return Ok(()),
                 Said::Error(data) => return Err(format!("error event: {data}")),
                 Said::Other => {}
@@ -71,4 +71,22 @@ pub async fn read_stream(response: reqwest::Response, show: Show<'_>) -> Result<
     }
     // The body ended: most hand-written loops take that as the end of the answer.
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategies::Screen;
+
+    /// What "cut taken as complete" counts: a body that ends cleanly after a chunk, without
+    /// `data: [DONE]`, is a whole answer to a hand-written loop.
+    #[tokio::test]
+    async fn a_hand_written_loop_takes_a_clean_cut_as_the_end() {
+        let chunk = r#"data: {"choices":[{"index":0,"delta":{"content":"The agent"}}]}"#;
+        let body = format!("{chunk}\n\n");
+        let response = reqwest::Response::from(http::Response::new(body));
+        let mut screen = Screen::default();
+        assert_eq!(read_stream(response, &mut screen).await, Ok(()));
+        assert_eq!(screen.text, "The agent");
+    }
 }

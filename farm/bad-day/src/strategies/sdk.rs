@@ -22,7 +22,7 @@ impl Strategy for Sdk {
     }
 
     fn follows(&self) -> &'static str {
-        "async-openai's README and chat-stream example (`Client::with_config`, `create_stream`); its default retry layer (3 retries of 429, 5xx and connect errors before the stream opens)"
+        "async-openai's README and chat-stream example (`Client::with_config`, `create_stream`); its default retry layer (3 retries of 429, 5xx and connect errors before the stream opens); no fallback: its client is bound to one base URL and speaks OpenAI's protocol only"
     }
 
     fn replica(&self, env: &Env) -> Box<dyn Replica> {
@@ -77,7 +77,7 @@ impl Replica for OpenAiSdk {
                 let chunk = chunk.map_err(|e| e.to_string())?;
                 for choice in &chunk.choices {
                     if let Some(text) = choice.delta.content.as_deref().filter(|t| !t.is_empty()) {
-                        show(text);
+                        show.show(text);
                     }
                 }
             }
