@@ -56,33 +56,11 @@ def main() -> int:
             out.append(item)
         return out
 
-    def assoc(item):
+    def inherent_items(item):
+        """A type's public items: the items of its inherent impls (public ones only) and,
+        for a trait, its items."""
         inner = target(item) or item
         kinds = inner["inner"]
-        count = 0
-        for kind in ("struct", "enum", "trait"):
-            if kind in kinds:
-                impls = kinds[kind].get("impls", [])
-                if kind == "trait":
-                    count += len(kinds[kind].get("items", []))
-                for i in impls:
-                    imp = index.get(str(i))
-                    if imp is None or imp["inner"]["impl"].get("trait") is not None:
-                        continue
-                    for m in imp["inner"]["impl"]["items"]:
-                        mi = index.get(str(m))
-                        if mi and mi.get("visibility") == "public" and not hidden(mi):
-                            count += 1
-                        elif mi and mi.get("visibility") == "public":
-                            count += 1000  # a hidden method on a public type
-        return count
-
-    def methods_of(item):
-        """The names of the public, shown methods and constants of a type's inherent impls,
-        and of a trait's items."""
-        inner = target(item) or item
-        kinds = inner["inner"]
-        names = []
         for kind in ("struct", "enum", "trait"):
             if kind not in kinds:
                 continue
@@ -96,9 +74,16 @@ def main() -> int:
                         ids.extend(imp["inner"]["impl"]["items"])
             for m in ids:
                 mi = index.get(str(m))
-                if mi and mi.get("name") and (kind == "trait" or mi.get("visibility") == "public") and not hidden(mi):
-                    names.append(mi["name"])
-        return names
+                if mi and (kind == "trait" or mi.get("visibility") == "public"):
+                    yield mi
+
+    def assoc(item):
+        """Its public items shown, plus 1000 for each one hidden from the docs."""
+        return sum(1000 if hidden(mi) else 1 for mi in inherent_items(item))
+
+    def methods_of(item):
+        """The names of its public items shown."""
+        return [mi["name"] for mi in inherent_items(item) if mi.get("name") and not hidden(mi)]
 
     def module_named(name):
         for item in members(root):
