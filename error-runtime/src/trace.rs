@@ -180,7 +180,7 @@ pub fn record_outcome<T, E>(outcome: &crate::retry::Outcome<T, E>) {
 }
 
 /// [`record_outcome`] for a streamed run (what
-/// [`RunStream::outcome`](crate::stream::RunStream::outcome) tells once the stream has
+/// [`RunStream::outcome`](crate::retry::RunStream::outcome) tells once the stream has
 /// ended), with `fallback.candidate`, the candidate that ran last, under a fallback chain.
 ///
 /// ```
@@ -201,14 +201,14 @@ pub fn record_outcome<T, E>(outcome: &crate::retry::Outcome<T, E>) {
 /// # });
 /// ```
 #[cfg(feature = "stream")]
-pub fn record_stream_outcome(outcome: &crate::stream::StreamOutcome) {
+pub fn record_stream_outcome(outcome: &crate::retry::StreamOutcome) {
     record_run(
         outcome.attempts,
         outcome.stop,
         outcome.waited,
         &outcome.record,
         &outcome.summary(),
-        outcome.candidate.as_deref(),
+        outcome.candidate(),
     );
 }
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_error::recover::{Fallback, LocalStore, SharedPauses, Store};
-use agent_error::retry::{Retrier, RetryBudget, Stop};
-use agent_error::stream::{Event, FailureKind, RunStream, StreamError, StreamOutcome, Watch};
+use agent_error::retry::{Retrier, RetryBudget, RunStream, Stop, StreamOutcome};
+use agent_error::stream::{Event, FailureKind, StreamError, Watch};
 use agent_error::{AgentError, Recovery};
 use futures_util::{Stream, StreamExt};
 
@@ -286,7 +286,7 @@ async fn the_retrier_reopens_a_stream_that_failed_before_it_spoke() {
             .collect();
         assert_eq!(record, [(1, code)], "{name}");
         assert_eq!(outcome.waited, slept.delays().iter().sum(), "{name}");
-        assert_eq!(outcome.candidate, None, "{name}");
+        assert_eq!(outcome.candidate(), None, "{name}");
         // No delay was asked for: the policy's first jittered backoff, at most 200 ms.
         let delays = slept.delays();
         assert_eq!(delays.len(), 1, "{name}");
@@ -751,7 +751,7 @@ async fn a_rate_limited_candidate_falls_back_to_the_next_and_cools_down() {
         .map(|a| (a.number(), a.code()))
         .collect();
     assert_eq!(record, [(1, "rate_limit")]);
-    assert_eq!(outcome.candidate.as_deref(), Some("1"));
+    assert_eq!(outcome.candidate(), Some("1"));
 
     // While it cools down, the throttled candidate is not called at all.
     let ran = run_fallback(&models, &[&throttled, &healthy], &calls, &slept, KEEPING).await;
@@ -876,7 +876,7 @@ async fn a_chain_that_spoke_is_not_retried_from_the_start_when_the_next_candidat
         ]
     );
     assert_eq!(outcome.waited, slept.delays().iter().sum());
-    assert_eq!(outcome.candidate.as_deref(), Some("1"));
+    assert_eq!(outcome.candidate(), Some("1"));
     let e = ran.error();
     assert_eq!(
         (e.is_retryable(), e.recovery(), e.partial_text()),

@@ -57,3 +57,5 @@ pub use retrier::Retrier;
 #[cfg(feature = "recover")]
 pub(crate) use state::HandBack;
 pub use state::{Outcome, RetryState, Stop};
+#[cfg(feature = "stream")]
+pub use stream::{RunStream, StreamOutcome};

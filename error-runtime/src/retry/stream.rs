@@ -187,7 +187,7 @@ impl Retrier {
                 open: &mut open,
                 queue: sink,
             };
-            StreamOutcome::of(self.run_async_with(opening, sleep, None, None).await, None)
+            StreamOutcome::of(self.run_async_with(opening, sleep, None, None).await)
         };
         RunStream::new(run, queue)
     }
@@ -294,9 +294,6 @@ pub struct StreamOutcome {
     /// Each failed attempt's code, the wait after it and where that wait came from,
     /// numbered along the chain (capped: see [`AttemptRecord`]).
     pub record: AttemptRecord,
-    /// The candidate that ran last, under a fallback chain: the one that answered, or the
-    /// last that failed. `None` under a retrier alone.
-    pub candidate: Option<Arc<str>>,
     /// Under a fallback chain, each candidate run in order, with its attempts.
     runs: Vec<(Arc<str>, u32)>,
 }
@@ -305,7 +302,6 @@ impl StreamOutcome {
     /// A retrier's run over a stream: its result, and how it went.
     pub(crate) fn of(
         outcome: Outcome<(), StreamError>,
-        candidate: Option<Arc<str>>,
     ) -> (Result<(), StreamError>, StreamOutcome) {
         let Outcome {
             result,
@@ -319,7 +315,6 @@ impl StreamOutcome {
             stop,
             waited,
             record,
-            candidate,
             runs: Vec::new(),
         };
         (result, told)
@@ -333,7 +328,6 @@ impl StreamOutcome {
             stop: Stop::Paused,
             waited: Duration::ZERO,
             record: AttemptRecord::default(),
-            candidate: None,
             runs: Vec::new(),
         }
     }
@@ -345,8 +339,13 @@ impl StreamOutcome {
         self.attempts = self.attempts.saturating_add(outcome.attempts);
         self.stop = outcome.stop;
         self.waited = self.waited.saturating_add(outcome.waited);
-        self.candidate = Some(name.clone());
         self.runs.push((name.clone(), outcome.attempts));
+    }
+
+    /// The candidate that ran last, under a fallback chain: the one that answered, or the
+    /// last that failed. `None` under a retrier alone.
+    pub fn candidate(&self) -> Option<&str> {
+        self.runs.last().map(|(name, _)| &**name)
     }
 
     /// The candidate that made attempt `attempt` (numbered along the chain, as the record

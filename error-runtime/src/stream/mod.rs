@@ -44,5 +44,3 @@ pub use event::Event;
 pub use provider::Provider;
 pub use tracker::{Step, Tracker};
 pub use watch::Watch;
-
-pub use crate::retry::stream::{RunStream, StreamOutcome};

@@ -261,7 +261,7 @@ impl Operation {
     /// ([`Retrier::run_stream`](agent_error_runtime::retry::Retrier::run_stream),
     /// [`Fallback::run_stream`](agent_error_runtime::recover::Fallback::run_stream)), as
     /// [`end`](Self::end) ends a unary one: `outcome` is what the stream told once it ended
-    /// ([`RunStream::outcome`](agent_error_runtime::stream::RunStream::outcome)), `error` the
+    /// ([`RunStream::outcome`](agent_error_runtime::retry::RunStream::outcome)), `error` the
     /// error it ended in, if any. The span gets the same attributes, the metrics the same
     /// counts; under a fallback chain, each failed attempt is counted with the candidate
     /// that made it as `gen_ai.provider.name` (so do not also count the chain's failures
@@ -269,7 +269,7 @@ impl Operation {
     #[cfg(feature = "stream")]
     pub fn end_stream(
         self,
-        outcome: &agent_error_runtime::stream::StreamOutcome,
+        outcome: &agent_error_runtime::retry::StreamOutcome,
         error: Option<&agent_error_runtime::stream::StreamError>,
     ) {
         let run = Run {

@@ -847,7 +847,7 @@ async fn a_streamed_fallback_call_counts_each_failure_by_its_candidate() {
     let outcome = stream.take_outcome().unwrap();
     drop(stream);
     assert_eq!(outcome.attempts, 2);
-    assert_eq!(outcome.candidate.as_deref(), Some("anthropic"));
+    assert_eq!(outcome.candidate(), Some("anthropic"));
     operation.end_stream(&outcome, Some(&failed));
 
     let failures = collector.points("agent_error.failures");

@@ -11,7 +11,8 @@ use futures_core::TryStream;
 use super::{Call, Candidate, Fallback};
 use crate::retry::MakeAttempt;
 use crate::retry::stream::{Queue, attempt};
-use crate::stream::{Delivered, RunStream, StreamError, StreamOutcome, Watch};
+use crate::retry::{RunStream, StreamOutcome};
+use crate::stream::{Delivered, StreamError, Watch};
 use crate::{AgentError, Recovery, codes};
 
 /// A stream on one candidate, for the retrier's async loop: each attempt's future borrows
@@ -102,7 +103,7 @@ impl<C> Fallback<C> {
     /// // How the chain went: the primary's cut, then the secondary's answer.
     /// let outcome = stream.outcome().unwrap();
     /// assert_eq!(outcome.attempts, 2);
-    /// assert_eq!(outcome.candidate.as_deref(), Some("secondary"));
+    /// assert_eq!(outcome.candidate(), Some("secondary"));
     /// assert_eq!(outcome.summary().to_string(), "2 attempts: stream_interrupted; succeeded");
     /// // The primary broke after it spoke: no cooldown, the next call starts there.
     /// assert_eq!(models.cooling_for(0), None);
